@@ -1,0 +1,57 @@
+// Collision detection: broad phase (sweep-and-prune on world AABBs) then narrow phase per shape
+// pair, producing multi-point manifolds (a box resting on a face gives 4 points) with signed
+// distance φ (negative in penetration). Pairs closer than `margin` are kept with φ > 0, so the
+// solver sees them as candidates (no-contact regime) and contacts are not missed within a step.
+#pragma once
+
+#include <vector>
+
+#include "engine/contact.h"
+#include "engine/model.h"
+
+namespace contactlab {
+
+struct CollisionStats {
+  int geoms = 0;
+  int broadphase_pairs = 0;  // AABB overlaps after filtering
+  int contacts = 0;
+};
+
+// One contact point between two shapes, before it is tagged with geoms and bodies.
+struct ContactPoint {
+  Vec3 point;   // world, midway between surfaces
+  Vec3 normal;  // world, unit, from shape a into shape b
+  double phi;   // signed distance
+};
+
+// Contacts between shape a at X_WA and shape b at X_WB with φ < margin, appended to `out`.
+// Returns the number appended. Handles every pair of ShapeType (half-space vs half-space gives
+// none).
+int CollideShapes(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                  double margin, std::vector<ContactPoint>* out);
+
+// World-space AABB of a shape (half-spaces get a huge box).
+void ShapeAabb(const Shape& s, const Pose& X_WG, double inflate, Vec3* lo, Vec3* hi);
+
+class CollisionDetector {
+ public:
+  explicit CollisionDetector(const Model* model);  // model must outlive this
+
+  // All contacts at body poses X_WB (see KinematicsCache). Pairs skipped: same body, bodies
+  // directly connected by a joint, pairs where neither body has dofs, non-colliding geoms.
+  // Output order is deterministic.
+  void FindContacts(const std::vector<Pose>& X_WB, double margin, std::vector<Contact>* contacts,
+                    CollisionStats* stats = nullptr);
+
+ private:
+  const Model* model_;
+  std::vector<std::pair<int, int>> candidate_pairs_;  // scratch
+  std::vector<ContactPoint> points_;                  // scratch
+};
+
+// World pose of a geometry given body poses.
+inline Pose GeomPose(const Geom& g, const std::vector<Pose>& X_WB) {
+  return g.body < 0 ? g.local : X_WB[g.body] * g.local;
+}
+
+}  // namespace contactlab

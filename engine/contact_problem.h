@@ -1,0 +1,74 @@
+// The contact problem of one time step, as in the SAP paper (§II-III):
+//
+//   min_v  ½‖v − v*‖²_A + Σ_i ℓ_R,i(J_i v + b_i)      (eq. 24 with v_c = J v + b)
+//
+// A ≻ 0 is block diagonal with one block per kinematic tree (eq. 15), v* the free-motion
+// velocities (eq. 14), J the constraint Jacobian built per tree, b the constraint velocity due to
+// prescribed (non-dof) motion. Each constraint keeps its physical data (k, τ_d, μ, φ0) and the
+// Delassus estimate w_i = ‖W_ii‖_F / 3 (W = J M⁻¹ Jᵀ); a solver turns these into its own
+// regularization (SAP: R and v̂ from eqs. 29-30 with σ and β), so a frozen problem can be
+// re-solved with other solver parameters.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "engine/math.h"
+
+namespace contactlab {
+
+enum class ConstraintKind {
+  kFrictionCone,  // 3 rows (t1, t2, n): γ ∈ F = {‖γ_t‖ <= μ γ_n}
+  kUnilateral,    // 1 row: γ >= 0 (joint limits)
+};
+
+// Block of a constraint Jacobian that acts on the velocities of one tree.
+struct TreeJacobianBlock {
+  int tree = -1;  // index into ContactProblem::tree_v_start / tree_nv
+  MatX J;         // rows x nv_tree
+};
+
+struct ConstraintData {
+  ConstraintKind kind = ConstraintKind::kFrictionCone;
+  int first_row = 0;    // offset of this constraint's rows in the stacked v_c
+  int num_rows = 3;     // 3 for cones, 1 for unilateral
+  int num_blocks = 0;   // 1 or 2 trees
+  std::array<TreeJacobianBlock, 2> blocks;
+  Eigen::Vector3d bias = Eigen::Vector3d::Zero();  // b_i (first num_rows used) [m/s]
+  double stiffness = 0;         // k [N/m] (or [N m/rad] for limits)
+  double dissipation_time = 0;  // τ_d [s]
+  double friction = 0;          // μ (cones only)
+  double phi0 = 0;              // signed distance / constraint function at q0 [m] or [rad]
+  double w = 0;                 // Delassus estimate ‖W_ii‖_F / num_rows [1/kg] (or [1/(kg m²)])
+  double beta = -1;             // near-rigid parameter for this constraint; < 0 = solver default
+  int source = -1;              // index of the Contact (cones) or Joint (limits) it came from
+};
+
+struct ContactProblem {
+  double time_step = 0;             // δt [s]
+  int nv = 0;                       // generalized velocities
+  std::vector<int> tree_v_start;    // per tree, offset into v
+  std::vector<int> tree_nv;         // per tree, dofs
+  std::vector<MatX> A;              // per tree, nv_t x nv_t, SPD (eq. 15)
+  std::vector<MatX> M;              // per tree, nv_t x nv_t, mass matrix at q0 (for scaling D)
+  VecX v_star;                      // nv, free-motion velocities (eq. 14)
+  VecX v0;                          // nv, velocities at the start of the step
+  std::vector<ConstraintData> constraints;
+  int num_rows = 0;                 // Σ num_rows
+
+  int num_trees() const { return static_cast<int>(tree_nv.size()); }
+  // Dense views for the reference path and for export.
+  MatX DenseA() const;  // nv x nv
+  MatX DenseM() const;  // nv x nv
+  MatX DenseJ() const;  // num_rows x nv
+  VecX StackedBias() const;  // num_rows
+  // v_c = J v + b.
+  void ConstraintVelocities(const VecX& v, VecX* vc) const;
+  // out += Jᵀ γ  (out has size nv).
+  void AddJacobianTransposeTimes(const VecX& gamma, VecX* out) const;
+  // Fills w for every constraint from M: w_i = ‖J_i M⁻¹ J_iᵀ‖_F / num_rows (RMS-type norm; with
+  // 3 rows this is the paper's ‖W_ii‖/3).
+  void ComputeDelassusEstimates();
+};
+
+}  // namespace contactlab

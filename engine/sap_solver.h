@@ -1,0 +1,75 @@
+// SAP: the Semi-Analytic Primal solver of Castro et al., "An Unconstrained Convex Formulation of
+// Compliant Contact" (seed 000). Symbols follow the paper.
+//
+// Per step it minimizes the strongly convex, C¹ cost (eq. 24)
+//   ℓ_p(v) = ½‖v − v*‖²_A + Σ_i ½‖P_F(y_i(v))‖²_{R_i},   y_i = −R_i⁻¹(v_c,i − v̂_i)
+// by Newton's method with H = A + JᵀGJ (§IV-A) and an exact (rtsafe) or backtracking line
+// search (§IV-B,C). The projection P_F onto the friction cone in the R-norm is analytic in three
+// regions (eq. 27, App. C). Regularization from physical parameters (§V-B):
+//   R_n = max(β²/(4π²) w_i, 1/(δt k (δt + τ_d))),  R_t = σ w_i,  v̂_n = −φ0/(δt + τ_d).
+// Stopping criterion (eq. 26): ‖D∇ℓ‖ < ε_a + ε_r max(‖Dp‖, ‖DJᵀγ‖), D = diag(M)^(-1/2), p = M v,
+// checked before factorizing, so an exact guess costs 0 iterations. A cost-stagnation test stops
+// at round-off. Joint limits are unilateral rows with γ = max(0, y).
+//
+// Contracts: the problem's A blocks are SPD; rows of J are finite. Non-finite input gives
+// kNonFiniteInput without iterating. The cost decreases monotonically (up to round-off slop).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/solver.h"
+
+namespace contactlab {
+
+struct SapParameters {
+  double sigma = 1e-3;          // σ [-], friction regularization R_t = σ w (eq. 30); smaller:
+                                // less stiction slip, worse conditioning. Range (0, 1].
+  double beta = 1.0;            // β [-], near-rigid clamp R_n >= β²w/(4π²) (eq. 29). Range (0, 10].
+  double limit_beta = 0.1;      // β for joint-limit constraints [-]
+  double rel_tolerance = 1e-6;  // ε_r [-] (eq. 26). Range (0, 1).
+  double abs_tolerance = 1e-16; // ε_a [√J] (eq. 26). Range [0, 1).
+  int max_iterations = 100;     // Newton iteration cap. Range [1, 10000].
+  enum class LineSearch { kExact, kBacktracking };
+  LineSearch line_search = LineSearch::kExact;
+  double ls_alpha_max = 1.5;    // largest step tried by the exact search [-]
+  double ls_rho = 0.8;          // backtracking factor [-]
+  double ls_c = 1e-4;           // Armijo constant [-]
+  double ls_backtracking_alpha_max = 1.25;
+  int ls_max_iterations = 100;
+  double cost_abs_tolerance = 1e-30;  // stagnation test |Δℓ| < abs + rel ℓ̄ (when α > 0.5)
+  double cost_rel_tolerance = 1e-15;
+  enum class LinearSolver { kDense, kBlockSparse };
+  LinearSolver linear_solver = LinearSolver::kDense;
+  bool compute_condition_number = false;  // cond₂(H) per iteration (costs an eigen-solve)
+
+  // Throws std::invalid_argument naming the field and its valid range.
+  void Validate() const;
+};
+
+// Per-constraint SAP regularization (exposed for the UI inspector and tests).
+struct SapRegularization {
+  VecX R;        // num_rows
+  VecX v_hat;    // num_rows
+  std::vector<std::uint8_t> near_rigid;  // per constraint
+};
+SapRegularization ComputeSapRegularization(const ContactProblem& problem,
+                                           const SapParameters& params);
+
+class SapSolver final : public ContactSolver {
+ public:
+  explicit SapSolver(const SapParameters& params = {});
+  ~SapSolver() override;
+  const char* name() const override { return "SAP"; }
+  SolverStatus Solve(const ContactProblem& problem, const VecX& v_guess,
+                     SolverResult* result) override;
+  const SapParameters& parameters() const { return params_; }
+  void set_parameters(const SapParameters& p);  // validates
+
+ private:
+  SapParameters params_;
+  struct Scratch;
+  std::unique_ptr<Scratch> scratch_;  // reused between solves
+};
+
+}  // namespace contactlab

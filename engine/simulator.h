@@ -1,0 +1,116 @@
+// One simulation: a Model, its state and the step pipeline (SAP paper Alg. 1):
+//   kinematics -> broad/narrow phase -> contact problem (A, v*, J, constraint data)
+//   -> solver -> θ-method position update.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/collision.h"
+#include "engine/contact.h"
+#include "engine/contact_problem.h"
+#include "engine/multibody.h"
+#include "engine/sap_solver.h"
+#include "engine/solver.h"
+
+namespace contactlab {
+
+// θ-method schemes (SAP paper Table in §II-C): θ weights q and v in the forces, θ_vq the
+// velocity used to advance q.
+enum class Integrator { kExplicitEuler, kSymplecticEuler, kImplicitEuler, kMidpoint };
+const char* IntegratorName(Integrator i);
+bool ParseIntegrator(const std::string& s, Integrator* out);
+double IntegratorTheta(Integrator i);
+double IntegratorThetaVq(Integrator i);
+
+struct StepSettings {
+  double time_step = 1e-3;                  // δt [s]. Range (0, 1].
+  Vec3 gravity = Vec3(0, 0, -9.81);          // [m/s²]
+  Integrator integrator = Integrator::kSymplecticEuler;
+  double contact_margin = 1e-3;             // keep pairs with φ < margin as candidates [m], >= 0
+  SapParameters sap;                        // solver parameters
+  int free_motion_max_iterations = 20;      // Newton cap for implicit free motion (eq. 14)
+  double free_motion_tolerance = 1e-12;     // relative, on ‖m(v*)‖
+  void Validate() const;                    // throws std::invalid_argument with the valid range
+};
+
+struct State {
+  double time = 0;
+  VecX q, v;
+};
+
+struct StepTimings {
+  double kinematics_ms = 0, collision_ms = 0, assembly_ms = 0, solve_ms = 0, integrate_ms = 0;
+  double total_ms = 0;
+};
+
+// Scalar metrics of the state after a step.
+struct StepMetrics {
+  double kinetic_energy = 0;    // [J]
+  double potential_energy = 0;  // [J], gravity + joint springs
+  double max_penetration = 0;   // max(0, −min φ) over the step's contacts at q0 [m]
+  int num_contacts = 0;         // cone constraints in the step's problem
+  double mean_stiction_slip = 0;  // mean ‖v_t‖ at stiction contacts [m/s]
+};
+
+// Everything about one step, for inspection, timeline scrubbing and re-solving.
+struct StepRecord {
+  int step = 0;                  // index of the step (0 = first)
+  State before;                  // state at t^n
+  State after;                   // state at t^{n+1}
+  std::vector<Contact> contacts; // contacts at q0
+  ContactProblem problem;
+  SolverResult result;
+  StepTimings timings;
+  StepMetrics metrics;
+};
+
+class Simulator {
+ public:
+  Simulator(Model model, StepSettings settings);
+  ~Simulator();
+
+  // Advances one step and returns its record (valid until the next call). A solver failure is
+  // recorded in record.result.stats.status; the state still advances with the best iterate,
+  // unless the input was non-finite, in which case the state is kept.
+  const StepRecord& Step();
+
+  const Model& model() const { return model_; }
+  // Materials and other tunables may be edited between steps; geometry/topology may not.
+  Model& mutable_model() { return model_; }
+  const StepSettings& settings() const { return settings_; }
+  void set_settings(const StepSettings& s);  // validates
+  const State& state() const { return state_; }
+  void set_state(const State& s);
+  void Reset();  // back to the model's default state at t = 0
+  const Multibody& multibody() const { return *multibody_; }
+  const StepRecord& last_record() const { return record_; }
+  int step_count() const { return step_count_; }
+
+  // Re-solves a recorded step's contact problem with other solver parameters (the problem's
+  // constraint data is physical, so σ, β and tolerances take effect). Materials edited since
+  // are applied by RebuildProblem below.
+  SolverResult Resolve(const StepRecord& record, const SapParameters& params) const;
+
+  // Energy and penetration of an arbitrary state.
+  StepMetrics ComputeMetrics(const State& s, const std::vector<Contact>& contacts) const;
+
+ private:
+  void ComputeFreeMotion(const VecX& q0, const VecX& v0, double t, VecX* v_star,
+                         std::vector<MatX>* A, std::vector<MatX>* M);
+  void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
+                       ContactProblem* problem);
+
+  Model model_;
+  StepSettings settings_;
+  State state_;
+  std::unique_ptr<Multibody> multibody_;
+  std::unique_ptr<CollisionDetector> collision_;
+  std::unique_ptr<SapSolver> solver_;
+  StepRecord record_;
+  int step_count_ = 0;
+  VecX warm_start_;
+};
+
+}  // namespace contactlab

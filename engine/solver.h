@@ -1,0 +1,72 @@
+// The interface every contact solver implements (SAP now; CANAL, SubADMM and the first-order
+// solver later): same problem, same guess, and a status plus a per-iteration record that the UI
+// plots directly. Stats are data, not log lines.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/contact_problem.h"
+
+namespace contactlab {
+
+enum class SolverStatus {
+  kConverged = 0,
+  kMaxIterations,
+  kLineSearchFailure,
+  kNonFiniteInput,
+  kFactorizationFailure,
+};
+const char* SolverStatusName(SolverStatus s);
+
+// Per-constraint regime after the projection (SAP paper Table/Appendix C).
+enum class Regime : std::uint8_t { kStiction = 0, kSliding = 1, kNoContact = 2 };
+const char* RegimeName(Regime r);
+
+// One Newton iteration. Iteration 0 records the state at the guess (alpha = 0).
+struct IterationRecord {
+  int iteration = 0;
+  double cost = 0;                 // ℓ_p(v_m) [J]
+  double momentum_residual = 0;    // e_m = ‖D∇ℓ‖ / max(‖Dp‖, ‖DJᵀγ‖) (eq. 32), dimensionless
+  double gradient_norm = 0;        // ‖D∇ℓ‖ [√J]
+  double alpha = 0;                // line-search step that produced this iterate
+  int line_search_evaluations = 0; // cost/derivative evaluations spent to find alpha
+  int num_stiction = 0, num_sliding = 0, num_no_contact = 0;
+  double condition_number = std::numeric_limits<double>::quiet_NaN();  // cond₂(H), on request
+};
+
+struct SolverStats {
+  SolverStatus status = SolverStatus::kConverged;
+  int iterations = 0;                    // Newton iterations taken (0 if the guess converged)
+  std::vector<IterationRecord> history;  // iterations + 1 entries
+  double momentum_error = 0;             // e_m at the returned v
+  double complementarity_error = 0;      // e_μ (eq. 33) at the returned v
+  double cost = 0;                       // final ℓ_p
+  double solve_ms = 0;                   // wall time of Solve()
+  std::string message;                   // detail for a failure status
+};
+
+struct SolverResult {
+  VecX v;                        // nv, velocities at the end of the step
+  VecX vc;                       // num_rows, constraint velocities J v + b
+  VecX gamma;                    // num_rows, impulses [N s] (cone rows: t1, t2, n)
+  VecX R;                        // num_rows, regularization used (SAP)
+  VecX v_hat;                    // num_rows, stabilization velocities used (SAP)
+  std::vector<Regime> regime;    // per constraint
+  std::vector<std::uint8_t> near_rigid;  // per constraint: 1 if R_n came from the β clamp
+  SolverStats stats;
+};
+
+class ContactSolver {
+ public:
+  virtual ~ContactSolver() = default;
+  virtual const char* name() const = 0;
+  // Solves `problem` from `v_guess` (size nv). Never throws on numerical trouble: returns a
+  // failure status with the best iterate in `result`.
+  virtual SolverStatus Solve(const ContactProblem& problem, const VecX& v_guess,
+                             SolverResult* result) = 0;
+};
+
+}  // namespace contactlab
