@@ -306,6 +306,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     s.jc.setZero(nv);
     problem.AddJacobianTransposeTimes(s.gamma, &s.jc);
     s.grad = s.Adv_star - s.jc;
+    s.p.resize(nv);
     if (have_M) {
       for (int t = 0; t < problem.num_trees(); ++t) {
         const int st = problem.tree_v_start[t], n = problem.tree_nv[t];
@@ -371,7 +372,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     if (dense) {
       Hd = s.H;
     } else {
-      Hd = MatX(s.H_sparse.selfadjointView<Eigen::Lower>());
+      const MatX lower = MatX(s.H_sparse);
+      Hd = lower.selfadjointView<Eigen::Lower>();
     }
     Eigen::SelfAdjointEigenSolver<MatX> es(Hd, Eigen::EigenvaluesOnly);
     const VecX& ev = es.eigenvalues();
