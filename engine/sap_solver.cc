@@ -540,23 +540,23 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         alpha = x;
       }
     } else {
-      // Armijo backtracking from α_max; by convexity, stop once the cost rises again.
+      // Backtracking α = α_max ρ^j (§IV-C). ℓ is convex along the line, so the scan continues
+      // while the cost keeps decreasing and returns the last α before it rises again, provided
+      // that α satisfies Armijo's condition ℓ(α) < ℓ(0) + c α dℓ/dα(0).
       double a = prm.ls_backtracking_alpha_max;
-      double prev_ell = std::numeric_limits<double>::infinity();
-      for (int it = 0; it < prm.ls_max_iterations; ++it) {
-        const double ell = line_eval(a, nullptr, nullptr);
+      double prev_ell = line_eval(a, nullptr, nullptr);
+      ++evals;
+      bool prev_armijo = prev_ell < cost + prm.ls_c * a * d0;
+      for (int it = 1; it < prm.ls_max_iterations; ++it) {
+        const double next = a * prm.ls_rho;
+        const double ell = line_eval(next, nullptr, nullptr);
         ++evals;
-        if (ell < cost + prm.ls_c * a * d0) {
-          alpha = a;
-          break;
-        }
-        if (ell > prev_ell && prev_ell < cost) {
-          alpha = a / prm.ls_rho;
-          break;
-        }
+        if (ell > prev_ell && prev_armijo) break;
+        a = next;
         prev_ell = ell;
-        a *= prm.ls_rho;
+        prev_armijo = ell < cost + prm.ls_c * a * d0;
       }
+      if (prev_armijo) alpha = a;
       if (alpha < 0) ls_error = "backtracking found no step satisfying the Armijo condition";
     }
     if (alpha < 0) {
