@@ -1,13 +1,16 @@
 // Curved-shape narrow phase through libccd GJK/EPA. Each shape is described by a support
 // function: a core (point, segment, box, cylinder or hull vertices) swept by a sphere of radius
-// `radius`. Shape a is inflated by the margin so that pairs separated by less than the margin
-// overlap; the penetration direction is then the exact separation direction of the original
-// shapes, and the signed distance is measured along it from the two supporting planes.
+// `radius`. When the cores are apart, GJK (own implementation, exact for polytope cores) gives
+// their closest points and φ = distance - radii. When the cores overlap, libccd's GJK/EPA gives
+// the penetration direction, and φ is measured along it between the supporting planes.
 #include <ccd/ccd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <Eigen/LU>
+#include <limits>
 #include <optional>
+#include <vector>
 
 #include "engine/collision_internal.h"
 
@@ -114,27 +117,161 @@ SupportObject MakeObject(const Shape& s, const Pose& X) {
   return o;
 }
 
-// Contact between two convex objects within `margin`, normal from a into b.
+// Vertex of the simplex on the Minkowski difference A - B, with its two witness points.
+struct SimplexVertex {
+  Vec3 w, a, b;
+};
+
+// Closest point to the origin on the convex hull of simplex vertices s[0..n). Replaces the
+// simplex by the smallest sub-simplex that contains that point and returns its barycentric
+// weights in `lambda`. Every sub-simplex whose affine projection of the origin has positive
+// weights is a candidate; the closest candidate is the answer.
+Vec3 ClosestOnSimplex(std::vector<SimplexVertex>* s, std::vector<double>* lambda) {
+  const int n = static_cast<int>(s->size());
+  double best_norm = std::numeric_limits<double>::infinity();
+  int best_mask = 0;
+  double best_l[4] = {0, 0, 0, 0};
+  for (int mask = 1; mask < (1 << n); ++mask) {
+    int idx[4], k = 0;
+    for (int i = 0; i < n; ++i) {
+      if (mask & (1 << i)) idx[k++] = i;
+    }
+    double l[4] = {1, 0, 0, 0};
+    const Vec3& y0 = (*s)[idx[0]].w;
+    if (k > 1) {
+      // Minimize |y0 + E μ|² over μ: (EᵀE) μ = -Eᵀ y0.
+      Eigen::Matrix<double, 3, Eigen::Dynamic> E(3, k - 1);
+      for (int j = 1; j < k; ++j) E.col(j - 1) = (*s)[idx[j]].w - y0;
+      Eigen::MatrixXd G = E.transpose() * E;
+      Eigen::VectorXd rhs = -E.transpose() * y0;
+      Eigen::FullPivLU<Eigen::MatrixXd> lu(G);
+      double scale = G.diagonal().maxCoeff();
+      if (!(scale > 0)) continue;
+      lu.setThreshold(1e-12);
+      if (lu.rank() < k - 1) continue;  // degenerate sub-simplex
+      Eigen::VectorXd mu = lu.solve(rhs);
+      l[0] = 1.0 - mu.sum();
+      for (int j = 1; j < k; ++j) l[j] = mu[j - 1];
+    }
+    bool inside = true;
+    for (int j = 0; j < k; ++j) inside &= l[j] > 0;
+    if (!inside) continue;
+    Vec3 v = Vec3::Zero();
+    for (int j = 0; j < k; ++j) v += l[j] * (*s)[idx[j]].w;
+    double nv = v.squaredNorm();
+    if (nv < best_norm) {
+      best_norm = nv;
+      best_mask = mask;
+      for (int j = 0; j < 4; ++j) best_l[j] = l[j];
+    }
+  }
+  if (best_mask == 0) {  // numerically degenerate: keep the vertex closest to the origin
+    int i0 = 0;
+    for (int i = 1; i < n; ++i) {
+      if ((*s)[i].w.squaredNorm() < (*s)[i0].w.squaredNorm()) i0 = i;
+    }
+    best_mask = 1 << i0;
+    best_l[0] = 1;
+  }
+  std::vector<SimplexVertex> kept;
+  lambda->clear();
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    if (best_mask & (1 << i)) {
+      kept.push_back((*s)[i]);
+      lambda->push_back(best_l[k++]);
+    }
+  }
+  *s = kept;
+  Vec3 v = Vec3::Zero();
+  for (size_t i = 0; i < s->size(); ++i) v += (*lambda)[i] * (*s)[i].w;
+  return v;
+}
+
+struct Separation {
+  bool overlap = false;
+  Vec3 pa, pb;  // closest points of the two cores when separated
+};
+
+// GJK distance between the cores of a and b (sphere sweeps ignored).
+Separation GjkDistance(const SupportObject& a, const SupportObject& b) {
+  SupportObject ca = a, cb = b;
+  ca.radius = 0;
+  cb.radius = 0;
+  auto support = [&](const Vec3& d) {
+    SimplexVertex v;
+    v.a = SupportWorld(ca, d);
+    v.b = SupportWorld(cb, -d);
+    v.w = v.a - v.b;
+    return v;
+  };
+  std::vector<SimplexVertex> simplex{support(b.pose.p - a.pose.p + Vec3(1e-9, 0, 0))};
+  std::vector<double> lambda{1.0};
+  Vec3 v = simplex[0].w;
+  Separation result;
+  const double scale = std::max(1.0, v.norm());
+  for (int iter = 0; iter < 128; ++iter) {
+    double vv = v.squaredNorm();
+    if (vv < 1e-24 * scale * scale) {
+      result.overlap = true;
+      return result;
+    }
+    SimplexVertex w = support(-v);
+    // Converged when the new support point does not get closer to the origin along v.
+    if (vv - v.dot(w.w) <= 1e-12 * vv) break;
+    bool duplicate = false;
+    for (const auto& s : simplex) duplicate |= (s.w - w.w).squaredNorm() < 1e-28 * scale * scale;
+    if (duplicate) break;
+    simplex.push_back(w);
+    v = ClosestOnSimplex(&simplex, &lambda);
+    if (simplex.size() == 4) {  // origin inside the tetrahedron
+      result.overlap = true;
+      return result;
+    }
+  }
+  result.pa = Vec3::Zero();
+  result.pb = Vec3::Zero();
+  for (size_t i = 0; i < simplex.size(); ++i) {
+    result.pa += lambda[i] * simplex[i].a;
+    result.pb += lambda[i] * simplex[i].b;
+  }
+  if ((result.pb - result.pa).squaredNorm() < 1e-24 * scale * scale) result.overlap = true;
+  return result;
+}
+
+// Contact between two convex objects within `margin`, normal from a into b. Separated cores
+// give exact closest points (GJK); overlapping cores use libccd's GJK/EPA penetration.
 std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObject& b,
                                        double margin) {
-  SupportObject inflated = a;
-  inflated.radius += std::max(margin, 0.0);
+  Separation sep = GjkDistance(a, b);
+  if (!sep.overlap) {
+    Vec3 d = sep.pb - sep.pa;
+    double dist = d.norm();
+    double phi = dist - a.radius - b.radius;
+    if (phi >= margin) return std::nullopt;
+    Vec3 n = d / dist;
+    Vec3 sa = sep.pa + a.radius * n, sb = sep.pb - b.radius * n;
+    return ContactPoint{0.5 * (sa + sb), n, phi};
+  }
+  SupportObject ca = a, cb = b;
+  ca.radius = 0;
+  cb.radius = 0;
   ccd_t ccd;
   CCD_INIT(&ccd);
   ccd.support1 = CcdSupport;
   ccd.support2 = CcdSupport;
   ccd.center1 = CcdCenter;
   ccd.center2 = CcdCenter;
-  ccd.max_iterations = 200;
-  ccd.epa_tolerance = 1e-9;
+  ccd.max_iterations = 500;
+  ccd.epa_tolerance = 1e-10;
   ccd_real_t depth;
   ccd_vec3_t dir, pos;
-  if (ccdGJKPenetration(&inflated, &b, &ccd, &depth, &dir, &pos) != 0) return std::nullopt;
+  if (ccdGJKPenetration(&ca, &cb, &ccd, &depth, &dir, &pos) != 0) return std::nullopt;
   Vec3 n(dir.v[0], dir.v[1], dir.v[2]);
   double len = n.norm();
-  if (!(len > 0.5)) return std::nullopt;  // touching only: no usable direction
-  n /= len;
-  // Signed distance along n between the supporting planes of the original shapes.
+  if (!(len > 0.5)) n = AnyOrthogonal(Vec3::UnitZ());  // exactly touching cores
+  else n /= len;
+  // Signed distance along n between the supporting planes of the full shapes.
   double h_a = n.dot(SupportWorld(a, n));
   double h_b = n.dot(SupportWorld(b, -n));
   double phi = h_b - h_a;
