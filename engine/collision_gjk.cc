@@ -239,10 +239,44 @@ Separation GjkDistance(const SupportObject& a, const SupportObject& b) {
   return result;
 }
 
+// Closed form for a sphere (point core a) against a cylinder core b, normal from a into b.
+std::optional<ContactPoint> SphereCylinder(const SupportObject& a, const SupportObject& b,
+                                           double margin) {
+  const double R = b.core_radius, h = b.half_length;
+  Vec3 c = b.pose.InverseApply(a.pose.p);
+  double rho = std::hypot(c.x(), c.y());
+  Vec3 u = rho > 1e-12 ? Vec3(c.x() / rho, c.y() / rho, 0) : Vec3(Vec3::UnitX());
+  Vec3 surface, n_out;  // cylinder frame: nearest cylinder surface point, outward normal there
+  double phi;
+  if (rho <= R && std::abs(c.z()) <= h) {
+    double d_side = R - rho, d_cap = h - std::abs(c.z());
+    if (d_side < d_cap) {
+      n_out = u;
+      surface = c + d_side * u;
+      phi = -d_side - a.radius;
+    } else {
+      n_out = Vec3(0, 0, c.z() >= 0 ? 1.0 : -1.0);
+      surface = Vec3(c.x(), c.y(), n_out.z() * h);
+      phi = -d_cap - a.radius;
+    }
+  } else {
+    surface = std::min(rho, R) * u;
+    surface.z() = std::clamp(c.z(), -h, h);
+    Vec3 d = c - surface;
+    double dist = d.norm();
+    n_out = d / dist;
+    phi = dist - a.radius;
+  }
+  if (phi >= margin) return std::nullopt;
+  Vec3 sphere_surface = c - a.radius * n_out;
+  return ContactPoint{b.pose.Apply(0.5 * (surface + sphere_surface)), b.pose.Rotate(-n_out), phi};
+}
+
 // Contact between two convex objects within `margin`, normal from a into b. Separated cores
 // give exact closest points (GJK); overlapping cores use libccd's GJK/EPA penetration.
 std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObject& b,
                                        double margin) {
+  if (a.core == Core::kPoint && b.core == Core::kCylinder) return SphereCylinder(a, b, margin);
   Separation sep = GjkDistance(a, b);
   if (!sep.overlap) {
     Vec3 d = sep.pb - sep.pa;

@@ -18,9 +18,12 @@ constexpr int kCylinderPrismSides = 24;
 int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                      double margin, std::vector<ContactPoint>* out);
 
-// Sphere, capsule or cylinder vs any non-half-space shape by GJK/EPA (libccd) on the shapes
-// inflated by the margin. Capsules are sampled (segment plus both end spheres) so that a capsule
-// lying on a face gives two points. Normal from a into b.
+// Sphere or capsule vs cylinder, box or convex mesh. Shapes are cores (point, segment, box,
+// cylinder, hull) swept by a radius: separated cores use GJK closest points (exact for polytope
+// cores, converged to round-off for cylinders), overlapping cores use libccd GJK/EPA (exact face
+// for polytopes, approximate for cylinders); sphere vs cylinder is closed form. Capsules are
+// sampled (segment plus both end spheres) so that a capsule lying on a face gives two points.
+// Normal from a into b.
 int CollideGjk(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB, double margin,
                std::vector<ContactPoint>* out);
 

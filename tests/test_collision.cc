@@ -411,21 +411,22 @@ TEST(Cylinder, SideBySideUsesPrismApproximation) {
   for (const auto& p : c) EXPECT_GT(p.normal.x(), 0.99);
 }
 
-TEST(Gjk, SphereCylinderSideAndCap) {
+TEST(Curved, SphereCylinderSideAndCap) {
+  // Closed form in the cylinder frame: round-off only.
   Pose cyl = AtRot(Vec3(0.1, 0.2, 0.3), 0.6, Vec3(1, 0, 1));
   Vec3 side = cyl.Apply(Vec3(0.13 * std::cos(0.4), 0.13 * std::sin(0.4), 0.05));
   auto c = Collide(Sphere(0.05), At(side.x(), side.y(), side.z()), Cylinder(0.1, 0.15), cyl);
   ASSERT_EQ(c.size(), 1u);
-  EXPECT_NEAR(c[0].phi, -0.02, kGjkPhi);
-  ExpectVecNear(c[0].normal, cyl.Rotate(-Vec3(std::cos(0.4), std::sin(0.4), 0)), kGjkPoint);
+  EXPECT_NEAR(c[0].phi, -0.02, kExact);
+  ExpectVecNear(c[0].normal, cyl.Rotate(-Vec3(std::cos(0.4), std::sin(0.4), 0)), kExact);
   ExpectVecNear(c[0].point, cyl.Apply(Vec3(0.09 * std::cos(0.4), 0.09 * std::sin(0.4), 0.05)),
-                kGjkPoint);
+                kExact);
   // Above the cap, separated by 0.004 with a margin of 0.01.
   Vec3 cap = cyl.Apply(Vec3(0.03, -0.02, 0.15 + 0.054));
   auto d = Collide(Cylinder(0.1, 0.15), cyl, Sphere(0.05), At(cap.x(), cap.y(), cap.z()), 0.01);
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_NEAR(d[0].phi, 0.004, kGjkPhi);
-  ExpectVecNear(d[0].normal, cyl.Rotate(Vec3::UnitZ()), kGjkPoint);
+  EXPECT_NEAR(d[0].phi, 0.004, kExact);
+  ExpectVecNear(d[0].normal, cyl.Rotate(Vec3::UnitZ()), kExact);
   EXPECT_TRUE(
       Collide(Cylinder(0.1, 0.15), cyl, Sphere(0.05), At(cap.x(), cap.y(), cap.z()), 0.0039)
           .empty());
@@ -476,6 +477,34 @@ TEST(Gjk, CapsuleOnCylinderAndMesh) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_NEAR(d[0].phi, -0.001, kGjkPhi);
   ExpectVecNear(d[0].point, Vec3(0.1, 0, 0.0995 + 0.0), kGjkPoint);
+}
+
+TEST(Gjk, DeepPenetrationOfTheCore) {
+  // Sphere center inside a cube mesh: EPA on a polytope difference converges to the exact face;
+  // compare with the closed-form sphere-box result.
+  auto hull = LoadConvexMesh(Asset("cube.obj"), Vec3(0.2, 0.4, 0.6));
+  Pose x = AtRot(Vec3(0.1, 0, 0), 0.5, Vec3(0, 1, 1));
+  Vec3 c = x.Apply(Vec3(0.02, 0.15, -0.1));  // nearest face: +y, 0.05 away
+  auto box = Collide(Sphere(0.03), At(c.x(), c.y(), c.z()), Box(0.1, 0.2, 0.3), x);
+  auto mesh = Collide(Sphere(0.03), At(c.x(), c.y(), c.z()), Mesh(hull), x);
+  ASSERT_EQ(box.size(), 1u);
+  ASSERT_EQ(mesh.size(), 1u);
+  EXPECT_NEAR(box[0].phi, -0.08, kExact);
+  EXPECT_NEAR(mesh[0].phi, box[0].phi, kGjkPhi);
+  ExpectVecNear(mesh[0].normal, box[0].normal, kGjkPoint);
+  // Sphere center inside a cylinder, 0.03 from the side wall and 0.1 from the caps.
+  Pose cyl = AtRot(Vec3(0, 0.1, 0), 0.3, Vec3(1, 1, 0));
+  c = cyl.Apply(Vec3(0.07 * std::cos(1.0), 0.07 * std::sin(1.0), 0.05));
+  auto in = Collide(Sphere(0.02), At(c.x(), c.y(), c.z()), Cylinder(0.1, 0.15), cyl);
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_NEAR(in[0].phi, -0.05, kExact);  // sphere-cylinder is closed form
+  ExpectVecNear(in[0].normal, cyl.Rotate(-Vec3(std::cos(1.0), std::sin(1.0), 0)), kExact);
+  // Capsule whose lower end is inside the cylinder's top cap region (core penetrating): the
+  // end-sphere contact is closed form, depth 0.01 + r below the cap.
+  auto cap = Collide(Capsule(0.02, 0.1), At(0.03, 0.0, 0.15 + 0.1 - 0.01), Cylinder(0.1, 0.15),
+                     Pose());
+  ASSERT_GE(cap.size(), 1u);
+  EXPECT_NEAR(MinPhi(cap), -0.03, kExact);
 }
 
 // ---------------------------------------------------------------- meshes
