@@ -180,6 +180,19 @@ class Reader {
   }
   bool Has(const Field& map, const std::string& key) const { return Get(map, key).has_value(); }
 
+  // Path of a named list item: LIST.NAME when it has a usable name, else LIST.INDEX.
+  std::string ItemPath(const Field& list, size_t index, const YAML::Node& item) const {
+    if (item.IsMap()) {
+      for (auto it = item.begin(); it != item.end(); ++it) {
+        if (it->first.IsScalar() && it->first.Scalar() == "name" && it->second.IsScalar() &&
+            !it->second.Scalar().empty()) {
+          return Child(list.path, it->second.Scalar());
+        }
+      }
+    }
+    return Child(list.path, std::to_string(index));
+  }
+
   Field Require(const Field& map, const std::string& key, const std::string& expected) const {
     std::optional<Field> f = Get(map, key);
     if (!f) rep_->Fail(map.node, Child(map.path, key), "missing required field (" + expected + ")");
@@ -732,13 +745,13 @@ class SceneBuilder {
     in_.ExpectSequence(*list);
     std::set<std::string> defined;
     for (size_t i = 0; i < list->node.size(); ++i) {
-      Field item{list->node[i], Child(list->path, std::to_string(i))};
+      Field item{list->node[i], in_.ItemPath(*list, i, list->node[i])};
       in_.CheckKeys(item, kMaterialKeys);
       Field name_f = in_.Require(item, "name", "a material name");
       const std::string name = in_.Name(name_f);
-      item.path = Child(list->path, name);
       if (!defined.insert(name).second) {
-        in_.Fail(name_f, "duplicate material name '" + name + "'");
+        in_.Fail(Field{name_f.node, Child(list->path, std::to_string(i)) + ".name"},
+                 "duplicate material name '" + name + "'");
       }
       Material m;
       m.name = name;
@@ -815,12 +828,14 @@ class SceneBuilder {
       if (k != "template") keys.push_back(k);
     }
     for (size_t i = 0; i < list->node.size(); ++i) {
-      Field item{list->node[i], Child(list->path, std::to_string(i))};
+      Field item{list->node[i], in_.ItemPath(*list, i, list->node[i])};
       in_.CheckKeys(item, keys, " in a template");
       Field name_f = in_.Require(item, "name", "a template name");
       const std::string name = in_.Name(name_f);
-      item.path = Child(list->path, name);
-      if (templates_.count(name)) in_.Fail(name_f, "duplicate template name '" + name + "'");
+      if (templates_.count(name)) {
+        in_.Fail(Field{name_f.node, Child(list->path, std::to_string(i)) + ".name"},
+                 "duplicate template name '" + name + "'");
+      }
       templates_[name] = item;
     }
   }
@@ -851,13 +866,15 @@ class SceneBuilder {
     if (auto list = in_.Get(top, "bodies")) {
       in_.ExpectSequence(*list);
       for (size_t i = 0; i < list->node.size(); ++i) {
-        Field def{list->node[i], Child(list->path, std::to_string(i))};
+        Field def{list->node[i], in_.ItemPath(*list, i, list->node[i])};
         in_.CheckKeys(def, kBodyKeys, " in a body");
         BodyItem item;
         item.name_field = in_.Require(def, "name", "a body name");
         item.name = in_.Name(item.name_field);
-        def.path = Child(list->path, item.name);
-        item.name_field.path = Child(def.path, "name");
+        // Names are unique, so the index identifies a duplicate in messages.
+        item.name_field.path =
+            body_index_.count(item.name) ? Child(list->path, std::to_string(i)) + ".name"
+                                         : Child(def.path, "name");
         item.path = def.path;
         if (auto t = in_.Get(def, "template")) item.sources.push_back(TemplateRef(*t));
         item.sources.push_back(def);
