@@ -156,7 +156,9 @@ class Reader {
     std::set<std::string> seen;
     for (auto it = f.node.begin(); it != f.node.end(); ++it) {
       const YAML::Node key = it->first;
-      if (!key.IsScalar()) rep_->Fail(key, f.path, "map keys must be plain names");
+      if (!key.IsScalar()) {
+        rep_->Fail(key, f.path.empty() ? "(document)" : f.path, "map keys must be plain names");
+      }
       const std::string k = key.Scalar();
       const std::string path = Child(f.path, k);
       bool known = false;
@@ -204,6 +206,7 @@ class Reader {
     if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x)) {
       Fail(f, "expected a number, got " + Describe(f.node));
     }
+    if (std::isnan(x)) Fail(f, "expected a number, got nan");
     if (!range.Contains(x)) {
       Fail(f, "value " + FormatNumber(x) + " is out of range (valid range " + range.ToString() +
                   ")");
