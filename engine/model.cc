@@ -64,7 +64,7 @@ const char* ShapeTypeName(ShapeType t) {
     case ShapeType::kCapsule: return "capsule";
     case ShapeType::kBox: return "box";
     case ShapeType::kCylinder: return "cylinder";
-    case ShapeType::kConvexMesh: return "convex_mesh";
+    case ShapeType::kConvexMesh: return "mesh";  // the scene-file keyword
   }
   return "unknown";
 }
