@@ -1,13 +1,13 @@
 // Tests of the model description: Finalize() (trees, offsets, validation messages), material
 // combination, setpoint signals and the small lookup helpers.
-#include "engine/model.h"
-
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "engine/model.h"
 
 namespace contactlab {
 namespace {

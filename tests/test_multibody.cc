@@ -1,14 +1,13 @@
 // Tests of the rigid multibody layer: kinematics, Jacobians, mass matrix, bias forces, springs and
 // actuators, integration of positions and prescribed motion.
-#include "engine/multibody.h"
-
 #include <gtest/gtest.h>
-
-#include <cmath>
-#include <random>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+#include <cmath>
+#include <random>
+
+#include "engine/multibody.h"
 
 namespace contactlab {
 namespace {
@@ -57,7 +56,8 @@ int AddJoint(Model* m, const std::string& name, JointType type, int parent, int 
 // One free body, COM offset from its origin, asymmetric inertia.
 Model FreeBodyModel(std::mt19937* rng) {
   Model m;
-  const int b = AddBody(&m, "box", 2.5, Vec3(0.1, -0.05, 0.2), AsymmetricInertia(rng, 0.1, 0.2, 0.35));
+  const int b =
+      AddBody(&m, "box", 2.5, Vec3(0.1, -0.05, 0.2), AsymmetricInertia(rng, 0.1, 0.2, 0.35));
   m.bodies[b].pose0 = Pose{Vec3(0.3, -0.2, 1.0), RandomQuat(rng)};
   AddJoint(&m, "free", JointType::kFree, -1, b, Pose(), Pose(), Vec3::UnitZ());
   m.Finalize();
@@ -67,9 +67,12 @@ Model FreeBodyModel(std::mt19937* rng) {
 // Three links: revolute (tilted axis), prismatic, revolute, with offset joint frames and COMs.
 Model ChainModel(std::mt19937* rng) {
   Model m;
-  const int l1 = AddBody(&m, "l1", 1.2, Vec3(0.05, 0.0, -0.2), AsymmetricInertia(rng, 0.02, 0.03, 0.04));
-  const int l2 = AddBody(&m, "l2", 0.8, Vec3(0.0, 0.1, -0.1), AsymmetricInertia(rng, 0.01, 0.015, 0.02));
-  const int l3 = AddBody(&m, "l3", 0.5, Vec3(0.02, 0.03, -0.25), AsymmetricInertia(rng, 0.005, 0.007, 0.011));
+  const int l1 =
+      AddBody(&m, "l1", 1.2, Vec3(0.05, 0.0, -0.2), AsymmetricInertia(rng, 0.02, 0.03, 0.04));
+  const int l2 =
+      AddBody(&m, "l2", 0.8, Vec3(0.0, 0.1, -0.1), AsymmetricInertia(rng, 0.01, 0.015, 0.02));
+  const int l3 =
+      AddBody(&m, "l3", 0.5, Vec3(0.02, 0.03, -0.25), AsymmetricInertia(rng, 0.005, 0.007, 0.011));
   AddJoint(&m, "j1", JointType::kRevolute, -1, l1, Pose{Vec3(0, 0, 1.5), RandomQuat(rng)},
            Pose{Vec3(0.0, 0.0, 0.1), Quat::Identity()}, Vec3(0.3, 1.0, 0.2));
   AddJoint(&m, "j2", JointType::kPrismatic, l1, l2, Pose{Vec3(0.1, 0, -0.4), RandomQuat(rng)},
@@ -84,10 +87,14 @@ Model ChainModel(std::mt19937* rng) {
 // free joint's influence on descendants and a fixed joint inside a tree.
 Model FloatingChainModel(std::mt19937* rng) {
   Model m;
-  const int base = AddBody(&m, "base", 3.0, Vec3(0.02, 0.01, -0.03), AsymmetricInertia(rng, 0.05, 0.08, 0.1));
-  const int arm = AddBody(&m, "arm", 1.0, Vec3(0.0, 0.0, -0.15), AsymmetricInertia(rng, 0.01, 0.012, 0.004));
-  const int slider = AddBody(&m, "slider", 0.6, Vec3(0.03, 0.0, 0.0), AsymmetricInertia(rng, 0.002, 0.003, 0.004));
-  const int tip = AddBody(&m, "tip", 0.3, Vec3(0.0, 0.02, 0.0), AsymmetricInertia(rng, 0.001, 0.0015, 0.002));
+  const int base =
+      AddBody(&m, "base", 3.0, Vec3(0.02, 0.01, -0.03), AsymmetricInertia(rng, 0.05, 0.08, 0.1));
+  const int arm =
+      AddBody(&m, "arm", 1.0, Vec3(0.0, 0.0, -0.15), AsymmetricInertia(rng, 0.01, 0.012, 0.004));
+  const int slider =
+      AddBody(&m, "slider", 0.6, Vec3(0.03, 0.0, 0.0), AsymmetricInertia(rng, 0.002, 0.003, 0.004));
+  const int tip =
+      AddBody(&m, "tip", 0.3, Vec3(0.0, 0.02, 0.0), AsymmetricInertia(rng, 0.001, 0.0015, 0.002));
   m.bodies[base].pose0 = Pose{Vec3(0.1, 0.2, 0.8), RandomQuat(rng)};
   AddJoint(&m, "free", JointType::kFree, -1, base, Pose(), Pose(), Vec3::UnitZ());
   AddJoint(&m, "hinge", JointType::kRevolute, base, arm, Pose{Vec3(0.1, 0, 0), RandomQuat(rng)},
