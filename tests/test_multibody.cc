@@ -107,6 +107,26 @@ Model FloatingChainModel(std::mt19937* rng) {
   return m;
 }
 
+// Arm on a base welded to a rotated, displaced static body: the tree hangs from a non-world frame.
+Model ArmOnStaticBaseModel(std::mt19937* rng) {
+  Model m;
+  const int ground = AddBody(&m, "ground", 1.0, Vec3::Zero(), Mat3::Identity());
+  m.bodies[ground].pose0 = Pose{Vec3(0.4, -0.3, 0.2), RandomQuat(rng)};
+  const int base = AddBody(&m, "base", 4.0, Vec3::Zero(), Mat3::Identity() * 0.1);
+  const int a =
+      AddBody(&m, "a", 1.0, Vec3(0.0, 0.05, -0.2), AsymmetricInertia(rng, 0.01, 0.02, 0.03));
+  const int b =
+      AddBody(&m, "b", 0.5, Vec3(0.1, 0.0, -0.1), AsymmetricInertia(rng, 0.004, 0.006, 0.009));
+  AddJoint(&m, "weld", JointType::kFixed, ground, base, Pose{Vec3(0, 0, 0.3), RandomQuat(rng)},
+           Pose(), Vec3::UnitZ());
+  AddJoint(&m, "ja", JointType::kRevolute, base, a, Pose{Vec3(0.1, 0, 0), RandomQuat(rng)},
+           Pose{Vec3(0, 0, 0.05), Quat::Identity()}, Vec3(0, 1, 0));
+  AddJoint(&m, "jb", JointType::kPrismatic, a, b, Pose{Vec3(0, 0, -0.4), RandomQuat(rng)}, Pose(),
+           Vec3(0.2, 0.1, 1.0));
+  m.Finalize();
+  return m;
+}
+
 VecX RandomConfiguration(const Model& m, const Multibody& mb, std::mt19937* rng) {
   VecX q = m.q_default;
   VecX dv = VecX::Zero(m.nv);
@@ -256,7 +276,7 @@ void CheckJacobiansByFiniteDifferences(const Model& m, std::mt19937* rng) {
     mb.UpdateKinematics(qm, 0.0, &km);
     for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) {
       const int t = m.BodyTree(b);
-      ASSERT_GE(t, 0);
+      if (t < 0) continue;  // static or welded: no dofs (checked in WeldedBodiesHaveNoDofs)
       const VecX vt = v.segment(m.trees[t].v_start, m.trees[t].nv);
       const Vec3 local = RandomVec(rng, 0.3);
       const Vec3 p = k0.X_WB[b].Apply(local);
@@ -282,6 +302,14 @@ TEST(MultibodyTest, PointJacobianMatchesFiniteDifferencesChain) {
 TEST(MultibodyTest, PointJacobianMatchesFiniteDifferencesFloatingChain) {
   std::mt19937 rng(4);
   CheckJacobiansByFiniteDifferences(FloatingChainModel(&rng), &rng);
+}
+
+TEST(MultibodyTest, PointJacobianMatchesFiniteDifferencesOnStaticBase) {
+  std::mt19937 rng(15);
+  const Model m = ArmOnStaticBaseModel(&rng);
+  ASSERT_EQ(m.BodyTree(m.FindBody("base")), -1);
+  ASSERT_EQ(m.BodyTree(m.FindBody("a")), 0);
+  CheckJacobiansByFiniteDifferences(m, &rng);
 }
 
 TEST(MultibodyTest, QDotMatchesIntegratePositions) {
@@ -368,13 +396,11 @@ TEST(MultibodyTest, FreeBodyBiasForcesMatchNewtonEuler) {
 }
 
 // For 1-dof joints (q̇ = v), Lagrange's equations give k2 = −Ṁ v + ∂T/∂q + gravity.
-TEST(MultibodyTest, ChainBiasForcesMatchLagrangian) {
-  std::mt19937 rng(9);
-  const Model m = ChainModel(&rng);
+void CheckBiasAgainstLagrangian(const Model& m, std::mt19937* rng) {
   const Multibody mb(&m);
   for (int trial = 0; trial < 5; ++trial) {
-    const VecX q = RandomConfiguration(m, mb, &rng);
-    const VecX v = RandomVelocity(m, &rng, 2.0);
+    const VecX q = RandomConfiguration(m, mb, rng);
+    const VecX v = RandomVelocity(m, rng, 2.0);
     KinematicsCache kin;
     mb.UpdateKinematics(q, 0.0, &kin);
     VecX k2;
@@ -397,6 +423,16 @@ TEST(MultibodyTest, ChainBiasForcesMatchLagrangian) {
     EXPECT_LT((k2 - expected).cwiseAbs().maxCoeff(), 1e-7)
         << "k2 = " << k2.transpose() << "\nexpected = " << expected.transpose();
   }
+}
+
+TEST(MultibodyTest, ChainBiasForcesMatchLagrangian) {
+  std::mt19937 rng(9);
+  CheckBiasAgainstLagrangian(ChainModel(&rng), &rng);
+}
+
+TEST(MultibodyTest, StaticBaseArmBiasForcesMatchLagrangian) {
+  std::mt19937 rng(16);
+  CheckBiasAgainstLagrangian(ArmOnStaticBaseModel(&rng), &rng);
 }
 
 // The same check for a planar double pendulum (two revolute joints about parallel axes).
@@ -434,7 +470,7 @@ TEST(MultibodyTest, DoublePendulumBiasForcesMatchLagrangian) {
 TEST(MultibodyTest, GravityForcesAreMinusPotentialGradient) {
   std::mt19937 rng(10);
   const Vec3 g(0.5, 1.0, -9.81);
-  for (const Model& m : {ChainModel(&rng), FloatingChainModel(&rng)}) {
+  for (const Model& m : {ChainModel(&rng), FloatingChainModel(&rng), ArmOnStaticBaseModel(&rng)}) {
     const Multibody mb(&m);
     const VecX q = RandomConfiguration(m, mb, &rng);
     KinematicsCache kin;
