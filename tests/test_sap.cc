@@ -814,6 +814,30 @@ TEST(SapParametersTest, ValidateNamesFieldAndRange) {
   EXPECT_THROW(SapSolver{prm}, std::invalid_argument);
 }
 
+TEST(SapSolver, IndefiniteHessianIsAFactorizationFailure) {
+  // A violates the contract A ≻ 0 (−I on a tree): H = A + JᵀGJ has a negative pivot in the tree
+  // no constraint touches, so the Cholesky factorization must fail and the guess is returned.
+  std::mt19937 rng(13);
+  ContactProblem p = MakeRandomProblem(rng, 2, 2);
+  p.constraints.resize(1);
+  p.constraints[0].num_blocks = 1;
+  p.num_rows = p.constraints[0].num_rows;
+  p.ComputeDelassusEstimates();
+  const int free_tree = 1 - p.constraints[0].blocks[0].tree;
+  p.A[free_tree] = -MatX::Identity(p.tree_nv[free_tree], p.tree_nv[free_tree]);
+  for (auto solver_kind : {SapParameters::LinearSolver::kDense,
+                           SapParameters::LinearSolver::kBlockSparse}) {
+    SapParameters prm;
+    prm.linear_solver = solver_kind;
+    SapSolver solver(prm);
+    SolverResult r;
+    EXPECT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kFactorizationFailure);
+    EXPECT_EQ(r.stats.iterations, 0);
+    EXPECT_EQ(r.v, p.v0);  // the best (only) iterate is the guess
+    EXPECT_FALSE(r.stats.message.empty());
+  }
+}
+
 TEST(SapSolver, IterationCapIsReported) {
   std::mt19937 rng(12);
   const ContactProblem p = MakeRandomProblem(rng, 3, 8);
