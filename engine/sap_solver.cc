@@ -71,7 +71,8 @@ std::string CheckStructure(const ContactProblem& p, const VecX& v_guess) {
               c.num_blocks <= 2;
     for (int k = 0; ok && k < c.num_blocks; ++k) {
       const TreeJacobianBlock& b = c.blocks[k];
-      ok = b.tree >= 0 && b.tree < nt && b.J.rows() == c.num_rows && b.J.cols() == p.tree_nv[b.tree];
+      ok = b.tree >= 0 && b.tree < nt && b.J.rows() == c.num_rows &&
+           b.J.cols() == p.tree_nv[b.tree];
     }
     if (!ok) {
       os << "malformed problem: constraint " << i << " has inconsistent rows or Jacobian blocks";

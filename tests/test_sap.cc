@@ -7,10 +7,11 @@
 
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
-#include <map>
 #include <string>
 
 #include "engine/contact_problem.h"
@@ -358,6 +359,7 @@ RegionProblem MakeRegionProblem(std::mt19937& rng) {
 
 TEST(SapCost, GradientAndHessianMatchFiniteDifferencesInEveryRegion) {
   std::mt19937 rng(3);
+  double max_grad_err = 0, max_H_err = 0;
   for (int trial = 0; trial < 100; ++trial) {
     RegionProblem rp = MakeRegionProblem(rng);
     const ContactProblem& p = rp.problem;
@@ -385,14 +387,19 @@ TEST(SapCost, GradientAndHessianMatchFiniteDifferencesInEveryRegion) {
       grad_fd(j) = (cp - cm) / (2 * h);
       H_fd.col(j) = (gp - gm) / (2 * h);
     }
-    // Cost FD: round-off ε|ℓ|/h dominates (ℓ is C¹, piecewise quadratic, so no truncation
-    // error inside one region).
-    EXPECT_LT((grad - grad_fd).norm(), 1e-15 * std::abs(cost) / h * 10 + 1e-7 * grad.norm())
-        << "cost " << cost;
-    // Gradient FD: piecewise quadratic in each region, so the sliding curvature of t̂ gives an
-    // O(h²) truncation error; round-off ε‖∇ℓ‖/h relative to ‖H‖.
-    EXPECT_LT((H - H_fd).norm(), 1e-6 * H.norm()) << "H\n" << H << "\nFD\n" << H_fd;
+    // Cost FD: round-off 10 ε|ℓ|/h plus the O(h²) truncation of the sliding terms (ℓ_R is not
+    // quadratic in y_t there), which is below 1e-7 ‖∇ℓ‖ at this h.
+    const double grad_err = (grad - grad_fd).norm();
+    EXPECT_LT(grad_err, 1e-15 * std::abs(cost) / h * 10 + 1e-7 * grad.norm()) << "cost " << cost;
+    // Gradient FD: O(h²) truncation from the sliding curvature of t̂ plus round-off ε‖∇ℓ‖/h,
+    // both far below 1e-6 ‖H‖ (measured max ratio printed below).
+    const double H_err = (H - H_fd).norm() / H.norm();
+    EXPECT_LT(H_err, 1e-6) << "H\n" << H << "\nFD\n" << H_fd;
+    max_grad_err = std::max(max_grad_err, grad_err / grad.norm());
+    max_H_err = std::max(max_H_err, H_err);
   }
+  std::printf("FD: max relative gradient error %.2e, max relative Hessian error %.2e\n",
+              max_grad_err, max_H_err);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -559,7 +566,9 @@ TEST(SapSolver, ConditionNumberIsRecordedPerIteration) {
   // Same matrix, same eigen-solver: equal up to the summation order of JᵀGJ.
   EXPECT_NEAR(r.stats.history[0].condition_number, ev.maxCoeff() / ev.minCoeff(),
               1e-9 * ev.maxCoeff() / ev.minCoeff());
-  for (const IterationRecord& rec : r.stats.history) EXPECT_TRUE(std::isfinite(rec.condition_number));
+  for (const IterationRecord& rec : r.stats.history) {
+    EXPECT_TRUE(std::isfinite(rec.condition_number));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -685,7 +694,8 @@ TEST(SapClosedForm, TangentialPushSticksBelowAndSlidesAboveFrictionLimit) {
     const double mu_tilde2 = mu * mu * Rt / Rn;
     // Sliding along +x: γ_n R_n (1 + μ̃²) = −v_n + v̂_n + μ v_t, v_t = v*_t − μγ_n/m,
     // v_n = v*_n + γ_n/m ⇒ γ_n = (μ v*_t − v*_n) / (R_n (1 + μ̃²) + (1 + μ²)/m)  (v̂_n = 0).
-    const double gamma_n = (mu * p.v_star(0) - p.v_star(2)) / (Rn * (1 + mu_tilde2) + (1 + mu * mu) / m);
+    const double gamma_n =
+        (mu * p.v_star(0) - p.v_star(2)) / (Rn * (1 + mu_tilde2) + (1 + mu * mu) / m);
     EXPECT_NEAR(r.gamma(2), gamma_n, 1e-10 * gamma_n);  // round-off of the Newton iterates
     EXPECT_NEAR(r.gamma(0), -mu * r.gamma(2), 1e-12 * r.gamma(2));  // on the cone, opposing slip
     EXPECT_NEAR(r.gamma(1), 0.0, 1e-12 * r.gamma(2));
