@@ -901,6 +901,25 @@ TEST(SapSolver, ExactLineSearchFindsTheMinimumAlongTheDirection) {
   EXPECT_GT(checked, 100);  // most first steps are interior to (0, α_max)
 }
 
+TEST(SapSolver, ConstraintWithZeroJacobianDoesNotChangeTheSolution) {
+  // A rigid (k = ∞) contact whose Jacobian vanishes (e.g. a point on a hinge axis) has w = 0;
+  // it cannot act on v, so adding it must leave the solution unchanged.
+  std::mt19937 rng(16);
+  ContactProblem p = MakeRandomProblem(rng, 3, 5);
+  SapSolver solver(Tight());
+  SolverResult r1, r2;
+  ASSERT_EQ(solver.Solve(p, p.v0, &r1), SolverStatus::kConverged);
+  ConstraintData& c = AddConstraint(rng, &p, ConstraintKind::kFrictionCone);
+  c.blocks[0].J.setZero();
+  if (c.num_blocks == 2) c.blocks[1].J.setZero();
+  c.stiffness = std::numeric_limits<double>::infinity();
+  p.ComputeDelassusEstimates();
+  EXPECT_EQ(p.constraints.back().w, 0.0);  // exact: products of zeros
+  ASSERT_EQ(solver.Solve(p, p.v0, &r2), SolverStatus::kConverged) << r2.stats.message;
+  // Both solves stop at e_m < 1e-10 on the same cost up to a constant: same v to ~1e-9.
+  EXPECT_LT((r1.v - r2.v).norm(), 1e-8 * (1 + r1.v.norm()));
+}
+
 TEST(SapSolver, IterationCapIsReported) {
   std::mt19937 rng(12);
   const ContactProblem p = MakeRandomProblem(rng, 3, 8);
