@@ -1,0 +1,1 @@
+namespace contactlab { const char* kVersion = "0.1.0"; }

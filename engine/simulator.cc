@@ -1,0 +1,375 @@
+// Step pipeline of the SAP paper's Algorithm 1 with the two-stage θ-method (§II-C, §II-D).
+#include "engine/simulator.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <Eigen/Cholesky>
+
+namespace contactlab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void RangeError(const char* field, double value, const char* range) {
+  std::ostringstream os;
+  os << field << " = " << value << " is out of range " << range;
+  throw std::invalid_argument(os.str());
+}
+
+}  // namespace
+
+const char* IntegratorName(Integrator i) {
+  switch (i) {
+    case Integrator::kExplicitEuler: return "explicit_euler";
+    case Integrator::kSymplecticEuler: return "symplectic_euler";
+    case Integrator::kImplicitEuler: return "implicit_euler";
+    case Integrator::kMidpoint: return "midpoint";
+  }
+  return "unknown";
+}
+
+bool ParseIntegrator(const std::string& s, Integrator* out) {
+  for (Integrator i : {Integrator::kExplicitEuler, Integrator::kSymplecticEuler,
+                       Integrator::kImplicitEuler, Integrator::kMidpoint}) {
+    if (s == IntegratorName(i)) {
+      *out = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+double IntegratorTheta(Integrator i) {
+  switch (i) {
+    case Integrator::kExplicitEuler: return 0.0;
+    case Integrator::kSymplecticEuler: return 0.0;
+    case Integrator::kImplicitEuler: return 1.0;
+    case Integrator::kMidpoint: return 0.5;
+  }
+  return 0.0;
+}
+
+double IntegratorThetaVq(Integrator i) {
+  switch (i) {
+    case Integrator::kExplicitEuler: return 0.0;
+    case Integrator::kSymplecticEuler: return 1.0;
+    case Integrator::kImplicitEuler: return 1.0;
+    case Integrator::kMidpoint: return 0.5;
+  }
+  return 1.0;
+}
+
+void StepSettings::Validate() const {
+  if (!(time_step > 0 && time_step <= 1)) RangeError("time_step", time_step, "(0, 1] s");
+  if (!gravity.allFinite()) throw std::invalid_argument("gravity must be finite");
+  if (!(contact_margin >= 0 && contact_margin <= 1))
+    RangeError("contact_margin", contact_margin, "[0, 1] m");
+  if (free_motion_max_iterations < 1 || free_motion_max_iterations > 1000)
+    RangeError("free_motion_max_iterations", free_motion_max_iterations, "[1, 1000]");
+  if (!(free_motion_tolerance > 0 && free_motion_tolerance < 1))
+    RangeError("free_motion_tolerance", free_motion_tolerance, "(0, 1)");
+  sap.Validate();
+}
+
+Simulator::Simulator(Model model, StepSettings settings)
+    : model_(std::move(model)), settings_(settings) {
+  settings_.Validate();
+  multibody_ = std::make_unique<Multibody>(&model_);
+  collision_ = std::make_unique<CollisionDetector>(&model_);
+  solver_ = std::make_unique<SapSolver>(settings_.sap);
+  Reset();
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::set_settings(const StepSettings& s) {
+  s.Validate();
+  settings_ = s;
+  solver_->set_parameters(settings_.sap);
+}
+
+void Simulator::set_state(const State& s) {
+  if (s.q.size() != model_.nq || s.v.size() != model_.nv)
+    throw std::invalid_argument("state size does not match the model");
+  state_ = s;
+  warm_start_ = s.v;
+}
+
+void Simulator::Reset() {
+  state_.time = 0;
+  state_.q = model_.q_default;
+  state_.v = model_.v_default;
+  warm_start_ = state_.v;
+  step_count_ = 0;
+  record_ = StepRecord{};
+}
+
+// Stage 1 (eq. 14): solve m(v*) = M(q^θ)(v* − v0) − δt k(q^θ, v^θ) = 0 per tree, where
+//   q^θ = q0 + θ δt N v^{θvq}, v^θ = θ v* + (1−θ) v0, v^{θvq} = θ_vq v* + (1−θ_vq) v0.
+// Explicit in v* when θ = 0 (one solve with M(q0)); otherwise Newton's method with A (eq. 15)
+// as the Jacobian, exact for constant M and linear springs/dampers, and O(δt) close in general.
+void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t, VecX* v_star,
+                                  std::vector<MatX>* A, std::vector<MatX>* M) {
+  const double dt = settings_.time_step;
+  const double theta = IntegratorTheta(settings_.integrator);
+  const double theta_vq = IntegratorThetaVq(settings_.integrator);
+  const int nv = model_.nv;
+  const int num_trees = static_cast<int>(model_.trees.size());
+  A->resize(num_trees);
+  M->resize(num_trees);
+
+  VecX v = v0;
+  VecX q_theta(model_.nq), v_theta(nv), v_thvq(nv), k1(nv), k2(nv), K(nv), D(nv), m(nv);
+  KinematicsCache kin;
+  const double t_theta = t + theta * dt;
+  const int max_iter = theta == 0.0 ? 1 : settings_.free_motion_max_iterations;
+  for (int iter = 0; iter < max_iter; ++iter) {
+    v_thvq = theta_vq * v + (1 - theta_vq) * v0;
+    v_theta = theta * v + (1 - theta) * v0;
+    if (theta == 0.0) {
+      q_theta = q0;
+    } else {
+      multibody_->IntegratePositions(q0, v_thvq, theta * dt, &q_theta);
+    }
+    multibody_->UpdateKinematics(q_theta, t_theta, &kin);
+    multibody_->SpringDamperForces(q_theta, v_theta, t_theta, &k1);
+    multibody_->BiasForces(kin, v_theta, settings_.gravity, &k2);
+    multibody_->SpringDamperDiagonals(q_theta, v_theta, t_theta, &K, &D);
+    double residual = 0, scale = 0;
+    for (int tr = 0; tr < num_trees; ++tr) {
+      const Tree& tree = model_.trees[tr];
+      if (tree.nv == 0) continue;
+      MatX& Mt = (*M)[tr];
+      multibody_->MassMatrix(kin, tr, &Mt);
+      MatX& At = (*A)[tr];
+      At = Mt;
+      for (int i = 0; i < tree.nv; ++i) {
+        const int dof = tree.v_start + i;
+        At(i, i) += dt * dt * theta * theta_vq * K(dof) + dt * theta * D(dof);
+      }
+      auto seg = [&](const VecX& x) { return x.segment(tree.v_start, tree.nv); };
+      VecX mt = Mt * (seg(v) - seg(v0)) - dt * (seg(k1) + seg(k2));
+      m.segment(tree.v_start, tree.nv) = mt;
+      residual = std::max(residual, mt.lpNorm<Eigen::Infinity>());
+      scale = std::max(scale, (Mt * seg(v)).lpNorm<Eigen::Infinity>() +
+                                  dt * (seg(k1) + seg(k2)).lpNorm<Eigen::Infinity>());
+      if (theta == 0.0) {
+        // Explicit: v* = v0 + δt M⁻¹ k. A = M + 0, consistent with eq. 15 for θ = 0.
+        v.segment(tree.v_start, tree.nv) = seg(v0) + Mt.llt().solve(dt * (seg(k1) + seg(k2)));
+      }
+    }
+    if (theta == 0.0) break;
+    if (iter > 0 && residual <= settings_.free_motion_tolerance * std::max(scale, 1e-300)) break;
+    for (int tr = 0; tr < num_trees; ++tr) {
+      const Tree& tree = model_.trees[tr];
+      if (tree.nv == 0) continue;
+      v.segment(tree.v_start, tree.nv) -=
+          (*A)[tr].llt().solve(m.segment(tree.v_start, tree.nv));
+    }
+  }
+  *v_star = v;
+}
+
+// Stage 2 input: the contact problem at q0 (eqs. 18-24). Contact Jacobians per tree:
+//   J_i = C_i (J_B(p) − J_A(p)),   b_i = C_i (v_B^presc(p) − v_A^presc(p)),
+// with C_i the contact frame (rows t1, t2, n). Joint limits become unilateral rows.
+void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
+                                const std::vector<Contact>& contacts, ContactProblem* problem) {
+  const int num_trees = static_cast<int>(model_.trees.size());
+  problem->time_step = settings_.time_step;
+  problem->nv = model_.nv;
+  problem->tree_v_start.resize(num_trees);
+  problem->tree_nv.resize(num_trees);
+  for (int tr = 0; tr < num_trees; ++tr) {
+    problem->tree_v_start[tr] = model_.trees[tr].v_start;
+    problem->tree_nv[tr] = model_.trees[tr].nv;
+  }
+  problem->constraints.clear();
+  int row = 0;
+  MatX Jp;
+  for (int ci = 0; ci < static_cast<int>(contacts.size()); ++ci) {
+    const Contact& c = contacts[ci];
+    const int tree_a = model_.BodyTree(c.body_a);
+    const int tree_b = model_.BodyTree(c.body_b);
+    if (tree_a < 0 && tree_b < 0) continue;
+    ConstraintData cd;
+    cd.kind = ConstraintKind::kFrictionCone;
+    cd.first_row = row;
+    cd.num_rows = 3;
+    cd.stiffness = c.stiffness;
+    cd.dissipation_time = c.dissipation_time;
+    cd.friction = c.friction;
+    cd.phi0 = c.phi;
+    cd.source = ci;
+    const Mat3 C = ContactFrame(c.normal);
+    // Body B contributes +J, body A −J; same tree: one block.
+    auto add_block = [&](int body, int tree, double sign) {
+      if (tree < 0) return;
+      multibody_->PointJacobian(kin, body, c.point, &Jp);
+      MatX blk = sign * (C * Jp);
+      for (int k = 0; k < cd.num_blocks; ++k) {
+        if (cd.blocks[k].tree == tree) {
+          cd.blocks[k].J += blk;
+          return;
+        }
+      }
+      cd.blocks[cd.num_blocks].tree = tree;
+      cd.blocks[cd.num_blocks].J = std::move(blk);
+      ++cd.num_blocks;
+    };
+    add_block(c.body_b, tree_b, 1.0);
+    add_block(c.body_a, tree_a, -1.0);
+    const Vec3 vb = tree_b < 0 ? multibody_->PrescribedPointVelocity(c.body_b, c.point, t) : Vec3::Zero();
+    const Vec3 va = tree_a < 0 ? multibody_->PrescribedPointVelocity(c.body_a, c.point, t) : Vec3::Zero();
+    cd.bias = C * (vb - va);
+    row += 3;
+    problem->constraints.push_back(std::move(cd));
+  }
+  // Joint limits: g = [q − lower, upper − q] >= 0, J = [e, −e]. Near-rigid (k = ∞), τ_d = 0.
+  for (int ji = 0; ji < static_cast<int>(model_.joints.size()); ++ji) {
+    const Joint& j = model_.joints[ji];
+    if (!j.limited || JointNv(j.type) != 1 || j.child < 0) continue;
+    const int tree = model_.BodyTree(j.child);
+    if (tree < 0) continue;
+    const int local = j.v_start - model_.trees[tree].v_start;
+    const double qj = state_.q(j.q_start);
+    for (int side = 0; side < 2; ++side) {
+      const double bound = side == 0 ? j.lower : j.upper;
+      if (!std::isfinite(bound)) continue;
+      ConstraintData cd;
+      cd.kind = ConstraintKind::kUnilateral;
+      cd.first_row = row;
+      cd.num_rows = 1;
+      cd.num_blocks = 1;
+      cd.blocks[0].tree = tree;
+      cd.blocks[0].J = MatX::Zero(1, model_.trees[tree].nv);
+      cd.blocks[0].J(0, local) = side == 0 ? 1.0 : -1.0;
+      cd.stiffness = std::numeric_limits<double>::infinity();
+      cd.dissipation_time = 0;
+      cd.phi0 = side == 0 ? qj - bound : bound - qj;
+      cd.source = ji;
+      row += 1;
+      problem->constraints.push_back(std::move(cd));
+    }
+  }
+  problem->num_rows = row;
+  problem->ComputeDelassusEstimates();
+}
+
+const StepRecord& Simulator::Step() {
+  const auto t_start = Clock::now();
+  StepRecord& rec = record_;
+  rec.step = step_count_;
+  rec.before = state_;
+  rec.timings = StepTimings{};
+  const double t = state_.time;
+  const double dt = settings_.time_step;
+
+  // Kinematics at q0: contact set, J and φ0 are evaluated here (paper §II-C).
+  auto t0 = Clock::now();
+  KinematicsCache kin;
+  multibody_->UpdateKinematics(state_.q, t, &kin);
+  rec.timings.kinematics_ms = MsSince(t0);
+
+  // Collision detection.
+  t0 = Clock::now();
+  collision_->FindContacts(kin.X_WB, settings_.contact_margin, &rec.contacts);
+  for (Contact& c : rec.contacts) {
+    const Material mat = model_.PairMaterial(c.geom_a, c.geom_b);
+    c.stiffness = mat.stiffness;
+    c.dissipation_time = mat.dissipation_time;
+    c.friction = mat.friction;
+  }
+  rec.timings.collision_ms = MsSince(t0);
+
+  // Free motion v*, linearization A (stage 1) and the contact problem.
+  t0 = Clock::now();
+  ComputeFreeMotion(state_.q, state_.v, t, &rec.problem.v_star, &rec.problem.A, &rec.problem.M);
+  rec.problem.v0 = state_.v;
+  AssembleProblem(kin, t, rec.contacts, &rec.problem);
+  rec.timings.assembly_ms = MsSince(t0);
+
+  // Stage 2: the convex contact problem, warm-started from the previous step's velocities.
+  t0 = Clock::now();
+  if (warm_start_.size() != model_.nv) warm_start_ = state_.v;
+  solver_->Solve(rec.problem, warm_start_, &rec.result);
+  rec.timings.solve_ms = MsSince(t0);
+
+  // Position update q = q0 + δt N v^{θvq}; a non-finite solve keeps the state for inspection.
+  t0 = Clock::now();
+  State next = state_;
+  if (rec.result.stats.status != SolverStatus::kNonFiniteInput && rec.result.v.allFinite()) {
+    const double theta_vq = IntegratorThetaVq(settings_.integrator);
+    const VecX v_thvq = theta_vq * rec.result.v + (1 - theta_vq) * state_.v;
+    multibody_->IntegratePositions(state_.q, v_thvq, dt, &next.q);
+    multibody_->NormalizeQuaternions(&next.q);
+    next.v = rec.result.v;
+    next.time = t + dt;
+    ++step_count_;
+  }
+  rec.timings.integrate_ms = MsSince(t0);
+  state_ = next;
+  warm_start_ = state_.v;
+  rec.after = state_;
+  rec.metrics = ComputeMetrics(state_, rec.contacts);
+  // Stiction slip and contact count from the solve.
+  {
+    double slip = 0;
+    int n = 0, cones = 0;
+    for (size_t i = 0; i < rec.problem.constraints.size(); ++i) {
+      const ConstraintData& cd = rec.problem.constraints[i];
+      if (cd.kind != ConstraintKind::kFrictionCone) continue;
+      ++cones;
+      if (i < rec.result.regime.size() && rec.result.regime[i] == Regime::kStiction &&
+          rec.result.vc.size() >= cd.first_row + 2) {
+        slip += rec.result.vc.segment<2>(cd.first_row).norm();
+        ++n;
+      }
+    }
+    rec.metrics.num_contacts = cones;
+    rec.metrics.mean_stiction_slip = n > 0 ? slip / n : 0.0;
+  }
+  rec.timings.total_ms = MsSince(t_start);
+  return rec;
+}
+
+StepMetrics Simulator::ComputeMetrics(const State& s, const std::vector<Contact>& contacts) const {
+  StepMetrics m;
+  KinematicsCache kin;
+  multibody_->UpdateKinematics(s.q, s.time, &kin);
+  m.kinetic_energy = multibody_->KineticEnergy(kin, s.v);
+  m.potential_energy = multibody_->PotentialEnergy(kin, s.q, settings_.gravity);
+  double min_phi = 0;
+  for (const Contact& c : contacts) min_phi = std::min(min_phi, c.phi);
+  m.max_penetration = -min_phi;
+  m.num_contacts = static_cast<int>(contacts.size());
+  return m;
+}
+
+SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& params) const {
+  params.Validate();
+  ContactProblem problem = record.problem;
+  // Materials may have been edited since the step was recorded: refresh the physical data.
+  for (ConstraintData& cd : problem.constraints) {
+    if (cd.kind != ConstraintKind::kFrictionCone || cd.source < 0 ||
+        cd.source >= static_cast<int>(record.contacts.size()))
+      continue;
+    const Contact& c = record.contacts[cd.source];
+    const Material mat = model_.PairMaterial(c.geom_a, c.geom_b);
+    cd.stiffness = mat.stiffness;
+    cd.dissipation_time = mat.dissipation_time;
+    cd.friction = mat.friction;
+  }
+  SapSolver solver(params);
+  SolverResult result;
+  solver.Solve(problem, record.before.v, &result);
+  return result;
+}
+
+}  // namespace contactlab
