@@ -104,7 +104,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["cost"] = st.cost;
       j["solve_ms"] = st.solve_ms;
       j["step_ms"] = rec.timings.total_ms;
-      j["max_penetration"] = m.max_penetration;
+      j["max_penetration"] = m.max_penetration + 0.0;  // +0.0 turns -0 into 0
       j["kinetic_energy"] = m.kinetic_energy;
       j["potential_energy"] = m.potential_energy;
       j["total_energy"] = m.kinetic_energy + m.potential_energy;
