@@ -91,6 +91,14 @@ class Reporter {
     }
   }
 
+  bool IsOverride(const YAML::Node& node) const {
+    if (!node.IsDefined()) return false;
+    for (const auto& entry : override_nodes_) {
+      if (entry.first.is(node)) return true;
+    }
+    return false;
+  }
+
   std::string Location(const YAML::Node& node) const {
     if (node.IsDefined()) {
       for (const auto& [n, text] : override_nodes_) {
@@ -164,7 +172,9 @@ class Reader {
       bool known = false;
       for (const auto& a : allowed) known = known || a == k;
       if (!known) {
-        rep_->Fail(it->second.IsDefined() ? YAML::Node(it->second) : key, path,
+        // The key's line, unless the entry came from an override (keys are not recorded).
+        const YAML::Node value = it->second;
+        rep_->Fail(rep_->IsOverride(value) ? value : key, path,
                    "unknown key '" + k + "'" + context + " (allowed: " + Join(allowed) + ")");
       }
       if (!seen.insert(k).second) rep_->Fail(key, path, "duplicate key '" + k + "'");

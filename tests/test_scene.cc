@@ -80,6 +80,12 @@ TEST(SceneErrors, UnknownTopLevelKeyListsAllowedKeys) {
   EXPECT_TRUE(Has(msg, "allowed: description, time_step")) << msg;
 }
 
+TEST(SceneErrors, UnknownKeyIsReportedAtTheKeyLine) {
+  const std::string msg = ErrorOf("time_step: 0.01\nsolverr:\n  sigma: 1\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: solverr: unknown key 'solverr'"))
+      << "the key's line, not the line where its map value starts: " << msg;
+}
+
 TEST(SceneErrors, UnknownBodyKey) {
   const std::string msg = ErrorOf(R"(bodies:
   - name: box
