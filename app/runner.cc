@@ -4,10 +4,9 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/multibody.h"
 #include "engine/simulator.h"
@@ -15,8 +14,8 @@
 namespace contactlab {
 namespace {
 
-void WritePoses(std::ostream& out, const Simulator& sim, const std::vector<int>& bodies,
-                int step, const State& state) {
+void WritePoses(std::ostream& out, const Simulator& sim, const std::vector<int>& bodies, int step,
+                const State& state) {
   KinematicsCache kin;
   sim.multibody().UpdateKinematics(state.q, state.time, &kin);
   for (int b : bodies) {

@@ -1,16 +1,14 @@
 // Headless runner: step count, JSON Lines statistics, CSV trajectory and the summary line, on a
 // ball in free fall (closed-form state under symplectic Euler).
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/runner.h"
 #include "app/scene.h"
@@ -84,10 +82,9 @@ TEST_F(RunnerTest, FreeFallStatsTrajectoryAndSummary) {
 
   // Summary line.
   const nlohmann::json js = nlohmann::json::parse(log.str());
-  for (const char* key : {"scene", "steps", "simulated_time", "mean_iterations",
-                          "max_iterations", "mean_solve_ms", "mean_step_ms", "failures",
-                          "final_kinetic_energy", "final_potential_energy", "final_energy",
-                          "max_penetration"}) {
+  for (const char* key : {"scene", "steps", "simulated_time", "mean_iterations", "max_iterations",
+                          "mean_solve_ms", "mean_step_ms", "failures", "final_kinetic_energy",
+                          "final_potential_energy", "final_energy", "max_penetration"}) {
     EXPECT_TRUE(js.contains(key)) << "summary lacks " << key << ": " << log.str();
   }
   EXPECT_EQ(js["steps"], n);

@@ -1,7 +1,6 @@
 // Scene loader: every class of bad input yields a SceneError naming file, line and field; good
 // input maps onto Model and StepSettings as documented in docs/scene_format.md.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cmath>
@@ -102,8 +101,9 @@ TEST(SceneErrors, UnknownGeomKeyListsKeysForThatShape) {
     geoms:
       - {shape: sphere, radius: 0.1, size: [1, 1, 1]}
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:5: bodies.ball.geoms.0.size: unknown key 'size' for shape "
-                       "sphere"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:5: bodies.ball.geoms.0.size: unknown key 'size' for shape "
+                  "sphere"))
       << msg;
   EXPECT_TRUE(Has(msg, "radius")) << msg;
 }
@@ -114,14 +114,12 @@ TEST(SceneErrors, WrongTypeStringForMass) {
     mass: heavy
     geoms: [{shape: sphere, radius: 0.1}]
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:3: bodies.box.mass: expected a number, got 'heavy'"))
-      << msg;
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:3: bodies.box.mass: expected a number, got 'heavy'")) << msg;
 }
 
 TEST(SceneErrors, WrongTypeMapForList) {
   const std::string msg = ErrorOf("gravity: {x: 1}\n");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:1: gravity: expected a list of 3 numbers, got a map"))
-      << msg;
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:1: gravity: expected a list of 3 numbers, got a map")) << msg;
 }
 
 TEST(SceneErrors, NegativeMassIsOutOfRange) {
@@ -130,8 +128,9 @@ TEST(SceneErrors, NegativeMassIsOutOfRange) {
     mass: -1
     geoms: [{shape: sphere, radius: 0.1}]
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:3: bodies.box.mass: value -1 is out of range (valid range "
-                       "(0, inf))"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:3: bodies.box.mass: value -1 is out of range (valid range "
+                  "(0, inf))"))
       << msg;
 }
 
@@ -140,8 +139,9 @@ TEST(SceneErrors, NegativeFrictionIsOutOfRange) {
   - name: steel
     friction: -1
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:3: materials.steel.friction: value -1 is out of range "
-                       "(valid range [0, 10])"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:3: materials.steel.friction: value -1 is out of range "
+                  "(valid range [0, 10])"))
       << msg;
 }
 
@@ -153,8 +153,9 @@ TEST(SceneErrors, ZeroTimeStepIsOutOfRange) {
 
 TEST(SceneErrors, SigmaAboveOneIsOutOfRange) {
   const std::string msg = ErrorOf("solver: {type: sap,\n  sigma: 2}\n");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: solver.sigma: value 2 is out of range (valid range "
-                       "(0, 1])"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:2: solver.sigma: value 2 is out of range (valid range "
+                  "(0, 1])"))
       << msg;
 }
 
@@ -165,8 +166,9 @@ TEST(SceneErrors, NonIntegerIterations) {
 
 TEST(SceneErrors, BadEnumListsChoices) {
   const std::string msg = ErrorOf("integrator: runge_kutta\n");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:1: integrator: expected one of explicit_euler | "
-                       "symplectic_euler | implicit_euler | midpoint, got 'runge_kutta'"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:1: integrator: expected one of explicit_euler | "
+                  "symplectic_euler | implicit_euler | midpoint, got 'runge_kutta'"))
       << msg;
 }
 
@@ -205,14 +207,16 @@ bodies:
     geoms:
       - {shape: sphere, radius: 0.1, material: rubber}
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:6: bodies.box.geoms.0.material: unknown material 'rubber' "
-                       "(defined: default, steel)"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:6: bodies.box.geoms.0.material: unknown material 'rubber' "
+                  "(defined: default, steel)"))
       << msg;
 }
 
 TEST(SceneErrors, UnknownMaterialInPair) {
-  const std::string msg = ErrorOf("materials: [{name: steel}]\npairs:\n  - {materials: [steel, "
-                                  "ice], friction: 0.1}\n");
+  const std::string msg = ErrorOf(
+      "materials: [{name: steel}]\npairs:\n  - {materials: [steel, "
+      "ice], friction: 0.1}\n");
   EXPECT_TRUE(Has(msg, "dir/test.yaml:3: pairs.0.materials.1: unknown material 'ice'")) << msg;
 }
 
@@ -234,8 +238,9 @@ TEST(SceneErrors, UnknownTemplate) {
 generators:
   - grid: {name: g, templates: [ball, brick], count: [1, 1, 2], spacing: [0, 0, 1]}
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:4: generators.0.grid.templates.1: unknown template 'brick' "
-                       "(defined: ball)"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:4: generators.0.grid.templates.1: unknown template 'brick' "
+                  "(defined: ball)"))
       << msg;
 }
 
@@ -246,8 +251,9 @@ TEST(SceneErrors, DuplicateBodyName) {
   - name: box
     static: true
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:4: bodies.1.name: duplicate body name 'box' (first "
-                       "defined at dir/test.yaml:2)"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:4: bodies.1.name: duplicate body name 'box' (first "
+                  "defined at dir/test.yaml:2)"))
       << msg;
 }
 
@@ -281,8 +287,9 @@ TEST(SceneErrors, MissingMeshFileListsPathsTried) {
     geoms:
       - {shape: mesh, file: no_such_mesh_file.obj}
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:6: bodies.rock.geoms.0.file: mesh file "
-                       "'no_such_mesh_file.obj' not found (looked in: dir/no_such_mesh_file.obj"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:6: bodies.rock.geoms.0.file: mesh file "
+                  "'no_such_mesh_file.obj' not found (looked in: dir/no_such_mesh_file.obj"))
       << "relative paths are tried next to the scene file first: " << msg;
   EXPECT_TRUE(Has(msg, "assets/no_such_mesh_file.obj")) << "then in the assets directory: " << msg;
 }
@@ -294,8 +301,9 @@ TEST(SceneErrors, HalfSpaceOnDynamicBody) {
     inertia: [1, 1, 1]
     geoms: [{shape: half_space}]
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:5: bodies.floor.geoms.0.shape: a half_space has infinite "
-                       "mass"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:5: bodies.floor.geoms.0.shape: a half_space has infinite "
+                  "mass"))
       << msg;
 }
 
@@ -307,8 +315,9 @@ TEST(SceneErrors, FreeJointWithParentIsRejected) {
     inertia: [1, 1, 1]
     joint: {type: free, parent: a}
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:6: bodies.b.joint.parent: unknown key 'parent' for a free "
-                       "joint"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:6: bodies.b.joint.parent: unknown key 'parent' for a free "
+                  "joint"))
       << msg;
 }
 
@@ -334,8 +343,9 @@ TEST(SceneErrors, JointPositionOutsideLimits) {
     joint: {type: revolute, limits: [-1, 1]}
     joint_position: 2
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:6: bodies.arm.joint_position: value 2 is outside the joint "
-                       "limits [-1, 1]"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:6: bodies.arm.joint_position: value 2 is outside the joint "
+                  "limits [-1, 1]"))
       << msg;
 }
 
@@ -351,23 +361,27 @@ TEST(SceneErrors, RotationNeedsExactlyOneForm) {
 
 TEST(SceneErrors, BadSetPathNamesTheOverrideAndAllowedKeys) {
   const std::string msg = ErrorOf(kBase, {"solver.sigmaa=1"});
-  EXPECT_TRUE(Has(msg, "dir/test.yaml: --set solver.sigmaa=1: solver.sigmaa: unknown key "
-                       "'sigmaa'"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml: --set solver.sigmaa=1: solver.sigmaa: unknown key "
+                  "'sigmaa'"))
       << msg;
   EXPECT_TRUE(Has(msg, "(allowed: type, sigma, beta")) << msg;
 }
 
 TEST(SceneErrors, BadSetPathUnknownItemName) {
   const std::string msg = ErrorOf(kBase, {"bodies.crate.mass=2"});
-  EXPECT_TRUE(Has(msg, "dir/test.yaml: --set bodies.crate.mass=2: bodies.crate.mass: no item "
-                       "'crate' in 'bodies' (items: ground, box)"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml: --set bodies.crate.mass=2: bodies.crate.mass: no item "
+                  "'crate' in 'bodies' (items: ground, box)"))
       << msg;
 }
 
 TEST(SceneErrors, BadSetPathThroughAScalar) {
   const std::string msg = ErrorOf(kBase, {"time_step.value=1"});
-  EXPECT_TRUE(Has(msg, "--set time_step.value=1: time_step.value: 'time_step' is '0.01', not a "
-                       "map or list")) << msg;
+  EXPECT_TRUE(Has(msg,
+                  "--set time_step.value=1: time_step.value: 'time_step' is '0.01', not a "
+                  "map or list"))
+      << msg;
 }
 
 TEST(SceneErrors, BadSetSyntax) {
@@ -382,15 +396,17 @@ TEST(SceneErrors, BadSetValueUnparsable) {
 
 TEST(SceneErrors, BadSetValueWrongType) {
   const std::string msg = ErrorOf(kBase, {"bodies.box.mass=heavy"});
-  EXPECT_TRUE(Has(msg, "dir/test.yaml: --set bodies.box.mass=heavy: bodies.box.mass: expected a "
-                       "number, got 'heavy'"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml: --set bodies.box.mass=heavy: bodies.box.mass: expected a "
+                  "number, got 'heavy'"))
       << msg;
 }
 
 TEST(SceneErrors, BadSetValueOutOfRange) {
   const std::string msg = ErrorOf(kBase, {"solver.sigma=2"});
-  EXPECT_TRUE(Has(msg, "dir/test.yaml: --set solver.sigma=2: solver.sigma: value 2 is out of "
-                       "range (valid range (0, 1])"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml: --set solver.sigma=2: solver.sigma: value 2 is out of "
+                  "range (valid range (0, 1])"))
       << msg;
 }
 
@@ -880,10 +896,10 @@ bodies:
 }
 
 TEST(SceneOverrides, ValuesReplaceAndAddKeys) {
-  const Scene s = Parse(kBase, {"time_step=0.005", "solver.sigma=1e-4",
-                                "materials.steel.stiffness=1e9", "bodies.box.mass=2",
-                                "gravity=[0,0,-1.62]", "bodies.1.position=[0, 0, 3]",
-                                "integrator=midpoint"});
+  const Scene s =
+      Parse(kBase, {"time_step=0.005", "solver.sigma=1e-4", "materials.steel.stiffness=1e9",
+                    "bodies.box.mass=2", "gravity=[0,0,-1.62]", "bodies.1.position=[0, 0, 3]",
+                    "integrator=midpoint"});
   EXPECT_DOUBLE_EQ(s.settings.time_step, 0.005);
   EXPECT_DOUBLE_EQ(s.settings.sap.sigma, 1e-4) << "solver section created by the override";
   EXPECT_DOUBLE_EQ(s.model.materials[1].stiffness, 1e9);
