@@ -376,6 +376,18 @@ TEST(Cylinder, TiltedOnHalfSpaceGivesLowestRimPoint) {
   EXPECT_NEAR(c[0].point.y(), 0.0, kExact);
 }
 
+TEST(Cylinder, LyingOnItsSideOnHalfSpaceGivesOnePointPerCap) {
+  // Axis horizontal: the lowest rim point of each cap touches; the other rim samples are at
+  // least r (1 - cos 45°) = 29 mm higher.
+  Pose x = AtRot(Vec3(0.2, 0.1, 0.1 - 0.003), kPi / 2, Vec3(1, 1, 0));
+  auto c = Collide(HalfSpace(), Pose(), Cylinder(0.1, 0.15), x);
+  ASSERT_EQ(c.size(), 2u);
+  for (const auto& p : c) {
+    EXPECT_NEAR(p.phi, -0.003, kExact);
+    EXPECT_NEAR(std::hypot(p.point.x() - 0.2, p.point.y() - 0.1), 0.15, kExact);  // at the caps
+  }
+}
+
 TEST(Cylinder, RestingFlatOnBoxIsStable) {
   // Prism approximation: its vertices are on the true rim, so a flat cap contact is exact.
   Pose x = At(0.1, 0.05, 0.15 - 0.002);
