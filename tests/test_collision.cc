@@ -648,6 +648,77 @@ TEST(AllPairs, EveryTypePairOverlapsSeparatesAndFlipsNormals) {
   }
 }
 
+// Random overlapping poses of a pair: translating B by -φ n of the deepest contact must leave
+// the shapes just touching (smallest φ back to 0), which checks depth and direction together.
+// Returns the number of penetrating samples tested.
+int CheckTouchAfterSeparation(const Shape& a, const Shape& b, unsigned seed, double tol) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int tested = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Pose xa = AtRot(Vec3(u(rng), u(rng), u(rng)) * 0.02, 3 * u(rng), Vec3(u(rng), u(rng), 1));
+    Pose xb = AtRot(Vec3(u(rng), u(rng), u(rng)) * 0.15, 3 * u(rng), Vec3(1, u(rng), u(rng)));
+    auto c = Collide(a, xa, b, xb, 0.0);
+    if (c.empty()) continue;
+    auto d = *std::min_element(c.begin(), c.end(), [](auto& x, auto& y) { return x.phi < y.phi; });
+    Pose moved = xb;
+    moved.p -= d.phi * d.normal;
+    // A small margin so the touching pair is still reported.
+    auto after = Collide(a, xa, b, moved, 1e-3);
+    if (after.empty()) {
+      ADD_FAILURE() << "trial " << trial << ": no contact after separating by " << -d.phi;
+      continue;
+    }
+    EXPECT_NEAR(MinPhi(after), 0.0, tol) << "trial " << trial << " phi " << d.phi;
+    ++tested;
+  }
+  return tested;
+}
+
+TEST(RandomPairs, SeparatingByPhiAlongNormalTouches) {
+  auto hull = LoadConvexMesh(Asset("octahedron.ply"), Vec3(1.2, 1.0, 1.4));
+  // Polytope pairs: SAT depth and axis are exact; round-off only.
+  EXPECT_GT(CheckTouchAfterSeparation(Box(0.1, 0.06, 0.08), Box(0.05, 0.09, 0.07), 1, 1e-9), 50);
+  EXPECT_GT(CheckTouchAfterSeparation(Box(0.1, 0.06, 0.08), Mesh(hull), 2, 1e-9), 50);
+  EXPECT_GT(CheckTouchAfterSeparation(Mesh(hull), Mesh(hull), 3, 1e-9), 50);
+  EXPECT_GT(CheckTouchAfterSeparation(Cylinder(0.08, 0.06), Box(0.05, 0.09, 0.07), 4, 1e-9), 50);
+  // Sphere vs mesh: separated cores give exact GJK closest points; overlapping cores use EPA on
+  // a polytope, converged to its tolerance.
+  EXPECT_GT(CheckTouchAfterSeparation(Sphere(0.06), Mesh(hull), 5, 1e-6), 50);
+  // Capsules: the deepest of the end-sphere and segment contacts; the segment contact replaces
+  // the end ones only when deeper by 1e-6 + 1e-3 r, which bounds the error.
+  EXPECT_GT(CheckTouchAfterSeparation(Capsule(0.04, 0.08), Box(0.05, 0.09, 0.07), 6, 1e-4), 50);
+  EXPECT_GT(CheckTouchAfterSeparation(Capsule(0.04, 0.08), Mesh(hull), 7, 1e-4), 50);
+}
+
+TEST(RandomPairs, CapsuleBoxMatchesDenseSphereSampling) {
+  // For a capsule whose axis stays outside the box, φ = dist(axis, box) - r, the minimum over
+  // spheres centered on the axis. 2001 samples over 0.16 m: the point-box distance is
+  // 1-Lipschitz, so the sampled minimum is within half a spacing (4e-5 m) of the true one.
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const Shape cap = Capsule(0.04, 0.08), box = Box(0.05, 0.09, 0.07);
+  int tested = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    Pose xb = AtRot(Vec3::Zero(), 3 * u(rng), Vec3(u(rng), u(rng), 1));
+    Pose xc = AtRot(Vec3(u(rng), u(rng), u(rng)) * 0.2, 3 * u(rng), Vec3(1, u(rng), u(rng)));
+    Vec3 axis = xc.Rotate(Vec3::UnitZ()) * 0.08;
+    double sampled = 1e9;
+    for (int k = 0; k <= 2000; ++k) {
+      Vec3 p = xc.p + (-1.0 + k / 1000.0) * axis;
+      auto s = Collide(Sphere(0.04), At(p.x(), p.y(), p.z()), box, xb, 1.0);
+      ASSERT_EQ(s.size(), 1u);
+      sampled = std::min(sampled, s[0].phi);
+    }
+    if (sampled + 0.04 <= 1e-3 || sampled > 0.02) continue;  // axis inside the box, or far
+    auto c = Collide(cap, xc, box, xb, 0.02);
+    ASSERT_FALSE(c.empty()) << "trial " << trial;
+    EXPECT_NEAR(MinPhi(c), sampled, 4e-5) << "trial " << trial;
+    ++tested;
+  }
+  EXPECT_GT(tested, 30);
+}
+
 // ---------------------------------------------------------------- broad phase and detector
 
 // Model with one free-floating body per geom (tree set by hand; Finalize is not needed here).
