@@ -478,6 +478,27 @@ TEST(Gjk, CapsuleLyingOnBoxGivesTwoPoints) {
   EXPECT_NEAR(MinPhi(r), -0.003, kGjkPhi);
 }
 
+TEST(Gjk, CapsuleOverhangingAnEdgeIsClippedToTheFace) {
+  // Capsule along x from -0.1 to 0.3 on a box whose top face ends at x = 0.2 (and on a cylinder
+  // cap of radius 0.2): the supported part of the axis is [-0.1, 0.2], reported at both ends.
+  // The face path is closed form once the face is found: round-off only.
+  Pose x = AtRot(Vec3(0.1, 0, 0.05 - 0.002), kPi / 2, Vec3::UnitY());
+  for (const Shape& support : {Box(0.2, 0.2, 0.1), Cylinder(0.2, 0.1)}) {
+    auto c = Collide(Capsule(0.05, 0.2), x, support, At(0, 0, -0.1));
+    ASSERT_EQ(c.size(), 2u);
+    std::vector<double> xs;
+    for (const auto& p : c) {
+      EXPECT_NEAR(p.phi, -0.002, kExact);
+      ExpectVecNear(p.normal, -Vec3::UnitZ(), kExact);  // capsule (A) into the support (B)
+      EXPECT_NEAR(p.point.z(), -0.001, kExact);
+      xs.push_back(p.point.x());
+    }
+    std::sort(xs.begin(), xs.end());
+    EXPECT_NEAR(xs[0], -0.1, kExact);
+    EXPECT_NEAR(xs[1], 0.2, kExact);
+  }
+}
+
 TEST(Gjk, CapsuleOnCylinderAndMesh) {
   auto hull = LoadConvexMesh(Asset("cube.obj"), Vec3(2, 2, 1));  // top face at z = 0.5
   Pose x = AtRot(Vec3(0, 0, 0.5 + 0.05 + 0.004), kPi / 2, Vec3::UnitX());
