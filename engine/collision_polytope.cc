@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "engine/collision_internal.h"
@@ -16,13 +17,17 @@ namespace contactlab {
 namespace collision_internal {
 namespace {
 
+struct Edge {
+  int v0 = -1, v1 = -1;  // vertices
+  int f0 = -1, f1 = -1;  // the two adjacent faces
+};
+
 struct Polytope {
   std::vector<Vec3> v;                  // world vertices
   std::vector<std::vector<int>> faces;  // cyclic vertex order
   std::vector<Vec3> normals;            // world, outward, unit
-  std::vector<std::pair<int, int>> edges;
-  std::vector<int> edge_dir;            // index into dirs for each edge
-  std::vector<Vec3> dirs;               // distinct edge directions (unit, up to sign)
+  std::vector<Edge> edges;              // each with its two faces (closed polytopes)
+  Vec3 interior = Vec3::Zero();         // a point inside (vertex centroid)
 };
 
 void AddFace(Polytope* P, std::vector<int> idx, const Vec3& normal) {
@@ -31,37 +36,33 @@ void AddFace(Polytope* P, std::vector<int> idx, const Vec3& normal) {
 }
 
 void BuildEdges(Polytope* P) {
-  std::vector<std::pair<int, int>> e;
-  for (const auto& f : P->faces) {
-    for (size_t k = 0; k < f.size(); ++k) {
-      int a = f[k], b = f[(k + 1) % f.size()];
-      e.emplace_back(std::min(a, b), std::max(a, b));
+  std::vector<std::tuple<int, int, int>> half;  // (low vertex, high vertex, face)
+  for (size_t f = 0; f < P->faces.size(); ++f) {
+    const auto& fv = P->faces[f];
+    for (size_t k = 0; k < fv.size(); ++k) {
+      int a = fv[k], b = fv[(k + 1) % fv.size()];
+      half.emplace_back(std::min(a, b), std::max(a, b), static_cast<int>(f));
     }
   }
-  std::sort(e.begin(), e.end());
-  e.erase(std::unique(e.begin(), e.end()), e.end());
-  P->edges = e;
-  for (const auto& [a, b] : e) {
-    Vec3 d = P->v[b] - P->v[a];
-    double len = d.norm();
-    if (len < 1e-12) {
-      P->edge_dir.push_back(-1);
-      continue;
+  std::sort(half.begin(), half.end());
+  for (size_t i = 0; i < half.size();) {
+    size_t j = i + 1;
+    while (j < half.size() && std::get<0>(half[j]) == std::get<0>(half[i]) &&
+           std::get<1>(half[j]) == std::get<1>(half[i])) {
+      ++j;
     }
-    d /= len;
-    int found = -1;
-    for (size_t k = 0; k < P->dirs.size(); ++k) {
-      if (P->dirs[k].cross(d).norm() < 1e-9) {
-        found = static_cast<int>(k);
-        break;
-      }
+    if (j - i == 2) {  // manifold edge shared by exactly two faces
+      Edge e;
+      e.v0 = std::get<0>(half[i]);
+      e.v1 = std::get<1>(half[i]);
+      e.f0 = std::get<2>(half[i]);
+      e.f1 = std::get<2>(half[i + 1]);
+      P->edges.push_back(e);
     }
-    if (found < 0) {
-      found = static_cast<int>(P->dirs.size());
-      P->dirs.push_back(d);
-    }
-    P->edge_dir.push_back(found);
+    i = j;
   }
+  for (const Vec3& x : P->v) P->interior += x;
+  if (!P->v.empty()) P->interior /= static_cast<double>(P->v.size());
 }
 
 Polytope MakePolytope(const Shape& s, const Pose& X) {
@@ -113,12 +114,6 @@ Polytope MakePolytope(const Shape& s, const Pose& X) {
 double MinAlong(const Polytope& P, const Vec3& n) {
   double m = std::numeric_limits<double>::infinity();
   for (const Vec3& v : P.v) m = std::min(m, n.dot(v));
-  return m;
-}
-
-double MaxAlong(const Polytope& P, const Vec3& n) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (const Vec3& v : P.v) m = std::max(m, n.dot(v));
   return m;
 }
 
@@ -203,21 +198,6 @@ int FaceContact(const Polytope& R, int ref_face, const Polytope& I, double sign,
   return static_cast<int>(out->size() - begin);
 }
 
-// Supporting edge of P along n (parallel to direction index d) with the largest n·midpoint.
-int SupportEdge(const Polytope& P, int d, const Vec3& n) {
-  int best = -1;
-  double val = -std::numeric_limits<double>::infinity();
-  for (size_t e = 0; e < P.edges.size(); ++e) {
-    if (P.edge_dir[e] != d) continue;
-    double m = n.dot(P.v[P.edges[e].first] + P.v[P.edges[e].second]);
-    if (m > val) {
-      val = m;
-      best = static_cast<int>(e);
-    }
-  }
-  return best;
-}
-
 // Closest points between segments (general position; the edges here are not parallel).
 void SegmentClosest(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, Vec3* c1,
                     Vec3* c2) {
@@ -252,26 +232,41 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   double sep_b = BestFace(B, A, &face_b);
   if (sep_b >= margin) return 0;
 
-  // Edge-edge axes, each oriented so that it points from A toward B.
+  // Edge-edge axes, only for edge pairs whose arcs on the Gauss map cross (the pair forms a face
+  // of the Minkowski difference); the axis is then oriented outward from A at its edge and the
+  // two edges are the supporting features, so the separation needs no vertex scan.
   double sep_e = -std::numeric_limits<double>::infinity();
   Vec3 axis_e = Vec3::Zero();
-  int dir_a = -1, dir_b = -1;
-  for (size_t i = 0; i < A.dirs.size(); ++i) {
-    for (size_t j = 0; j < B.dirs.size(); ++j) {
-      Vec3 n = A.dirs[i].cross(B.dirs[j]);
+  int edge_a = -1, edge_b = -1;
+  for (size_t i = 0; i < A.edges.size(); ++i) {
+    const Edge& ea = A.edges[i];
+    const Vec3& na = A.normals[ea.f0];
+    const Vec3& nb = A.normals[ea.f1];
+    const Vec3 bxa = nb.cross(na);
+    const Vec3 pa = A.v[ea.v0];
+    const Vec3 da = A.v[ea.v1] - pa;
+    for (size_t j = 0; j < B.edges.size(); ++j) {
+      const Edge& eb = B.edges[j];
+      const Vec3 nc = -B.normals[eb.f0];
+      const Vec3 nd = -B.normals[eb.f1];
+      const double cba = nc.dot(bxa), dba = nd.dot(bxa);
+      if (cba * dba >= 0) continue;
+      const Vec3 dxc = nd.cross(nc);
+      const double adc = na.dot(dxc), bdc = nb.dot(dxc);
+      if (adc * bdc >= 0 || cba * bdc <= 0) continue;
+      const Vec3 pb = B.v[eb.v0];
+      Vec3 n = da.cross(B.v[eb.v1] - pb);
       double len = n.norm();
-      if (len < 1e-6) continue;  // (nearly) parallel edges are covered by the face axes
+      if (len < 1e-9 * da.norm() * (B.v[eb.v1] - pb).norm()) continue;  // parallel edges
       n /= len;
-      double max_a = MaxAlong(A, n), min_a = MinAlong(A, n);
-      double max_b = MaxAlong(B, n), min_b = MinAlong(B, n);
-      double s_pos = min_b - max_a, s_neg = min_a - max_b;
-      double sep = std::max(s_pos, s_neg);
+      if (n.dot(pa - A.interior) < 0) n = -n;
+      double sep = n.dot(pb - pa);
       if (sep >= margin) return 0;
       if (sep > sep_e) {
         sep_e = sep;
-        axis_e = s_pos >= s_neg ? n : Vec3(-n);
-        dir_a = static_cast<int>(i);
-        dir_b = static_cast<int>(j);
+        axis_e = n;
+        edge_a = static_cast<int>(i);
+        edge_b = static_cast<int>(j);
       }
     }
   }
@@ -280,15 +275,12 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   double sep_face = std::max(sep_a, sep_b);
   const double kRelTol = 0.02, kAbsTol = 1e-6;
   if (sep_e > sep_face + kRelTol * std::abs(sep_face) + kAbsTol) {
-    int ea = SupportEdge(A, dir_a, axis_e);
-    int eb = SupportEdge(B, dir_b, -axis_e);
-    if (ea >= 0 && eb >= 0) {
-      Vec3 ca, cb;
-      SegmentClosest(A.v[A.edges[ea].first], A.v[A.edges[ea].second], B.v[B.edges[eb].first],
-                     B.v[B.edges[eb].second], &ca, &cb);
-      out->push_back(ContactPoint{0.5 * (ca + cb), axis_e, sep_e});
-      return 1;
-    }
+    const Edge& ea = A.edges[edge_a];
+    const Edge& eb = B.edges[edge_b];
+    Vec3 ca, cb;
+    SegmentClosest(A.v[ea.v0], A.v[ea.v1], B.v[eb.v0], B.v[eb.v1], &ca, &cb);
+    out->push_back(ContactPoint{0.5 * (ca + cb), axis_e, sep_e});
+    return 1;
   }
   // Reference face on A unless B's face axis is clearly better.
   if (sep_b > sep_a + kRelTol * std::abs(sep_a) + kAbsTol) {
