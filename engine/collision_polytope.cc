@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <tuple>
 #include <utility>
 
@@ -22,23 +23,24 @@ struct Edge {
   int f0 = -1, f1 = -1;  // the two adjacent faces
 };
 
-struct Polytope {
-  std::vector<Vec3> v;                  // world vertices
+// Faces and edges of a polytope; shared by every box and every prism, built per call for hulls.
+struct Topology {
   std::vector<std::vector<int>> faces;  // cyclic vertex order
-  std::vector<Vec3> normals;            // world, outward, unit
+  std::vector<Vec3> normals;            // local frame, outward, unit
   std::vector<Edge> edges;              // each with its two faces (closed polytopes)
-  Vec3 interior = Vec3::Zero();         // a point inside (vertex centroid)
 };
 
-void AddFace(Polytope* P, std::vector<int> idx, const Vec3& normal) {
-  P->faces.push_back(std::move(idx));
-  P->normals.push_back(normal);
-}
+struct Polytope {
+  std::shared_ptr<const Topology> topo;
+  std::vector<Vec3> v;           // world vertices
+  std::vector<Vec3> normals;     // world, outward, unit
+  Vec3 interior = Vec3::Zero();  // a point inside (vertex centroid)
+};
 
-void BuildEdges(Polytope* P) {
+void BuildEdges(Topology* T) {
   std::vector<std::tuple<int, int, int>> half;  // (low vertex, high vertex, face)
-  for (size_t f = 0; f < P->faces.size(); ++f) {
-    const auto& fv = P->faces[f];
+  for (size_t f = 0; f < T->faces.size(); ++f) {
+    const auto& fv = T->faces[f];
     for (size_t k = 0; k < fv.size(); ++k) {
       int a = fv[k], b = fv[(k + 1) % fv.size()];
       half.emplace_back(std::min(a, b), std::max(a, b), static_cast<int>(f));
@@ -57,57 +59,89 @@ void BuildEdges(Polytope* P) {
       e.v1 = std::get<1>(half[i]);
       e.f0 = std::get<2>(half[i]);
       e.f1 = std::get<2>(half[i + 1]);
-      P->edges.push_back(e);
+      T->edges.push_back(e);
     }
     i = j;
   }
-  for (const Vec3& x : P->v) P->interior += x;
-  if (!P->v.empty()) P->interior /= static_cast<double>(P->v.size());
+}
+
+// Box vertex index bit k set means +h on axis k. Faces listed CCW from outside.
+std::shared_ptr<const Topology> BoxTopology() {
+  static const std::shared_ptr<const Topology> topo = [] {
+    auto t = std::make_shared<Topology>();
+    t->faces = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+    t->normals = {-Vec3::UnitX(), Vec3::UnitX(), -Vec3::UnitY(),
+                  Vec3::UnitY(),  -Vec3::UnitZ(), Vec3::UnitZ()};
+    BuildEdges(t.get());
+    return t;
+  }();
+  return topo;
+}
+
+// Prism with kCylinderPrismSides sides: vertices 0..n-1 on the bottom rim, n..2n-1 on the top.
+std::shared_ptr<const Topology> PrismTopology() {
+  static const std::shared_ptr<const Topology> topo = [] {
+    const int n = kCylinderPrismSides;
+    auto t = std::make_shared<Topology>();
+    std::vector<int> bottom, top;
+    for (int i = 0; i < n; ++i) {
+      bottom.push_back(n - 1 - i);
+      top.push_back(n + i);
+    }
+    t->faces = {bottom, top};
+    t->normals = {-Vec3::UnitZ(), Vec3::UnitZ()};
+    for (int i = 0; i < n; ++i) {
+      int j = (i + 1) % n;
+      double th = 2.0 * kPi * (i + 0.5) / n;
+      t->faces.push_back({i, j, n + j, n + i});
+      t->normals.push_back(Vec3(std::cos(th), std::sin(th), 0));
+    }
+    BuildEdges(t.get());
+    return t;
+  }();
+  return topo;
+}
+
+// Unit rim directions of the prism's vertices.
+const std::vector<Vec3>& PrismRim() {
+  static const std::vector<Vec3> rim = [] {
+    std::vector<Vec3> r;
+    for (int i = 0; i < kCylinderPrismSides; ++i) {
+      double th = 2.0 * kPi * i / kCylinderPrismSides;
+      r.emplace_back(std::cos(th), std::sin(th), 0);
+    }
+    return r;
+  }();
+  return rim;
 }
 
 Polytope MakePolytope(const Shape& s, const Pose& X) {
   Polytope P;
   Mat3 R = X.R();
   if (s.type == ShapeType::kBox) {
+    P.topo = BoxTopology();
     const Vec3& h = s.half_extents;
     for (int i = 0; i < 8; ++i) {
       Vec3 v((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(), (i & 4) ? h.z() : -h.z());
-      P.v.push_back(X.Apply(v));
+      P.v.push_back(R * v + X.p);
     }
-    // Vertex index bit k set means +h on axis k. Faces listed CCW from outside.
-    AddFace(&P, {0, 4, 6, 2}, -R.col(0));
-    AddFace(&P, {1, 3, 7, 5}, R.col(0));
-    AddFace(&P, {0, 1, 5, 4}, -R.col(1));
-    AddFace(&P, {2, 6, 7, 3}, R.col(1));
-    AddFace(&P, {0, 2, 3, 1}, -R.col(2));
-    AddFace(&P, {4, 5, 7, 6}, R.col(2));
   } else if (s.type == ShapeType::kCylinder) {
-    const int n = kCylinderPrismSides;
-    for (int z = 0; z < 2; ++z) {
-      for (int i = 0; i < n; ++i) {
-        double th = 2.0 * kPi * i / n;
-        P.v.push_back(X.Apply(Vec3(s.radius * std::cos(th), s.radius * std::sin(th),
-                                   z ? s.half_length : -s.half_length)));
-      }
-    }
-    std::vector<int> bottom, top;
-    for (int i = 0; i < n; ++i) {
-      bottom.push_back(n - 1 - i);
-      top.push_back(n + i);
-    }
-    AddFace(&P, bottom, -R.col(2));
-    AddFace(&P, top, R.col(2));
-    for (int i = 0; i < n; ++i) {
-      int j = (i + 1) % n;
-      double th = 2.0 * kPi * (i + 0.5) / n;
-      AddFace(&P, {i, j, n + j, n + i}, R * Vec3(std::cos(th), std::sin(th), 0));
+    P.topo = PrismTopology();
+    for (double z : {-s.half_length, s.half_length}) {
+      for (const Vec3& u : PrismRim()) P.v.push_back(R * (s.radius * u + Vec3(0, 0, z)) + X.p);
     }
   } else {  // convex mesh
     const ConvexHull& h = *s.hull;
-    for (const Vec3& v : h.vertices) P.v.push_back(X.Apply(v));
-    for (size_t f = 0; f < h.faces.size(); ++f) AddFace(&P, h.faces[f], R * h.face_normals[f]);
+    auto t = std::make_shared<Topology>();
+    t->faces = h.faces;
+    t->normals = h.face_normals;
+    BuildEdges(t.get());
+    P.topo = t;
+    for (const Vec3& v : h.vertices) P.v.push_back(R * v + X.p);
   }
-  BuildEdges(&P);
+  for (const Vec3& n : P.topo->normals) P.normals.push_back(R * n);
+  for (const Vec3& x : P.v) P.interior += x;
+  if (!P.v.empty()) P.interior /= static_cast<double>(P.v.size());
   return P;
 }
 
@@ -121,9 +155,9 @@ double MinAlong(const Polytope& P, const Vec3& n) {
 double BestFace(const Polytope& P, const Polytope& Q, int* face) {
   double best = -std::numeric_limits<double>::infinity();
   *face = -1;
-  for (size_t f = 0; f < P.faces.size(); ++f) {
+  for (size_t f = 0; f < P.topo->faces.size(); ++f) {
     const Vec3& n = P.normals[f];
-    double sep = MinAlong(Q, n) - n.dot(P.v[P.faces[f][0]]);
+    double sep = MinAlong(Q, n) - n.dot(P.v[P.topo->faces[f][0]]);
     if (sep > best) {
       best = sep;
       *face = static_cast<int>(f);
@@ -151,11 +185,11 @@ std::vector<Vec3> ClipPolygon(const std::vector<Vec3>& poly, const Vec3& s, doub
 int FaceContact(const Polytope& R, int ref_face, const Polytope& I, double sign, double margin,
                 std::vector<ContactPoint>* out) {
   const Vec3& n = R.normals[ref_face];
-  const std::vector<int>& rf = R.faces[ref_face];
+  const std::vector<int>& rf = R.topo->faces[ref_face];
   // Incident face: the face of I most anti-parallel to the reference normal.
   int inc = 0;
   double best = std::numeric_limits<double>::infinity();
-  for (size_t f = 0; f < I.faces.size(); ++f) {
+  for (size_t f = 0; f < I.topo->faces.size(); ++f) {
     double d = I.normals[f].dot(n);
     if (d < best) {
       best = d;
@@ -163,7 +197,7 @@ int FaceContact(const Polytope& R, int ref_face, const Polytope& I, double sign,
     }
   }
   std::vector<Vec3> poly;
-  for (int i : I.faces[inc]) poly.push_back(I.v[i]);
+  for (int i : I.topo->faces[inc]) poly.push_back(I.v[i]);
   Vec3 centroid = Vec3::Zero();
   for (int i : rf) centroid += R.v[i];
   centroid /= static_cast<double>(rf.size());
@@ -224,7 +258,7 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
                      double margin, std::vector<ContactPoint>* out) {
   Polytope A = MakePolytope(a, X_WA);
   Polytope B = MakePolytope(b, X_WB);
-  if (A.faces.empty() || B.faces.empty()) return 0;
+  if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
 
   int face_a, face_b;
   double sep_a = BestFace(A, B, &face_a);
@@ -238,22 +272,28 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   double sep_e = -std::numeric_limits<double>::infinity();
   Vec3 axis_e = Vec3::Zero();
   int edge_a = -1, edge_b = -1;
-  for (size_t i = 0; i < A.edges.size(); ++i) {
-    const Edge& ea = A.edges[i];
+  // Per-edge data of B that does not depend on A's edge: the arc end points of -B's normals and
+  // their cross product.
+  const std::vector<Edge>& edges_b = B.topo->edges;
+  std::vector<Vec3> nc(edges_b.size()), nd(edges_b.size()), dxc(edges_b.size());
+  for (size_t j = 0; j < edges_b.size(); ++j) {
+    nc[j] = -B.normals[edges_b[j].f0];
+    nd[j] = -B.normals[edges_b[j].f1];
+    dxc[j] = nd[j].cross(nc[j]);
+  }
+  for (size_t i = 0; i < A.topo->edges.size(); ++i) {
+    const Edge& ea = A.topo->edges[i];
     const Vec3& na = A.normals[ea.f0];
     const Vec3& nb = A.normals[ea.f1];
     const Vec3 bxa = nb.cross(na);
     const Vec3 pa = A.v[ea.v0];
     const Vec3 da = A.v[ea.v1] - pa;
-    for (size_t j = 0; j < B.edges.size(); ++j) {
-      const Edge& eb = B.edges[j];
-      const Vec3 nc = -B.normals[eb.f0];
-      const Vec3 nd = -B.normals[eb.f1];
-      const double cba = nc.dot(bxa), dba = nd.dot(bxa);
+    for (size_t j = 0; j < edges_b.size(); ++j) {
+      const double cba = nc[j].dot(bxa), dba = nd[j].dot(bxa);
       if (cba * dba >= 0) continue;
-      const Vec3 dxc = nd.cross(nc);
-      const double adc = na.dot(dxc), bdc = nb.dot(dxc);
+      const double adc = na.dot(dxc[j]), bdc = nb.dot(dxc[j]);
       if (adc * bdc >= 0 || cba * bdc <= 0) continue;
+      const Edge& eb = edges_b[j];
       const Vec3 pb = B.v[eb.v0];
       Vec3 n = da.cross(B.v[eb.v1] - pb);
       double len = n.norm();
@@ -275,8 +315,8 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   double sep_face = std::max(sep_a, sep_b);
   const double kRelTol = 0.02, kAbsTol = 1e-6;
   if (sep_e > sep_face + kRelTol * std::abs(sep_face) + kAbsTol) {
-    const Edge& ea = A.edges[edge_a];
-    const Edge& eb = B.edges[edge_b];
+    const Edge& ea = A.topo->edges[edge_a];
+    const Edge& eb = B.topo->edges[edge_b];
     Vec3 ca, cb;
     SegmentClosest(A.v[ea.v0], A.v[ea.v1], B.v[eb.v0], B.v[eb.v1], &ca, &cb);
     out->push_back(ContactPoint{0.5 * (ca + cb), axis_e, sep_e});
