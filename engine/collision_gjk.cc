@@ -28,6 +28,7 @@ struct SupportObject {
   double core_radius = 0;  // cylinder
   const std::vector<Vec3>* vertices = nullptr;
   double radius = 0;       // sphere sweep
+  const Shape* shape = nullptr;  // the shape this describes (null for capsule end spheres)
 };
 
 Vec3 CoreSupportLocal(const SupportObject& o, const Vec3& d) {
@@ -88,6 +89,7 @@ void CcdCenter(const void* obj, ccd_vec3_t* center) {
 SupportObject MakeObject(const Shape& s, const Pose& X) {
   SupportObject o;
   o.pose = X;
+  o.shape = &s;
   switch (s.type) {
     case ShapeType::kSphere:
       o.core = Core::kPoint;
@@ -190,7 +192,7 @@ Vec3 ClosestOnSimplex(std::vector<SimplexVertex>* s, std::vector<double>* lambda
 
 struct Separation {
   bool overlap = false;
-  Vec3 pa, pb;  // closest points of the two cores when separated
+  Vec3 pa, pb;  // closest points of the two cores (a common point when overlapping)
 };
 
 // GJK distance between the cores of a and b (sphere sweeps ignored).
@@ -212,10 +214,7 @@ Separation GjkDistance(const SupportObject& a, const SupportObject& b) {
   const double scale = std::max(1.0, v.norm());
   for (int iter = 0; iter < 128; ++iter) {
     double vv = v.squaredNorm();
-    if (vv < 1e-24 * scale * scale) {
-      result.overlap = true;
-      return result;
-    }
+    if (vv < 1e-24 * scale * scale) break;  // origin on the simplex: overlap
     SimplexVertex w = support(-v);
     // Converged when the new support point does not get closer to the origin along v.
     if (vv - v.dot(w.w) <= 1e-12 * vv) break;
@@ -224,10 +223,7 @@ Separation GjkDistance(const SupportObject& a, const SupportObject& b) {
     if (duplicate) break;
     simplex.push_back(w);
     v = ClosestOnSimplex(&simplex, &lambda);
-    if (simplex.size() == 4) {  // origin inside the tetrahedron
-      result.overlap = true;
-      return result;
-    }
+    if (simplex.size() == 4) break;  // origin inside the tetrahedron: overlap
   }
   result.pa = Vec3::Zero();
   result.pb = Vec3::Zero();
@@ -235,7 +231,8 @@ Separation GjkDistance(const SupportObject& a, const SupportObject& b) {
     result.pa += lambda[i] * simplex[i].a;
     result.pb += lambda[i] * simplex[i].b;
   }
-  if ((result.pb - result.pa).squaredNorm() < 1e-24 * scale * scale) result.overlap = true;
+  result.overlap = simplex.size() == 4 ||
+                   (result.pb - result.pa).squaredNorm() < 1e-24 * scale * scale;
   return result;
 }
 
@@ -300,17 +297,51 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
   ccd.epa_tolerance = 1e-10;
   ccd_real_t depth;
   ccd_vec3_t dir, pos;
-  if (ccdGJKPenetration(&ca, &cb, &ccd, &depth, &dir, &pos) != 0) return std::nullopt;
-  Vec3 n(dir.v[0], dir.v[1], dir.v[2]);
-  double len = n.norm();
-  if (!(len > 0.5)) n = AnyOrthogonal(Vec3::UnitZ());  // exactly touching cores
-  else n /= len;
+  // The signed distance is the largest separation over all directions, so the separation
+  // along any direction bounds it from below. Candidates: libccd's EPA direction (when it gives
+  // one; it degrades when the cores only touch), the line of centers, both frames' axes (box
+  // faces, cylinder caps) and hull face normals. The best candidate is kept.
+  std::vector<Vec3> candidates;
+  Vec3 p = 0.5 * (sep.pa + sep.pb);
+  bool have_ccd = false;
+  if (ccdGJKPenetration(&ca, &cb, &ccd, &depth, &dir, &pos) == 0 &&
+      Vec3(dir.v[0], dir.v[1], dir.v[2]).norm() > 0.5) {
+    candidates.push_back(Vec3(dir.v[0], dir.v[1], dir.v[2]).normalized());
+    have_ccd = true;
+  }
+  Vec3 centers = b.pose.p - a.pose.p;
+  if (centers.norm() > 1e-12) candidates.push_back(centers.normalized());
+  for (const SupportObject* o : {&a, &b}) {
+    for (int k = 0; k < 3; ++k) {
+      Vec3 axis = o->pose.Rotate(Vec3::Unit(k));
+      candidates.push_back(axis);
+      candidates.push_back(-axis);
+    }
+  }
+  for (const SupportObject* o : {&a, &b}) {
+    if (o->shape == nullptr || o->shape->type != ShapeType::kConvexMesh) continue;
+    for (const Vec3& fn : o->shape->hull->face_normals) {
+      candidates.push_back(o->pose.Rotate(fn));
+      candidates.push_back(-o->pose.Rotate(fn));
+    }
+  }
+  Vec3 n = Vec3::UnitZ();
+  double best = -std::numeric_limits<double>::infinity();
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    const Vec3& c = candidates[k];
+    double s = c.dot(SupportWorld(b, -c)) - c.dot(SupportWorld(a, c));
+    if (s > best) {
+      best = s;
+      n = c;
+      if (k == 0 && have_ccd) p = Vec3(pos.v[0], pos.v[1], pos.v[2]);
+      else p = 0.5 * (sep.pa + sep.pb);
+    }
+  }
   // Signed distance along n between the supporting planes of the full shapes.
   double h_a = n.dot(SupportWorld(a, n));
   double h_b = n.dot(SupportWorld(b, -n));
   double phi = h_b - h_a;
   if (phi >= margin) return std::nullopt;
-  Vec3 p(pos.v[0], pos.v[1], pos.v[2]);
   double mid = 0.5 * (h_a + h_b);
   return ContactPoint{p + (mid - n.dot(p)) * n, n, phi};
 }
@@ -413,8 +444,12 @@ int CollideGjk(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_W
                std::vector<ContactPoint>* out) {
   SupportObject oa = MakeObject(a, X_WA);
   SupportObject ob = MakeObject(b, X_WB);
-  const Shape* cap = a.type == ShapeType::kCapsule ? &a : (b.type == ShapeType::kCapsule ? &b
-                                                                                           : nullptr);
+  const Shape* cap = nullptr;
+  if (a.type == ShapeType::kCapsule) {
+    cap = &a;
+  } else if (b.type == ShapeType::kCapsule) {
+    cap = &b;
+  }
   if (cap == nullptr || cap->half_length <= 0) {
     auto c = GjkContact(oa, ob, margin);
     if (!c) return 0;

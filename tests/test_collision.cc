@@ -540,6 +540,16 @@ TEST(Gjk, DeepPenetrationOfTheCore) {
   EXPECT_NEAR(MinPhi(cap), -0.03, kExact);
 }
 
+TEST(Gjk, SphereCenterExactlyOnAMeshFace) {
+  // The sphere's center (its core) touches the hull to round-off: GJK reports overlap while
+  // libccd may see none. φ is still -r along the face normal. Closed-form extents: round-off.
+  auto hull = LoadConvexMesh(Asset("cube.obj"), Vec3(0.2, 0.4, 0.6));
+  auto c = Collide(Sphere(0.05), At(0.02, 0.03, 0.3), Mesh(hull), Pose());
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_NEAR(c[0].phi, -0.05, 1e-9);  // float storage of the face's coordinates
+  ExpectVecNear(c[0].normal, -Vec3::UnitZ(), 1e-9);
+}
+
 // ---------------------------------------------------------------- meshes
 
 TEST(Mesh, ObjCubeOnHalfSpaceEqualsBox) {
@@ -900,7 +910,9 @@ TEST(Detector, FiltersAndGround) {
     EXPECT_EQ(k.body_a, m.geoms[k.geom_a].body);
     EXPECT_EQ(k.body_b, m.geoms[k.geom_b].body);
     EXPECT_EQ(k.stiffness, 0.0);  // material is filled by the simulator
-    if (k.geom_a == 0) EXPECT_NEAR(k.normal.z(), 1.0, kExact);  // ground (A) into the geom
+    if (k.geom_a == 0) {
+      EXPECT_NEAR(k.normal.z(), 1.0, kExact);  // ground (A) into the geom
+    }
   }
   // Ground vs the free spheres (a joint to the world filters nothing), spheres 1/2/3 vs 4,
   // 4 vs static box 5. Not: 1-2 (same body), 1/2-3 (jointed), ground-5 (both without dofs),
