@@ -227,6 +227,39 @@ TEST(Analytic, SphereBoxOutsideAndInside) {
   ExpectVecNear(in[0].normal, box.Rotate(Vec3::UnitY()), kExact);  // box (A) into sphere (B)
 }
 
+TEST(Analytic, SeparatedWithinMarginClosedForm) {
+  const double margin = 0.01;
+  // Capsule lying 0.004 above the ground: two points with φ = 0.004.
+  auto hc = Collide(HalfSpace(), Pose(), Capsule(0.05, 0.2),
+                    AtRot(Vec3(0, 0, 0.054), kPi / 2, Vec3::UnitY()), margin);
+  ASSERT_EQ(hc.size(), 2u);
+  for (const auto& p : hc) {
+    EXPECT_NEAR(p.phi, 0.004, kExact);
+    EXPECT_NEAR(p.point.z(), 0.002, kExact);  // midway between z = 0 and z = 0.004
+  }
+  // Sphere 0.006 beside a capsule's side.
+  auto cs = Collide(Capsule(0.05, 0.2), Pose(), Sphere(0.04), At(0.096, 0, 0.1), margin);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_NEAR(cs[0].phi, 0.006, kExact);
+  ExpectVecNear(cs[0].normal, Vec3::UnitX(), kExact);
+  ExpectVecNear(cs[0].point, Vec3(0.053, 0, 0.1), kExact);
+  // Crossed capsules 0.007 apart.
+  auto cc = Collide(Capsule(0.05, 0.2), AtRot(Vec3::Zero(), kPi / 2, Vec3::UnitY()),
+                    Capsule(0.03, 0.2), AtRot(Vec3(0, 0, 0.087), kPi / 2, Vec3::UnitX()), margin);
+  ASSERT_EQ(cc.size(), 1u);
+  EXPECT_NEAR(cc[0].phi, 0.007, kExact);
+  ExpectVecNear(cc[0].point, Vec3(0, 0, 0.0535), kExact);
+  // Cylinder standing 0.003 above the ground: rim samples with φ = 0.003.
+  auto hy = Collide(HalfSpace(), Pose(), Cylinder(0.1, 0.15), At(0, 0, 0.153), margin);
+  ASSERT_GE(hy.size(), 4u);
+  for (const auto& p : hy) EXPECT_NEAR(p.phi, 0.003, kExact);
+  // Sphere 0.002 outside a box face.
+  auto sb = Collide(Box(0.1, 0.2, 0.3), Pose(), Sphere(0.05), At(0, 0.252, 0), margin);
+  ASSERT_EQ(sb.size(), 1u);
+  EXPECT_NEAR(sb[0].phi, 0.002, kExact);
+  ExpectVecNear(sb[0].normal, Vec3::UnitY(), kExact);
+}
+
 // ---------------------------------------------------------------- boxes
 
 TEST(Box, RestingOnHalfSpaceGivesFourCorners) {
