@@ -31,7 +31,8 @@ struct ContactPoint {
 //     mesh vertices reduced to 8), sphere-sphere, sphere-capsule, capsule-capsule (parallel:
 //     2 points), sphere-box, sphere-cylinder;
 //   GJK (closest points) / libccd EPA (overlapping cores): sphere-mesh, capsule vs box, cylinder
-//     and mesh (segment plus both end spheres, so a capsule lying on a face gives 2 points);
+//     and mesh (on a flat face the capsule axis is clipped to the face, giving 2 points for a
+//     capsule lying on it; elsewhere its two end spheres plus the segment contact);
 //   separating axes + face clipping: box, convex mesh and cylinder among themselves, the
 //     cylinder replaced by a 24-sided prism with vertices on the rim (side contacts up to
 //     r (1 - cos(π/24)) ≈ 0.0086 r too shallow; flat caps exact). Manifolds are reduced to at
