@@ -195,11 +195,11 @@ SpatialInertia BodySpatialInertia(const Model& m, const KinematicsCache& kin, in
 
 // Per-tree work arrays of the recursive algorithms, reused across calls.
 struct TreeWorkspace {
-  std::vector<int> parent;           // per tree body: index of its parent in Tree::bodies, or -1
-  std::vector<SpatialMotion> S;      // per tree dof: motion subspace column
-  std::vector<SpatialInertia> Ic;    // per tree body: composite inertia (CRBA)
-  std::vector<SpatialMotion> V, A;   // per tree body: velocity, velocity-product acceleration
-  std::vector<SpatialForce> F;       // per tree body: net force, then subtree force (RNEA)
+  std::vector<int> parent;          // per tree body: index of its parent in Tree::bodies, or -1
+  std::vector<SpatialMotion> S;     // per tree dof: motion subspace column
+  std::vector<SpatialInertia> Ic;   // per tree body: composite inertia (CRBA)
+  std::vector<SpatialMotion> V, A;  // per tree body: velocity, velocity-product acceleration
+  std::vector<SpatialForce> F;      // per tree body: net force, then subtree force (RNEA)
 
   // Sizes the arrays and fills `parent` and `S` for tree `tr`, with reference point r0.
   void Prepare(const Model& m, const Tree& tr, const KinematicsCache& kin, const Vec3& r0) {
@@ -348,8 +348,8 @@ void Multibody::BiasForces(const KinematicsCache& kin, const VecX& v, const Vec3
         }
       }
       const SpatialInertia I = BodySpatialInertia(m, kin, b, r0);
-      ws.F[i] = I * SpatialMotion{ws.A[i].w, ws.A[i].v - a_gravity.v} +
-                CrossForce(ws.V[i], I * ws.V[i]);
+      ws.F[i] =
+          I * SpatialMotion{ws.A[i].w, ws.A[i].v - a_gravity.v} + CrossForce(ws.V[i], I * ws.V[i]);
     }
     for (int i = n - 1; i >= 0; --i) {
       const Joint& jt = m.joints[m.bodies[tr.bodies[i]].joint];

@@ -52,9 +52,9 @@ inline SpatialForce CrossForce(const SpatialMotion& a, const SpatialForce& f) {
 }
 
 struct SpatialInertia {
-  double m = 0;             // mass [kg]
-  Vec3 h = Vec3::Zero();    // first moment m c about r0 [kg m]
-  Mat3 I = Mat3::Zero();    // rotational inertia about r0, world axes [kg m²]
+  double m = 0;           // mass [kg]
+  Vec3 h = Vec3::Zero();  // first moment m c about r0 [kg m]
+  Mat3 I = Mat3::Zero();  // rotational inertia about r0, world axes [kg m²]
 
   // Rigid body of mass `mass` with center of mass at c (relative to r0) and rotational inertia
   // I_com about its center of mass (world axes): parallel-axis theorem.
