@@ -196,15 +196,19 @@ SpatialInertia BodySpatialInertia(const Model& m, const KinematicsCache& kin, in
 // Per-tree work arrays of the recursive algorithms, reused across calls.
 struct TreeWorkspace {
   std::vector<int> parent;          // per tree body: index of its parent in Tree::bodies, or -1
+  std::vector<int> dof0, ndof;      // per tree body: first tree dof and dof count of its joint
   std::vector<SpatialMotion> S;     // per tree dof: motion subspace column
   std::vector<SpatialInertia> Ic;   // per tree body: composite inertia (CRBA)
   std::vector<SpatialMotion> V, A;  // per tree body: velocity, velocity-product acceleration
   std::vector<SpatialForce> F;      // per tree body: net force, then subtree force (RNEA)
 
-  // Sizes the arrays and fills `parent` and `S` for tree `tr`, with reference point r0.
+  // Sizes the arrays and fills `parent`, `dof0`, `ndof` and `S` for tree `tr`, with reference
+  // point r0.
   void Prepare(const Model& m, const Tree& tr, const KinematicsCache& kin, const Vec3& r0) {
     const int n = static_cast<int>(tr.bodies.size());
     parent.resize(n);
+    dof0.resize(n);
+    ndof.resize(n);
     S.resize(tr.nv);
     Ic.resize(n);
     V.resize(n);
@@ -212,7 +216,10 @@ struct TreeWorkspace {
     F.resize(n);
     for (int i = 0; i < n; ++i) {
       // Bodies are in topological order, so the parent precedes the body (usually just before).
-      const int P = m.joints[m.bodies[tr.bodies[i]].joint].parent;
+      const Joint& jt = m.joints[m.bodies[tr.bodies[i]].joint];
+      ndof[i] = JointNv(jt.type);
+      dof0[i] = ndof[i] > 0 ? jt.v_start - tr.v_start : 0;  // fixed joints: v_start = -1
+      const int P = jt.parent;
       parent[i] = -1;
       for (int k = i - 1; k >= 0; --k) {
         if (tr.bodies[k] == P) {
@@ -234,9 +241,10 @@ TreeWorkspace& Workspace() {
 
 // Composite Rigid Body Algorithm. Spatial quantities are taken about the tree root's origin (a
 // point fixed in space at this instant), in world axes, so no frame transforms are needed and
-// coordinates stay small wherever the tree is. The composite inertia I^c_i of body i's subtree is
-// accumulated leaf to root; then M_ij = S_iᵀ I^c_i S_j for every dof j of i's joint and every dof
-// i of i's joint and of its ancestors' joints.
+// coordinates stay small wherever the tree is. The composite inertia I^c_b of each body's subtree
+// is accumulated leaf to root; for each dof j of b's joint, F = I^c_b S_j is the force that
+// accelerates the subtree rigidly along S_j, and M_kj = M_jk = S_kᵀ F for every dof k of b's
+// joint and of its ancestors' joints.
 void Multibody::MassMatrix(const KinematicsCache& kin, int tree, MatX* M) const {
   const Model& m = *model_;
   const Tree& tr = m.trees[tree];
@@ -248,21 +256,17 @@ void Multibody::MassMatrix(const KinematicsCache& kin, int tree, MatX* M) const 
   for (int i = 0; i < n; ++i) ws.Ic[i] = BodySpatialInertia(m, kin, tr.bodies[i], r0);
   for (int i = n - 1; i >= 0; --i) {
     // All descendants of i come after it, so Ic[i] is complete here.
-    const Joint& jt = m.joints[m.bodies[tr.bodies[i]].joint];
-    const int nvj = JointNv(jt.type);
-    for (int a = 0; a < nvj; ++a) {
-      const int col = jt.v_start - tr.v_start + a;
+    for (int a = 0; a < ws.ndof[i]; ++a) {
+      const int col = ws.dof0[i] + a;
       const SpatialForce f = ws.Ic[i] * ws.S[col];
-      // The joint's own block, lower triangle mirrored so that M is exactly symmetric.
-      for (int a2 = 0; a2 <= a; ++a2) {
-        const int row = col - a + a2;
+      // The joint's own block; each entry is written to both triangles, so M is exactly
+      // symmetric.
+      for (int row = ws.dof0[i]; row <= col; ++row) {
         (*M)(row, col) = (*M)(col, row) = Dot(ws.S[row], f);
       }
       for (int k = ws.parent[i]; k >= 0; k = ws.parent[k]) {
-        const Joint& jk = m.joints[m.bodies[tr.bodies[k]].joint];
-        const int row0 = jk.v_start - tr.v_start;
-        for (int c = 0; c < JointNv(jk.type); ++c) {
-          (*M)(row0 + c, col) = (*M)(col, row0 + c) = Dot(ws.S[row0 + c], f);
+        for (int row = ws.dof0[k]; row < ws.dof0[k] + ws.ndof[k]; ++row) {
+          (*M)(row, col) = (*M)(col, row) = Dot(ws.S[row], f);
         }
       }
     }
@@ -322,7 +326,6 @@ void Multibody::BiasForces(const KinematicsCache& kin, const VecX& v, const Vec3
   const Model& m = *model_;
   k2->setZero(m.nv);
   TreeWorkspace& ws = Workspace();
-  const SpatialMotion a_gravity{Vec3::Zero(), gravity};
   for (const Tree& tr : m.trees) {
     const Vec3 r0 = kin.X_WB[tr.root_body].p;
     ws.Prepare(m, tr, kin, r0);
@@ -332,9 +335,8 @@ void Multibody::BiasForces(const KinematicsCache& kin, const VecX& v, const Vec3
       const Joint& jt = m.joints[m.bodies[b].joint];
       const int P = ws.parent[i];
       SpatialMotion vj;  // joint velocity S_i v_i
-      for (int a = 0; a < JointNv(jt.type); ++a) {
-        const int d = jt.v_start + a;
-        vj += ws.S[d - tr.v_start] * v[d];
+      for (int a = 0; a < ws.ndof[i]; ++a) {
+        vj += ws.S[ws.dof0[i] + a] * v[tr.v_start + ws.dof0[i] + a];
       }
       if (P >= 0) {
         ws.V[i] = ws.V[P] + vj;
@@ -348,14 +350,14 @@ void Multibody::BiasForces(const KinematicsCache& kin, const VecX& v, const Vec3
         }
       }
       const SpatialInertia I = BodySpatialInertia(m, kin, b, r0);
+      // Gravity is the uniform acceleration field [0; g], so it enters as A_i − [0; g].
       ws.F[i] =
-          I * SpatialMotion{ws.A[i].w, ws.A[i].v - a_gravity.v} + CrossForce(ws.V[i], I * ws.V[i]);
+          I * SpatialMotion{ws.A[i].w, ws.A[i].v - gravity} + CrossForce(ws.V[i], I * ws.V[i]);
     }
     for (int i = n - 1; i >= 0; --i) {
-      const Joint& jt = m.joints[m.bodies[tr.bodies[i]].joint];
-      for (int a = 0; a < JointNv(jt.type); ++a) {
-        const int d = jt.v_start + a;
-        (*k2)[d] = -Dot(ws.S[d - tr.v_start], ws.F[i]);
+      for (int a = 0; a < ws.ndof[i]; ++a) {
+        const int d = ws.dof0[i] + a;
+        (*k2)[tr.v_start + d] = -Dot(ws.S[d], ws.F[i]);
       }
       if (ws.parent[i] >= 0) ws.F[ws.parent[i]] += ws.F[i];
     }
