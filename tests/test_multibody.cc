@@ -806,6 +806,7 @@ void CheckAgainstReference(const Model& m, std::mt19937* rng, int trials, double
       // Both are sums of a few products of O(1)-conditioned terms per entry (the spatial
       // quantities are taken about the tree's root, so positions far from the origin do not
       // cancel): the two orders of summation differ by round-off, ~1e-15 of the largest entry.
+      // A wrong subspace or a missing parallel-axis term would be O(1) relative.
       EXPECT_LE((M - M_ref).cwiseAbs().maxCoeff(), 1e-12 * M_ref.cwiseAbs().maxCoeff())
           << "tree " << t << "\nM =\n"
           << M << "\nreference =\n"
@@ -819,18 +820,21 @@ void CheckAgainstReference(const Model& m, std::mt19937* rng, int trials, double
     internal::ReferenceBiasForces(mb, kin, v, g, &k2_ref);
     ASSERT_EQ(k2.size(), k2_ref.size());
     // RNEA accumulates forces over subtrees and the reference projects per-body forces through
-    // Jacobians; the products of velocities (up to v_scale²) and lever arms differ only by
-    // round-off, a few ulps of the largest term. 1e-10 of the largest entry leaves a wide margin
-    // while a missing Coriolis, centripetal or gyroscopic term is O(1) relative.
-    const double scale = std::max(k2_ref.cwiseAbs().maxCoeff(), 1.0);
+    // Jacobians; both sum the same products of masses, lever arms, gravity and velocities, so
+    // they differ by round-off, a few ulps of the largest term (~1e-15 relative here). A missing
+    // Coriolis, centripetal or gyroscopic term would be O(1) relative, so 1e-10 leaves a wide
+    // margin without hiding errors. An entry can be small by cancellation (ω × I ω of a body
+    // with isotropic inertia vanishes), so the scale is at least the size of the products being
+    // summed, |M| (|g| + |v|²).
+    const double v_max = v.cwiseAbs().maxCoeff();
+    const double scale =
+        std::max(k2_ref.cwiseAbs().maxCoeff(), max_mass_entry * (g.norm() + v_max * v_max));
     EXPECT_LE((k2 - k2_ref).cwiseAbs().maxCoeff(), 1e-10 * scale)
         << "k2 = " << k2.transpose() << "\nreference = " << k2_ref.transpose();
-    // The velocity-product part alone (no gravity), which is smaller than the gravity part. It
-    // can vanish by cancellation (ω × I ω of a body with isotropic inertia), so the scale is at
-    // least the size of the products being summed, |M| |v|².
+    // The velocity-product part alone (no gravity), which is smaller than the gravity part; same
+    // round-off argument with products of size |M| |v|².
     mb.BiasForces(kin, v, Vec3::Zero(), &k2);
     internal::ReferenceBiasForces(mb, kin, v, Vec3::Zero(), &k2_ref);
-    const double v_max = v.cwiseAbs().maxCoeff();
     const double scale_v = std::max(k2_ref.cwiseAbs().maxCoeff(), max_mass_entry * v_max * v_max);
     EXPECT_LE((k2 - k2_ref).cwiseAbs().maxCoeff(), 1e-10 * scale_v)
         << "k2 = " << k2.transpose() << "\nreference = " << k2_ref.transpose();
