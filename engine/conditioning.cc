@@ -248,7 +248,7 @@ ConditioningReport AnalyzeConditioning(const ContactProblem& problem, const Solv
     rep.message = "empty problem (no degrees of freedom)";
     return rep;
   }
-  if (!MatX(H).allFinite()) {
+  if (!Eigen::Map<const VecX>(H.valuePtr(), H.nonZeros()).allFinite()) {
     rep.ok = false;
     rep.converged = false;
     rep.message = "H has non-finite entries";

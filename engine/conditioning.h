@@ -50,7 +50,9 @@ struct EigenvalueBounds {
 };
 // Iterative estimate (see the file comment). `tolerance` is the relative accuracy each
 // eigenvalue is iterated to (a guaranteed bound in exact arithmetic: |θ − λ| <= ‖r‖ <= tol θ);
-// `max_steps` caps the Lanczos steps per eigenvalue (and is capped at n).
+// `max_steps` caps the Lanczos steps per eigenvalue (and is capped at n). Ritz values never
+// overshoot: λ_max is never overestimated and λ_min never underestimated, so an estimate that did
+// not converge gives a lower bound on cond₂.
 EigenvalueBounds EstimateExtremeEigenvalues(const SparseMat& H, double tolerance = 1e-6,
                                             int max_steps = 300);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 namespace contactlab {
 namespace {
@@ -29,6 +31,19 @@ std::size_t Bytes(const SolverResult& r) {
   b += r.regime.size() * sizeof(Regime) + r.near_rigid.size();
   b += r.stats.history.size() * sizeof(IterationRecord) + r.stats.message.size();
   return b;
+}
+
+// Simulator::set_step_count(int), if the simulator provides it (it is not part of the public API
+// yet); without it History renumbers the following records instead.
+template <typename S, typename = void>
+struct HasSetStepCount : std::false_type {};
+template <typename S>
+struct HasSetStepCount<S, std::void_t<decltype(std::declval<S&>().set_step_count(0))>>
+    : std::true_type {};
+
+template <typename S>
+void SetStepCountIfAvailable(S* sim, int n) {
+  if constexpr (HasSetStepCount<S>::value) sim->set_step_count(n);
 }
 
 }  // namespace
@@ -98,6 +113,7 @@ void History::ResumeFrom(const StepRecord& record, Simulator* sim) {
   const State after = record.after;
   const int step = record.step;
   sim->set_state(after);  // also sets the warm start to after.v, as Step() does
+  SetStepCountIfAvailable(sim, step + 1);
   TruncateAfter(step);
   step_offset_ = step + 1 - sim->step_count();
 }

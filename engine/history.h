@@ -8,8 +8,10 @@
 // and settings are unchanged. The records newer than `record` are dropped: the timeline branches.
 //
 // Step numbering: Simulator has no public setter for its step counter, so after a resume its
-// StepRecord::step keeps counting from where it was. History therefore stores every pushed record
-// with its timeline index (see Push), which is what Get() and the UI use.
+// StepRecord::step and step_count() keep counting from where they were. History therefore stores
+// every pushed record with its timeline index (see Push), which is what Get() and the UI should
+// use. If Simulator gains `void set_step_count(int)`, ResumeFrom calls it (detected at compile
+// time) and the renumbering offset stays 0.
 #pragma once
 
 #include <cstddef>

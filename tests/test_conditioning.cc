@@ -253,7 +253,9 @@ TEST(Sparsity, TwoIslandProblemIsBlockDiagonal) {
     const bool island_a = c.blocks[0].tree < 2;
     for (int row = c.first_row; row < c.first_row + c.num_rows; ++row)
       for (int x = 0; x < 24; ++x) {
-        if ((x < 12) != island_a) EXPECT_EQ(rep.J_pattern.at(x, row), 0);
+        if ((x < 12) != island_a) {
+          EXPECT_EQ(rep.J_pattern.at(x, row), 0);
+        }
       }
   }
 
