@@ -75,18 +75,29 @@ void CloseChecked(std::ofstream& f, const std::filesystem::path& p) {
   if (!f) throw std::runtime_error("error writing '" + p.string() + "'");
 }
 
-void WriteMatrixMarket(const std::filesystem::path& p, const MatX& m, const char* comment) {
+// A block of a sparse matrix: `m` placed at (row, col).
+struct PlacedBlock {
+  const MatX* m;
+  Eigen::Index row, col;
+};
+
+// Matrix Market from blocks that do not overlap (written block by block, so no dense nv x nv
+// copy is made). Indices 1-based; entries equal to 0 are omitted.
+void WriteMatrixMarket(const std::filesystem::path& p, Eigen::Index rows, Eigen::Index cols,
+                       const std::vector<PlacedBlock>& blocks, const char* comment) {
   std::ofstream f = OpenOut(p);
   long long nnz = 0;
-  for (Eigen::Index j = 0; j < m.cols(); ++j)
-    for (Eigen::Index i = 0; i < m.rows(); ++i) nnz += m(i, j) != 0.0;
+  for (const PlacedBlock& b : blocks) nnz += (b.m->array() != 0.0).count();
   f << "%%MatrixMarket matrix coordinate real general\n";
   f << "% " << comment << "\n";
-  f << m.rows() << ' ' << m.cols() << ' ' << nnz << '\n';
-  // Row-major order, 1-based indices.
-  for (Eigen::Index i = 0; i < m.rows(); ++i)
-    for (Eigen::Index j = 0; j < m.cols(); ++j)
-      if (m(i, j) != 0.0) f << i + 1 << ' ' << j + 1 << ' ' << Num(m(i, j)) << '\n';
+  f << rows << ' ' << cols << ' ' << nnz << '\n';
+  for (const PlacedBlock& b : blocks) {
+    const MatX& m = *b.m;
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+      for (Eigen::Index j = 0; j < m.cols(); ++j)
+        if (m(i, j) != 0.0)
+          f << b.row + i + 1 << ' ' << b.col + j + 1 << ' ' << Num(m(i, j)) << '\n';
+  }
   CloseChecked(f, p);
 }
 
@@ -200,9 +211,21 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
   const ContactProblem& p = record.problem;
   const SolverResult& r = record.result;
 
-  WriteMatrixMarket(d / "A.mtx", p.DenseA(), "A: linearized dynamics (eq. 15), nv x nv [kg]");
-  WriteMatrixMarket(d / "M.mtx", p.DenseM(), "M: mass matrix at q0, nv x nv [kg]");
-  WriteMatrixMarket(d / "J.mtx", p.DenseJ(),
+  std::vector<PlacedBlock> a_blocks, m_blocks, j_blocks;
+  for (int t = 0; t < p.num_trees(); ++t) {
+    const Eigen::Index s = p.tree_v_start[t];
+    a_blocks.push_back({&p.A[t], s, s});
+    if (t < static_cast<int>(p.M.size())) m_blocks.push_back({&p.M[t], s, s});
+  }
+  for (const ConstraintData& c : p.constraints) {
+    // A constraint's blocks act on different trees, so they never overlap.
+    for (int b = 0; b < c.num_blocks; ++b)
+      j_blocks.push_back({&c.blocks[b].J, c.first_row, p.tree_v_start[c.blocks[b].tree]});
+  }
+  WriteMatrixMarket(d / "A.mtx", p.nv, p.nv, a_blocks,
+                    "A: linearized dynamics (eq. 15), nv x nv [kg]");
+  WriteMatrixMarket(d / "M.mtx", p.nv, p.nv, m_blocks, "M: mass matrix at q0, nv x nv [kg]");
+  WriteMatrixMarket(d / "J.mtx", p.num_rows, p.nv, j_blocks,
                     "J: constraint Jacobian, rows t1,t2,n per contact, num_rows x nv");
   WriteVector(d / "v_star.txt", p.v_star);
   WriteVector(d / "v0.txt", p.v0);
