@@ -2,6 +2,7 @@
 //   contactlab run SCENE [--steps N | --duration T] [--set KEY=VALUE ...] [--stats FILE]
 //                        [--trajectory FILE]
 //   contactlab validate SCENE [--set KEY=VALUE ...]
+//   contactlab export-step SCENE --step N --out DIR
 // Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
 // codes for usage errors.
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/export.h"
 #include "app/runner.h"
 #include "app/scene.h"
 
@@ -57,7 +59,17 @@ int main(int argc, char** argv) {
   validate->add_option("scene", scene_path, "Scene file (YAML)")->required();
   validate->add_option("--set", overrides, "Override a scene value")->allow_extra_args(false);
 
+  int export_step = 0;
+  std::string export_dir;
+  CLI::App* export_cmd = app.add_subcommand(
+      "export-step", "Run a scene to step N and export that step's contact problem to DIR");
+  export_cmd->add_option("scene", scene_path, "Scene file (YAML)")->required();
+  export_cmd->add_option("--step", export_step, "Step index (0 = first step)")->required();
+  export_cmd->add_option("--out", export_dir, "Output directory")->required();
+
   CLI11_PARSE(app, argc, argv);
+
+  if (*export_cmd) return contactlab::ExportStepFromRun(scene_path, export_step, export_dir);
 
   try {
     contactlab::Scene scene = contactlab::LoadScene(scene_path, overrides);
