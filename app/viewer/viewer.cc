@@ -386,6 +386,19 @@ void Viewer::RenderScene() {
 
 void Viewer::DrawLabels() {
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  // Status line in the viewport's top-left corner.
+  {
+    char line[256];
+    const Simulator& sim = *sim_;
+    const int contacts = has_record_ ? static_cast<int>(sim.last_record().contacts.size()) : 0;
+    const int iterations = has_record_ ? sim.last_record().result.stats.iterations : 0;
+    std::snprintf(line, sizeof(line), "t = %.3f s   %d contacts   %d iterations   %s",
+                  sim.state().time, contacts, iterations,
+                  playback_.playing ? "playing" : "paused (Space to play)");
+    const ImVec2 pos(vp_x_ + 12.0f, vp_y_ + 10.0f);
+    dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 180), line);
+    dl->AddText(pos, IM_COL32(235, 238, 242, 255), line);
+  }
   for (const GlDebugDraw::TextItem& t : glyphs_.texts()) {
     double px = 0, py = 0;
     if (!camera_.Project(t.p, vp_w_, vp_h_, &px, &py)) continue;
