@@ -4,6 +4,7 @@
 // solver sees them as candidates (no-contact regime) and contacts are not missed within a step.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "engine/contact.h"
@@ -32,6 +33,12 @@ int CollideShapes(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& 
 
 // World-space AABB of a shape (half-spaces get a huge box).
 void ShapeAabb(const Shape& s, const Pose& X_WG, double inflate, Vec3* lo, Vec3* hi);
+
+// Broad phase: all index pairs (i < j) whose boxes [lo, hi] overlap (closed intervals), by sweep
+// and prune along the axis of largest spread of the box centers. Sorted lexicographically.
+// O(n log n + pairs overlapping on the sweep axis).
+void SweepAndPrune(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi,
+                   std::vector<std::pair<int, int>>* pairs);
 
 class CollisionDetector {
  public:

@@ -89,11 +89,15 @@ struct Signal {
   double low = 0, high = 0, period = 1, duty = 0.5;  // square wave: high for duty*period first
   double amplitude = 0, offset = 0, frequency = 0, phase = 0;  // sine: offset + A sin(2πft + phase)
   double Evaluate(double t) const;
+  // Time derivative of Evaluate() [value/s]: 0 for constants and square waves (jumps are not
+  // differentiated), the segment slope for piecewise-linear signals (right-sided at knots,
+  // 0 outside the knots).
+  double Derivative(double t) const;
 };
 
 // Motion of a body whose pose is a function of time (it has no coordinates and is not
 // pushed by contact). Pose(t) = [p0 + velocity t + axis A sin(2π f t)] with rotation
-// R0 * exp(angular_velocity t). `surface_velocity` (body frame) is an extra tangential
+// exp(angular_velocity t) * R0 (world-frame angular velocity, rotation about the body origin). `surface_velocity` (body frame) is an extra tangential
 // velocity of the body's surface at rest pose, as on a conveyor belt.
 struct PrescribedMotion {
   Vec3 velocity = Vec3::Zero();          // [m/s], world

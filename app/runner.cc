@@ -1,0 +1,132 @@
+#include "app/runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <stdexcept>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/multibody.h"
+#include "engine/simulator.h"
+
+namespace contactlab {
+namespace {
+
+void WritePoses(std::ostream& out, const Simulator& sim, const std::vector<int>& bodies,
+                int step, const State& state) {
+  KinematicsCache kin;
+  sim.multibody().UpdateKinematics(state.q, state.time, &kin);
+  for (int b : bodies) {
+    const Pose& X = kin.X_WB[b];
+    out << step << ',' << state.time << ',' << sim.model().bodies[b].name << ',' << X.p.x() << ','
+        << X.p.y() << ',' << X.p.z() << ',' << X.q.w() << ',' << X.q.x() << ',' << X.q.y() << ','
+        << X.q.z() << '\n';
+  }
+}
+
+}  // namespace
+
+std::string RunSummary::ToJson() const {
+  nlohmann::json j;
+  j["scene"] = scene;
+  j["steps"] = steps;
+  j["simulated_time"] = simulated_time;
+  j["mean_iterations"] = mean_iterations;
+  j["max_iterations"] = max_iterations;
+  j["mean_solve_ms"] = mean_solve_ms;
+  j["mean_step_ms"] = mean_step_ms;
+  j["failures"] = failures;
+  j["final_kinetic_energy"] = final_kinetic_energy;
+  j["final_potential_energy"] = final_potential_energy;
+  j["final_energy"] = final_energy;
+  j["max_penetration"] = max_penetration;
+  return j.dump();
+}
+
+int RunStepCount(const Scene& scene, const RunOptions& options) {
+  if (options.steps > 0) return options.steps;
+  const double duration = options.duration > 0 ? options.duration : scene.duration;
+  const double n = std::round(duration / scene.settings.time_step);
+  return static_cast<int>(std::clamp(n, 1.0, 2147483647.0));
+}
+
+RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& log) {
+  const int steps = RunStepCount(scene, options);
+  Simulator sim(scene.model, scene.settings);
+
+  std::ofstream stats, trajectory;
+  if (!options.stats_path.empty()) {
+    stats.open(options.stats_path);
+    if (!stats) throw std::runtime_error("cannot write stats file '" + options.stats_path + "'");
+  }
+  std::vector<int> moving;
+  for (size_t b = 0; b < sim.model().bodies.size(); ++b) {
+    const Body& body = sim.model().bodies[b];
+    if (body.joint >= 0 || body.prescribed) moving.push_back(static_cast<int>(b));
+  }
+  if (!options.trajectory_path.empty()) {
+    trajectory.open(options.trajectory_path);
+    if (!trajectory) {
+      throw std::runtime_error("cannot write trajectory file '" + options.trajectory_path + "'");
+    }
+    trajectory << std::setprecision(17);
+    trajectory << "step,time,body,x,y,z,qw,qx,qy,qz\n";
+    WritePoses(trajectory, sim, moving, 0, sim.state());
+  }
+
+  RunSummary summary;
+  summary.scene = scene.path;
+  double iterations_sum = 0, solve_ms_sum = 0, step_ms_sum = 0;
+  for (int n = 0; n < steps; ++n) {
+    const StepRecord& rec = sim.Step();
+    const SolverStats& st = rec.result.stats;
+    const StepMetrics& m = rec.metrics;
+    iterations_sum += st.iterations;
+    summary.max_iterations = std::max(summary.max_iterations, st.iterations);
+    solve_ms_sum += st.solve_ms;
+    step_ms_sum += rec.timings.total_ms;
+    if (st.status != SolverStatus::kConverged) ++summary.failures;
+    summary.max_penetration = std::max(summary.max_penetration, m.max_penetration);
+    summary.final_kinetic_energy = m.kinetic_energy;
+    summary.final_potential_energy = m.potential_energy;
+    if (stats.is_open()) {
+      nlohmann::json j;
+      j["step"] = n + 1;
+      j["time"] = rec.after.time;
+      j["contacts"] = m.num_contacts;
+      j["iterations"] = st.iterations;
+      j["status"] = SolverStatusName(st.status);
+      j["momentum_error"] = st.momentum_error;
+      j["complementarity_error"] = st.complementarity_error;
+      j["cost"] = st.cost;
+      j["solve_ms"] = st.solve_ms;
+      j["step_ms"] = rec.timings.total_ms;
+      j["max_penetration"] = m.max_penetration;
+      j["kinetic_energy"] = m.kinetic_energy;
+      j["potential_energy"] = m.potential_energy;
+      j["total_energy"] = m.kinetic_energy + m.potential_energy;
+      j["mean_stiction_slip"] = m.mean_stiction_slip;
+      stats << j.dump() << '\n';
+    }
+    if (trajectory.is_open()) WritePoses(trajectory, sim, moving, n + 1, rec.after);
+  }
+  summary.steps = steps;
+  summary.simulated_time = sim.state().time;
+  summary.mean_iterations = iterations_sum / steps;
+  summary.mean_solve_ms = solve_ms_sum / steps;
+  summary.mean_step_ms = step_ms_sum / steps;
+  summary.final_energy = summary.final_kinetic_energy + summary.final_potential_energy;
+  if (stats.is_open() && !stats.flush()) {
+    throw std::runtime_error("error writing stats file '" + options.stats_path + "'");
+  }
+  if (trajectory.is_open() && !trajectory.flush()) {
+    throw std::runtime_error("error writing trajectory file '" + options.trajectory_path + "'");
+  }
+  log << summary.ToJson() << std::endl;
+  return summary;
+}
+
+}  // namespace contactlab

@@ -1,0 +1,64 @@
+// Scene files: a YAML description of a Model, its StepSettings, a camera and a run duration.
+// The format is documented key by key in docs/scene_format.md.
+//
+// Every problem with a scene (YAML syntax, unknown keys, wrong types, out-of-range values,
+// missing fields, unknown references, duplicate names, missing mesh files, bad --set overrides)
+// throws SceneError with a message of the form
+//   FILE:LINE: FIELD: what is wrong (valid range / expected type / allowed keys)
+// where LINE is 1-based and FIELD is a dotted path such as `bodies.box.mass`. Values that came
+// from a --set override are reported as `FILE: --set KEY=VALUE: FIELD: ...` instead.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/model.h"
+#include "engine/simulator.h"
+
+namespace contactlab {
+
+class SceneError : public std::runtime_error {
+ public:
+  explicit SceneError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Orbit camera of the viewer.
+struct CameraDef {
+  Vec3 target = Vec3::Zero();  // point looked at [m], world
+  double distance = 2.0;       // [m], > 0
+  double azimuth = 30.0;       // [deg] about world +z, from +x
+  double elevation = 20.0;     // [deg] above the xy plane, [-90, 90]
+};
+
+struct Scene {
+  std::string path;  // file the scene came from (or the name given to ParseScene)
+  Model model;
+  StepSettings settings;
+  CameraDef camera;
+  double duration = 1.0;  // default run length [s]
+  std::string description;
+};
+
+struct SceneOptions {
+  // `key=value` overrides applied to the YAML document before it is interpreted (the
+  // `--set` option of the command-line program). See docs/scene_format.md.
+  std::vector<std::string> overrides;
+  // Calls Model::Finalize() and StepSettings::Validate(), then writes the initial joint
+  // positions and velocities into model.q_default / model.v_default. Without it the model's
+  // bodies, joints, geoms and materials are filled but trees and coordinates are not.
+  bool finalize = true;
+  // Directory that relative mesh paths are resolved against first. Empty: the directory of
+  // `path_for_messages` (ParseScene) or of the scene file (LoadScene).
+  std::string base_dir;
+};
+
+// Reads and interprets the scene file at `path`. Throws SceneError.
+Scene LoadScene(const std::string& path, const std::vector<std::string>& overrides = {});
+Scene LoadScene(const std::string& path, const SceneOptions& options);
+
+// Interprets scene text; `path_for_messages` names it in error messages. Throws SceneError.
+Scene ParseScene(const std::string& yaml_text, const std::string& path_for_messages,
+                 const SceneOptions& options = {});
+
+}  // namespace contactlab

@@ -1,0 +1,602 @@
+// SAP solver (Castro et al., "An Unconstrained Convex Formulation of Compliant Contact").
+//
+// Regularization (§V-B): R_n = max(β²/(4π²) w, 1/(δt k (δt + τ_d))) (eq. 29), R_t = σ w (eq. 30),
+// v̂_n = −φ0/(δt + τ_d). Newton iteration on ℓ_p (eq. 24, Alg. 2):
+//   γ = P_F(y(v)) (eq. 27), ∇ℓ = A(v − v*) − Jᵀγ, stop if ‖D∇ℓ‖ < ε_a + ε_r max(‖Dp‖, ‖DJᵀγ‖)
+//   (eq. 26, D = diag(M)^(-1/2), p = M v), else H = A + JᵀGJ, Δv = −H⁻¹∇ℓ, and
+//   α = argmin ℓ(v + αΔv) by rtsafe on dℓ/dα (§IV-B) or Armijo backtracking (§IV-C), with the
+//   O(n) derivatives dℓ/dα = Δpᵀ(v(α) − v*) − Δv_cᵀγ(α), d²ℓ/dα² = ΔvᵀΔp + Δv_cᵀG(α)Δv_c,
+//   Δv_c = JΔv, Δp = AΔv. A cost-stagnation test (|Δℓ| < abs + rel ℓ̄, only when α > 0.5) stops
+//   at round-off. Errors reported: e_m (eq. 32) and e_μ (eq. 33).
+#include "engine/sap_solver.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/SparseCholesky>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "engine/sap_cone.h"
+#include "engine/sap_model.h"
+
+namespace contactlab {
+
+namespace {
+
+// Open/closed interval check that fails for NaN.
+void CheckRange(const char* field, double value, double lo, bool lo_closed, double hi,
+                bool hi_closed) {
+  const bool ok_lo = lo_closed ? value >= lo : value > lo;
+  const bool ok_hi = hi_closed ? value <= hi : value < hi;
+  if (ok_lo && ok_hi) return;
+  std::ostringstream os;
+  os << "sap." << field << " = " << value << " is out of range " << (lo_closed ? "[" : "(") << lo
+     << ", " << hi << (hi_closed ? "]" : ")");
+  throw std::invalid_argument(os.str());
+}
+
+// Structural checks a malformed problem would crash on. Returns an empty string if well formed.
+std::string CheckStructure(const ContactProblem& p, const VecX& v_guess) {
+  std::ostringstream os;
+  const int nt = p.num_trees();
+  if (p.nv < 0 || static_cast<int>(p.tree_v_start.size()) != nt ||
+      static_cast<int>(p.A.size()) != nt) {
+    return "malformed problem: tree arrays (tree_v_start, tree_nv, A) differ in size";
+  }
+  int total = 0;
+  for (int t = 0; t < nt; ++t) {
+    const int s = p.tree_v_start[t], n = p.tree_nv[t];
+    if (s < 0 || n < 0 || s + n > p.nv || p.A[t].rows() != n || p.A[t].cols() != n ||
+        (static_cast<int>(p.M.size()) == nt && (p.M[t].rows() != n || p.M[t].cols() != n))) {
+      os << "malformed problem: tree " << t << " has an inconsistent range or A/M block size";
+      return os.str();
+    }
+    total += n;
+  }
+  if (total != p.nv) return "malformed problem: the trees do not cover the nv velocities";
+  if (p.v_star.size() != p.nv) return "malformed problem: v_star has the wrong size";
+  if (v_guess.size() != p.nv) return "malformed input: v_guess has the wrong size";
+  if (!(p.time_step > 0)) return "malformed problem: time_step must be > 0";
+  int rows = 0;
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    const int expected = c.kind == ConstraintKind::kFrictionCone ? 3 : 1;
+    bool ok = c.num_rows == expected && c.first_row == rows && c.num_blocks >= 0 &&
+              c.num_blocks <= 2;
+    for (int k = 0; ok && k < c.num_blocks; ++k) {
+      const TreeJacobianBlock& b = c.blocks[k];
+      ok = b.tree >= 0 && b.tree < nt && b.J.rows() == c.num_rows && b.J.cols() == p.tree_nv[b.tree];
+    }
+    if (!ok) {
+      os << "malformed problem: constraint " << i << " has inconsistent rows or Jacobian blocks";
+      return os.str();
+    }
+    rows += c.num_rows;
+  }
+  if (rows != p.num_rows) return "malformed problem: num_rows differs from the constraints' rows";
+  return {};
+}
+
+// Finite-ness of every numerical input, with the first offender named.
+std::string CheckFinite(const ContactProblem& p, const VecX& v_guess,
+                        const SapRegularization& reg) {
+  std::ostringstream os;
+  if (!p.v_star.allFinite()) return "non-finite v_star";
+  if (!v_guess.allFinite()) return "non-finite v_guess";
+  for (int t = 0; t < p.num_trees(); ++t) {
+    if (!p.A[t].allFinite()) {
+      os << "non-finite A block of tree " << t;
+      return os.str();
+    }
+    if (static_cast<int>(p.M.size()) == p.num_trees() && !p.M[t].allFinite()) {
+      os << "non-finite M block of tree " << t;
+      return os.str();
+    }
+  }
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    bool ok = c.bias.head(c.num_rows).allFinite();
+    for (int k = 0; k < c.num_blocks; ++k) ok = ok && c.blocks[k].J.allFinite();
+    const auto R = reg.R.segment(c.first_row, c.num_rows);
+    const bool R_ok = R.allFinite() && (R.array() > 0).all();
+    if (!ok || !R_ok || !reg.v_hat.segment(c.first_row, c.num_rows).allFinite()) {
+      os << "constraint " << i << ": "
+         << (!ok ? "non-finite Jacobian or bias"
+                 : !R_ok ? "regularization R is not finite and positive (check w, k, tau_d)"
+                         : "non-finite stabilization velocity (check phi0)");
+      return os.str();
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+void SapParameters::Validate() const {
+  CheckRange("sigma", sigma, 0, false, 1, true);
+  CheckRange("beta", beta, 0, false, 10, true);
+  CheckRange("limit_beta", limit_beta, 0, false, 10, true);
+  CheckRange("rel_tolerance", rel_tolerance, 0, false, 1, false);
+  CheckRange("abs_tolerance", abs_tolerance, 0, true, 1, false);
+  CheckRange("max_iterations", max_iterations, 1, true, 10000, true);
+  CheckRange("ls_alpha_max", ls_alpha_max, 1, true, 100, true);
+  CheckRange("ls_rho", ls_rho, 0, false, 1, false);
+  CheckRange("ls_c", ls_c, 0, false, 1, false);
+  CheckRange("ls_backtracking_alpha_max", ls_backtracking_alpha_max, 1, true, 100, true);
+  CheckRange("ls_max_iterations", ls_max_iterations, 1, true, 1000, true);
+  CheckRange("cost_abs_tolerance", cost_abs_tolerance, 0, true, 1, false);
+  CheckRange("cost_rel_tolerance", cost_rel_tolerance, 0, true, 1, false);
+}
+
+SapRegularization ComputeSapRegularization(const ContactProblem& problem,
+                                           const SapParameters& params) {
+  SapRegularization reg;
+  const int nc = static_cast<int>(problem.constraints.size());
+  reg.R.setZero(problem.num_rows);
+  reg.v_hat.setZero(problem.num_rows);
+  reg.near_rigid.assign(nc, 0);
+  const double dt = problem.time_step;
+  for (int i = 0; i < nc; ++i) {
+    const ConstraintData& c = problem.constraints[i];
+    const bool cone = c.kind == ConstraintKind::kFrictionCone;
+    const double beta = c.beta > 0 ? c.beta : (cone ? params.beta : params.limit_beta);
+    const double tau = c.dissipation_time;
+    // Near-rigid clamp β²w/(4π²) and compliant value 1/(δt k (δt + τ_d)); k = +∞ gives 0.
+    const double clamp = beta * beta / (4 * kPi * kPi) * c.w;
+    const double compliant = 1.0 / (dt * c.stiffness * (dt + tau));
+    const double Rn = std::max(clamp, compliant);
+    reg.near_rigid[i] = clamp > compliant ? 1 : 0;
+    const double vn_hat = -c.phi0 / (dt + tau);
+    if (cone) {
+      const double Rt = params.sigma * c.w;
+      reg.R.segment<3>(c.first_row) << Rt, Rt, Rn;
+      reg.v_hat.segment<3>(c.first_row) << 0, 0, vn_hat;
+    } else {
+      reg.R(c.first_row) = Rn;
+      reg.v_hat(c.first_row) = vn_hat;
+    }
+  }
+  return reg;
+}
+
+// Working memory of one solve, kept between solves so that repeated solves of problems of the
+// same size do not allocate in the dense path.
+struct SapSolver::Scratch {
+  SapRegularization reg;
+  VecX D;             // nv, diag(M)^(-1/2) [1/√kg]
+  VecX v;             // nv, current iterate [m/s]
+  VecX vc;            // num_rows, J v + b [m/s]
+  VecX gamma;         // num_rows, impulses [N s]
+  VecX grad;          // nv, ∇ℓ_p [N s]
+  VecX dv_star;       // nv, v − v* [m/s]
+  VecX Adv_star;      // nv, A(v − v*) [N s]
+  VecX p;             // nv, M v [N s]
+  VecX jc;            // nv, Jᵀγ [N s]
+  VecX tmp;           // nv
+  VecX dv;            // nv, Newton direction Δv [m/s]
+  VecX dvc;           // num_rows, JΔv [m/s]
+  VecX dp;            // nv, AΔv [N s]
+  VecX vc_trial;      // num_rows, v_c(α) [m/s]
+  VecX gamma_trial;   // num_rows, γ(α) [N s]
+  std::vector<Mat3> G, G_trial;          // per constraint, −∂γ/∂v_c [s/kg]
+  std::vector<Regime> regime;            // per constraint
+  MatX A_dense;       // nv x nv [kg]
+  MatX J_dense;       // num_rows x nv [-]
+  MatX GJ;            // num_rows x nv
+  MatX H;             // nv x nv, A + JᵀGJ [kg]
+  Eigen::LLT<MatX> llt;
+  // Block-sparse path: lower-triangular blocks (tree_i >= tree_j) of H in a fixed order.
+  std::vector<std::pair<int, int>> block_trees;   // (tree_i, tree_j) per block
+  std::map<std::pair<int, int>, int> block_index;
+  std::vector<MatX> blocks;                       // n_i x n_j per block [kg]
+  std::vector<Eigen::Triplet<double>> triplets;
+  Eigen::SparseMatrix<double> H_sparse;           // nv x nv, lower triangle
+  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> sparse_llt;
+  bool pattern_analyzed = false;
+};
+
+SapSolver::SapSolver(const SapParameters& params) : scratch_(std::make_unique<Scratch>()) {
+  set_parameters(params);
+}
+
+SapSolver::~SapSolver() = default;
+
+void SapSolver::set_parameters(const SapParameters& p) {
+  p.Validate();
+  params_ = p;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess,
+                              SolverResult* result) {
+  const auto t_start = Clock::now();
+  Scratch& s = *scratch_;
+  const SapParameters& prm = params_;
+  SolverStats& stats = result->stats;
+  stats = SolverStats{};
+  const int nv = problem.nv;
+  const int nr = problem.num_rows;
+  const int nc = static_cast<int>(problem.constraints.size());
+
+  auto fail_input = [&](const std::string& message) {
+    stats.status = SolverStatus::kNonFiniteInput;
+    stats.message = message;
+    result->v = v_guess;
+    result->vc.setZero(std::max(nr, 0));
+    result->gamma.setZero(std::max(nr, 0));
+    result->regime.assign(std::max(nc, 0), Regime::kNoContact);
+    stats.solve_ms = MsSince(t_start);
+    return stats.status;
+  };
+
+  // Validation before any iteration.
+  std::string error = CheckStructure(problem, v_guess);
+  if (!error.empty()) {
+    result->R.resize(0);
+    result->v_hat.resize(0);
+    result->near_rigid.clear();
+    return fail_input(error);
+  }
+  s.reg = ComputeSapRegularization(problem, prm);
+  result->R = s.reg.R;
+  result->v_hat = s.reg.v_hat;
+  result->near_rigid = s.reg.near_rigid;
+  error = CheckFinite(problem, v_guess, s.reg);
+  if (!error.empty()) return fail_input(error);
+
+  // Scaling D = diag(M)^(-1/2) of the stopping criterion (eq. 25). Uses A when M is absent.
+  const bool have_M = static_cast<int>(problem.M.size()) == problem.num_trees();
+  s.D.resize(nv);
+  for (int t = 0; t < problem.num_trees(); ++t) {
+    const MatX& Mt = have_M ? problem.M[t] : problem.A[t];
+    s.D.segment(problem.tree_v_start[t], problem.tree_nv[t]) =
+        Mt.diagonal().cwiseMax(0).cwiseSqrt().cwiseInverse();
+  }
+  if (!s.D.allFinite()) return fail_input("diag(M) has a non-positive entry");
+
+  const bool dense = prm.linear_solver == SapParameters::LinearSolver::kDense;
+  if (dense) {
+    s.A_dense = problem.DenseA();
+    s.J_dense = problem.DenseJ();
+    s.GJ.resize(nr, nv);
+    s.H.resize(nv, nv);
+  } else {
+    // Block pattern of H: diagonal tree blocks plus one block per pair of coupled trees.
+    s.block_trees.clear();
+    s.block_index.clear();
+    auto add_block = [&](int ti, int tj) {
+      const auto key = std::make_pair(std::max(ti, tj), std::min(ti, tj));
+      if (s.block_index.count(key)) return;
+      s.block_index[key] = static_cast<int>(s.block_trees.size());
+      s.block_trees.push_back(key);
+    };
+    for (int t = 0; t < problem.num_trees(); ++t) add_block(t, t);
+    for (const ConstraintData& c : problem.constraints) {
+      if (c.num_blocks == 2) add_block(c.blocks[0].tree, c.blocks[1].tree);
+    }
+    s.blocks.resize(s.block_trees.size());
+    for (size_t b = 0; b < s.block_trees.size(); ++b) {
+      s.blocks[b].resize(problem.tree_nv[s.block_trees[b].first],
+                         problem.tree_nv[s.block_trees[b].second]);
+    }
+    s.pattern_analyzed = false;
+  }
+
+  // Evaluates everything at s.v: v_c, γ, G, regimes, gradient, p, Jᵀγ. Returns ℓ_p.
+  auto evaluate = [&]() {
+    problem.ConstraintVelocities(s.v, &s.vc);
+    const double cost_R = SapConstraintCost(problem, s.reg, s.vc, &s.gamma, &s.G, &s.regime);
+    s.dv_star = s.v - problem.v_star;
+    SapMultiplyA(problem, s.dv_star, &s.Adv_star);
+    s.jc.setZero(nv);
+    problem.AddJacobianTransposeTimes(s.gamma, &s.jc);
+    s.grad = s.Adv_star - s.jc;
+    s.p.resize(nv);
+    if (have_M) {
+      for (int t = 0; t < problem.num_trees(); ++t) {
+        const int st = problem.tree_v_start[t], n = problem.tree_nv[t];
+        s.p.segment(st, n).noalias() = problem.M[t] * s.v.segment(st, n);
+      }
+    } else {
+      SapMultiplyA(problem, s.v, &s.p);
+    }
+    return 0.5 * s.dv_star.dot(s.Adv_star) + cost_R;
+  };
+
+  // Assembles H = A + JᵀGJ from s.G (dense path: into s.H; sparse path: into s.H_sparse).
+  auto assemble_hessian = [&]() {
+    if (dense) {
+      for (int i = 0; i < nc; ++i) {
+        const ConstraintData& c = problem.constraints[i];
+        s.GJ.middleRows(c.first_row, c.num_rows).noalias() =
+            s.G[i].topLeftCorner(c.num_rows, c.num_rows) *
+            s.J_dense.middleRows(c.first_row, c.num_rows);
+      }
+      s.H = s.A_dense;
+      s.H.noalias() += s.J_dense.transpose() * s.GJ;
+      return;
+    }
+    for (size_t b = 0; b < s.blocks.size(); ++b) {
+      const auto [ti, tj] = s.block_trees[b];
+      if (ti == tj) {
+        s.blocks[b] = problem.A[ti];
+      } else {
+        s.blocks[b].setZero();
+      }
+    }
+    for (int i = 0; i < nc; ++i) {
+      const ConstraintData& c = problem.constraints[i];
+      const auto Gi = s.G[i].topLeftCorner(c.num_rows, c.num_rows);
+      for (int a = 0; a < c.num_blocks; ++a) {
+        for (int b = 0; b < c.num_blocks; ++b) {
+          const TreeJacobianBlock& Ba = c.blocks[a];
+          const TreeJacobianBlock& Bb = c.blocks[b];
+          if (Ba.tree < Bb.tree) continue;  // lower blocks only; same-tree pairs both count
+          MatX& blk = s.blocks[s.block_index.at({Ba.tree, Bb.tree})];
+          blk.noalias() += Ba.J.transpose() * (Gi * Bb.J);
+        }
+      }
+    }
+    s.triplets.clear();
+    for (size_t b = 0; b < s.blocks.size(); ++b) {
+      const auto [ti, tj] = s.block_trees[b];
+      const int r0 = problem.tree_v_start[ti], c0 = problem.tree_v_start[tj];
+      const MatX& blk = s.blocks[b];
+      for (int j = 0; j < blk.cols(); ++j) {
+        for (int i = (ti == tj ? j : 0); i < blk.rows(); ++i) {
+          s.triplets.emplace_back(r0 + i, c0 + j, blk(i, j));
+        }
+      }
+    }
+    s.H_sparse.resize(nv, nv);
+    s.H_sparse.setFromTriplets(s.triplets.begin(), s.triplets.end());
+  };
+
+  auto condition_number = [&]() {
+    MatX Hd;
+    if (dense) {
+      Hd = s.H;
+    } else {
+      const MatX lower = MatX(s.H_sparse);
+      Hd = lower.selfadjointView<Eigen::Lower>();
+    }
+    Eigen::SelfAdjointEigenSolver<MatX> es(Hd, Eigen::EigenvaluesOnly);
+    const VecX& ev = es.eigenvalues();
+    return ev.size() > 0 ? ev(ev.size() - 1) / ev(0) : 1.0;
+  };
+
+  // ℓ(α) and its derivatives along Δv (O(n) per evaluation, §IV-B).
+  double ell_A0 = 0, c1 = 0, c2 = 0;  // ℓ_A(0), Δpᵀ(v − v*), ΔvᵀΔp
+  auto line_eval = [&](double alpha, double* d1, double* d2) {
+    s.vc_trial = s.vc + alpha * s.dvc;
+    const double cost_R = SapConstraintCost(problem, s.reg, s.vc_trial, &s.gamma_trial,
+                                            d2 ? &s.G_trial : nullptr, nullptr);
+    if (d1) *d1 = c1 + alpha * c2 - s.dvc.dot(s.gamma_trial);
+    if (d2) {
+      double q = 0;
+      for (int i = 0; i < nc; ++i) {
+        const ConstraintData& c = problem.constraints[i];
+        const auto x = s.dvc.segment(c.first_row, c.num_rows);
+        q += x.dot(s.G_trial[i].topLeftCorner(c.num_rows, c.num_rows) * x);
+      }
+      *d2 = c2 + q;
+    }
+    return ell_A0 + alpha * c1 + 0.5 * alpha * alpha * c2 + cost_R;
+  };
+
+  s.v = v_guess;
+  double cost = evaluate();
+  double prev_cost = cost;
+  double last_alpha = 0;
+  int last_evals = 0;
+  int m = 0;
+  for (;; ++m) {
+    IterationRecord rec;
+    rec.iteration = m;
+    rec.cost = cost;
+    rec.gradient_norm = s.D.cwiseProduct(s.grad).norm();
+    const double scale =
+        std::max(s.D.cwiseProduct(s.p).norm(), s.D.cwiseProduct(s.jc).norm());
+    rec.momentum_residual = scale > 0 ? rec.gradient_norm / scale
+                            : (rec.gradient_norm == 0 ? 0.0
+                                                      : std::numeric_limits<double>::infinity());
+    rec.alpha = last_alpha;
+    rec.line_search_evaluations = last_evals;
+    for (Regime r : s.regime) {
+      if (r == Regime::kStiction) ++rec.num_stiction;
+      else if (r == Regime::kSliding) ++rec.num_sliding;
+      else ++rec.num_no_contact;
+    }
+    // Optimality (eq. 26), checked before any factorization.
+    const bool optimal = rec.gradient_norm < prm.abs_tolerance + prm.rel_tolerance * scale;
+    // Round-off stagnation of the cost after a long step.
+    const bool stagnated =
+        m > 0 && last_alpha > 0.5 &&
+        std::abs(cost - prev_cost) <
+            prm.cost_abs_tolerance + prm.cost_rel_tolerance * 0.5 * (cost + prev_cost);
+    const bool stop = optimal || stagnated || m == prm.max_iterations;
+    if (prm.compute_condition_number) {
+      assemble_hessian();
+      rec.condition_number = condition_number();
+    }
+    stats.history.push_back(rec);
+    if (optimal) {
+      stats.status = SolverStatus::kConverged;
+      break;
+    }
+    if (stagnated) {
+      stats.status = SolverStatus::kConverged;
+      stats.message = "stopped by the cost stagnation test (round-off)";
+      break;
+    }
+    if (stop) {
+      stats.status = SolverStatus::kMaxIterations;
+      stats.message = "iteration cap reached";
+      break;
+    }
+
+    // Newton direction Δv = −H⁻¹∇ℓ.
+    if (!prm.compute_condition_number) assemble_hessian();
+    bool factored;
+    if (dense) {
+      s.llt.compute(s.H);
+      factored = s.llt.info() == Eigen::Success;
+      if (factored) {
+        s.dv = s.llt.solve(s.grad);
+        s.dv = -s.dv;
+      }
+    } else {
+      if (!s.pattern_analyzed) {
+        s.sparse_llt.analyzePattern(s.H_sparse);
+        s.pattern_analyzed = true;
+      }
+      s.sparse_llt.factorize(s.H_sparse);
+      factored = s.sparse_llt.info() == Eigen::Success;
+      if (factored) {
+        s.dv = s.sparse_llt.solve(s.grad);
+        s.dv = -s.dv;
+      }
+    }
+    if (!factored || !s.dv.allFinite()) {
+      stats.status = SolverStatus::kFactorizationFailure;
+      stats.message = "Cholesky factorization of H = A + JᵀGJ failed";
+      break;
+    }
+
+    // Line search along Δv.
+    SapMultiplyJ(problem, s.dv, &s.dvc);
+    SapMultiplyA(problem, s.dv, &s.dp);
+    ell_A0 = 0.5 * s.dv_star.dot(s.Adv_star);
+    c1 = s.dp.dot(s.dv_star);
+    c2 = s.dv.dot(s.dp);
+    const double d0 = c1 - s.dvc.dot(s.gamma);  // dℓ/dα(0) = ∇ℓᵀΔv
+    int evals = 0;
+    double alpha = -1;
+    std::string ls_error;
+    if (!(d0 < 0)) {
+      std::ostringstream os;
+      os << "dℓ/dα(0) = " << d0 << " is not negative: Δv is not a descent direction "
+         << "(round-off in H or its factorization)";
+      ls_error = os.str();
+    } else if (-d0 < prm.cost_abs_tolerance + prm.cost_rel_tolerance * cost) {
+      // The step cannot change the cost beyond round-off: take the Newton step.
+      alpha = 1;
+    } else if (prm.line_search == SapParameters::LineSearch::kExact) {
+      // rtsafe on f(α) = ℓ'(α)/|ℓ'(0)| over the bracket [0, α_max]; f(0) = −1.
+      const double a_max = prm.ls_alpha_max;
+      double d1, d2;
+      line_eval(a_max, &d1, &d2);
+      ++evals;
+      if (d1 <= 0) {
+        alpha = a_max;  // ℓ still decreases at α_max.
+      } else {
+        const double scale_f = -d0;
+        const double f_tol = 1e-8;
+        double lo = 0, hi = a_max;
+        double x = std::min(-d0 / d2, a_max);
+        if (!(x > 0)) x = 0.5 * a_max;
+        const double x_tol = 1e-8 * x;
+        line_eval(x, &d1, &d2);
+        ++evals;
+        double f = d1 / scale_f, df = d2 / scale_f;
+        double dx_old = hi - lo, dx = dx_old;
+        if (std::abs(f) >= f_tol) {
+          if (f < 0) lo = x; else hi = x;
+          for (int it = 0; it < prm.ls_max_iterations; ++it) {
+            const bool newton_leaves = ((x - hi) * df - f) * ((x - lo) * df - f) > 0;
+            const bool newton_slow = std::abs(2 * f) > std::abs(dx_old * df);
+            dx_old = dx;
+            if (newton_leaves || newton_slow) {
+              dx = 0.5 * (hi - lo);
+              x = lo + dx;
+            } else {
+              dx = f / df;
+              x -= dx;
+            }
+            if (std::abs(dx) < x_tol) break;
+            line_eval(x, &d1, &d2);
+            ++evals;
+            f = d1 / scale_f;
+            df = d2 / scale_f;
+            if (std::abs(f) < f_tol) break;
+            if (f < 0) lo = x; else hi = x;
+          }
+        }
+        alpha = x;
+      }
+    } else {
+      // Backtracking α = α_max ρ^j (§IV-C). ℓ is convex along the line, so the scan continues
+      // while the cost keeps decreasing and returns the last α before it rises again, provided
+      // that α satisfies Armijo's condition ℓ(α) < ℓ(0) + c α dℓ/dα(0).
+      double a = prm.ls_backtracking_alpha_max;
+      double prev_ell = line_eval(a, nullptr, nullptr);
+      ++evals;
+      bool prev_armijo = prev_ell < cost + prm.ls_c * a * d0;
+      for (int it = 1; it < prm.ls_max_iterations; ++it) {
+        const double next = a * prm.ls_rho;
+        const double ell = line_eval(next, nullptr, nullptr);
+        ++evals;
+        if (ell > prev_ell && prev_armijo) break;
+        a = next;
+        prev_ell = ell;
+        prev_armijo = ell < cost + prm.ls_c * a * d0;
+      }
+      if (prev_armijo) alpha = a;
+      if (alpha < 0) ls_error = "backtracking found no step satisfying the Armijo condition";
+    }
+    if (alpha < 0) {
+      stats.status = SolverStatus::kLineSearchFailure;
+      stats.message = ls_error;
+      break;
+    }
+    s.v += alpha * s.dv;
+    prev_cost = cost;
+    cost = evaluate();
+    last_alpha = alpha;
+    last_evals = evals;
+  }
+
+  // Result at the last (best) iterate.
+  stats.iterations = m;
+  stats.cost = cost;
+  stats.momentum_error = stats.history.back().momentum_residual;
+  double slack = 0;
+  for (const ConstraintData& c : problem.constraints) {
+    const auto g_i = s.vc.segment(c.first_row, c.num_rows) -
+                     s.reg.v_hat.segment(c.first_row, c.num_rows) +
+                     s.reg.R.segment(c.first_row, c.num_rows)
+                         .cwiseProduct(s.gamma.segment(c.first_row, c.num_rows));
+    slack += std::abs(g_i.dot(s.gamma.segment(c.first_row, c.num_rows)));
+  }
+  stats.complementarity_error = (nc > 0 && cost > 0) ? slack / nc / cost : 0.0;
+  result->v = s.v;
+  result->vc = s.vc;
+  result->gamma = s.gamma;
+  result->regime = s.regime;
+  // Unilateral rows: stiction when the impulse is active, else no contact.
+  for (int i = 0; i < nc; ++i) {
+    const ConstraintData& c = problem.constraints[i];
+    if (c.kind == ConstraintKind::kUnilateral) {
+      result->regime[i] = s.gamma(c.first_row) > 0 ? Regime::kStiction : Regime::kNoContact;
+    }
+  }
+  stats.solve_ms = MsSince(t_start);
+  return stats.status;
+}
+
+}  // namespace contactlab
