@@ -88,8 +88,9 @@ class Viewer {
   std::unique_ptr<Simulator> sim_;
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
-  SceneRenderer renderer_;
-  GlDebugDraw glyphs_;
+  // GL objects: released in ~Viewer while the context still exists.
+  std::unique_ptr<SceneRenderer> renderer_;
+  std::unique_ptr<GlDebugDraw> glyphs_;
   OrbitCamera camera_;
   PlaybackState playback_;
   OverlaySettings overlay_;
@@ -110,6 +111,8 @@ class Viewer {
 };
 
 Viewer::~Viewer() {
+  renderer_.reset();
+  glyphs_.reset();
   if (imgui_ready_) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -129,7 +132,7 @@ bool Viewer::CreateWindow() {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SAMPLES, 4);
+  glfwWindowHint(GLFW_SAMPLES, std::max(0, options_.msaa_samples));
   const std::string title =
       "ContactLab - " + std::filesystem::path(options_.scene_path).filename().string();
   window_ = glfwCreateWindow(options_.width, options_.height, title.c_str(), nullptr, nullptr);
@@ -154,12 +157,14 @@ bool Viewer::CreateWindow() {
   imgui_ready_ = true;
 
   std::string error;
-  if (!renderer_.Init(&error) || !glyphs_.Init(&error)) {
+  renderer_ = std::make_unique<SceneRenderer>();
+  glyphs_ = std::make_unique<GlDebugDraw>();
+  if (!renderer_->Init(&error) || !glyphs_->Init(&error)) {
     std::fprintf(stderr, "viewer: %s\n", error.c_str());
     return false;
   }
   glEnable(GL_MULTISAMPLE);
-  renderer_.SetModel(sim_->model());
+  renderer_->SetModel(sim_->model());
   return true;
 }
 
@@ -173,7 +178,7 @@ void Viewer::OnNewRecord() {
   rows_ = BuildContactRows(sim_->model(), sim_->last_record());
   if (selected_contact_ >= static_cast<int>(rows_.size())) selected_contact_ = -1;
   if (!scale_fitted_ || overlay_.fit_requested) {
-    const double fitted = FitImpulseScale(sim_->last_record(), 0.12 * camera_.distance, -1.0);
+    const double fitted = FitImpulseScale(sim_->last_record(), 0.1 * camera_.distance, -1.0);
     if (fitted > 0) {
       overlay_.contacts.impulse_scale = fitted;
       scale_fitted_ = true;
@@ -194,7 +199,8 @@ void Viewer::StepPhysics(double wall_dt) {
   const double dt = sim_->settings().time_step;
   int steps = 0;
   if (scripted_) {
-    steps = std::max(1, static_cast<int>(std::lround(kScriptedFrameSeconds / dt)));
+    // Deterministic: 1/60 s of simulated time per frame, whatever the wall clock says.
+    steps = StepsForFrame(kScriptedFrameSeconds, 1.0, dt, 1 << 20, &accumulator_);
   } else if (playback_.playing) {
     const int max_steps = std::max(1, static_cast<int>(std::ceil(0.1 / dt)));
     steps = StepsForFrame(wall_dt, playback_.rate, dt, max_steps, &accumulator_);
@@ -362,25 +368,25 @@ void Viewer::RenderScene() {
   glViewport(0, 0, fb_w, fb_h);
   glClearColor(0.05f, 0.05f, 0.06f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-  renderer_.BeginFrame(x, y, w, h, camera_, ro);
+  renderer_->BeginFrame(x, y, w, h, camera_, ro);
   KinematicsCache kin;
   sim_->multibody().UpdateKinematics(sim_->state().q, sim_->state().time, &kin);
-  renderer_.DrawModel(sim_->model(), kin.X_WB, ro);
+  renderer_->DrawModel(sim_->model(), kin.X_WB, ro);
 
-  glyphs_.Clear();
-  glyphs_.set_arrow_radius(0.0022 * camera_.distance);
-  glyphs_.set_pixel_scale(sx);
+  glyphs_->Clear();
+  glyphs_->set_arrow_radius(0.0022 * camera_.distance);
+  glyphs_->set_pixel_scale(sx);
   if (has_record_) {
-    DrawContacts(sim_->last_record(), overlay_.contacts, &glyphs_);
+    DrawContacts(sim_->last_record(), overlay_.contacts, glyphs_.get());
     if (selected_contact_ >= 0 &&
         selected_contact_ < static_cast<int>(sim_->last_record().contacts.size())) {
       const Contact& c = sim_->last_record().contacts[selected_contact_];
-      glyphs_.Point(c.point, 2.2 * overlay_.contacts.point_size, Color{1, 1, 1, 1});
-      glyphs_.Line(c.point, c.point + 0.08 * camera_.distance * c.normal, Color{1, 1, 1, 1});
-      glyphs_.Text(c.point, "#" + std::to_string(selected_contact_), Color{1, 1, 1, 1});
+      glyphs_->Point(c.point, 2.2 * overlay_.contacts.point_size, Color{1, 1, 1, 1});
+      glyphs_->Line(c.point, c.point + 0.08 * camera_.distance * c.normal, Color{1, 1, 1, 1});
+      glyphs_->Text(c.point, "#" + std::to_string(selected_contact_), Color{1, 1, 1, 1});
     }
   }
-  glyphs_.Flush(renderer_.view(), renderer_.projection(), renderer_.eye(), ro.glyphs_on_top);
+  glyphs_->Flush(renderer_->view(), renderer_->projection(), renderer_->eye(), ro.glyphs_on_top);
   glViewport(0, 0, fb_w, fb_h);
 }
 
@@ -399,7 +405,7 @@ void Viewer::DrawLabels() {
     dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 180), line);
     dl->AddText(pos, IM_COL32(235, 238, 242, 255), line);
   }
-  for (const GlDebugDraw::TextItem& t : glyphs_.texts()) {
+  for (const GlDebugDraw::TextItem& t : glyphs_->texts()) {
     double px = 0, py = 0;
     if (!camera_.Project(t.p, vp_w_, vp_h_, &px, &py)) continue;
     const ImVec2 pos(vp_x_ + static_cast<float>(px) + 7.0f, vp_y_ + static_cast<float>(py) - 7.0f);
@@ -424,9 +430,10 @@ int Viewer::Run() {
   overlay_.contacts.normal_length = 0.06 * camera_.distance;
   playback_.playing = scripted_;
 
-  double frame_seconds_sum = 0, physics_ms_sum = 0;
+  double physics_ms_sum = 0;
   int frame = 0;
   auto last = Clock::now();
+  const auto loop_start = last;
   int exit_code = 0;
   while (!glfwWindowShouldClose(window_)) {
     const auto frame_start = Clock::now();
@@ -453,14 +460,11 @@ int Viewer::Run() {
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ++frame;
-
-    frame_seconds_sum += Seconds(Clock::now() - frame_start);
     physics_ms_sum += playback_.physics_ms;
     if (scripted_ && frame >= options_.frames) {
       if (!options_.screenshot_path.empty()) {
         int fb_w = 0, fb_h = 0;
         glfwGetFramebufferSize(window_, &fb_w, &fb_h);
-        glFinish();
         std::string error;
         if (!SaveScreenshot(options_.screenshot_path, fb_w, fb_h, &error)) {
           std::fprintf(stderr, "viewer: %s\n", error.c_str());
@@ -472,12 +476,11 @@ int Viewer::Run() {
     glfwSwapBuffers(window_);
   }
   if (frame > 0) {
-    std::printf(
-        "viewer: %d frames, mean frame %.2f ms (physics %.2f ms, render+ui %.2f ms), %d steps, "
-        "t = %.4f s\n",
-        frame, 1e3 * frame_seconds_sum / frame, physics_ms_sum / frame,
-        1e3 * frame_seconds_sum / frame - physics_ms_sum / frame, sim_->step_count(),
-        sim_->state().time);
+    // Wall time per frame including buffer swaps (the GL work finishes there or in the read).
+    const double frame_ms = 1e3 * Seconds(Clock::now() - loop_start) / frame;
+    std::printf("viewer: %d frames, %.2f ms per frame (physics %.2f ms), %d steps, t = %.4f s\n",
+                frame, frame_ms, physics_ms_sum / frame, sim_->step_count(),
+                sim_->state().time);
   }
   return exit_code;
 }
@@ -519,13 +522,14 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
   };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--frames" || a == "--width" || a == "--height") {
+    if (a == "--frames" || a == "--width" || a == "--height" || a == "--msaa") {
       if (!need_value(i)) return false;
       int v = 0;
       if (!parse_int(argv[++i], &v)) return false;
       if (a == "--frames") options->frames = v;
       if (a == "--width") options->width = v;
       if (a == "--height") options->height = v;
+      if (a == "--msaa") options->msaa_samples = v;
       if ((a == "--width" || a == "--height") && v <= 0) {
         *error = a + " must be positive";
         return false;
