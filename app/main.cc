@@ -4,11 +4,11 @@
 //   contactlab validate SCENE [--set KEY=VALUE ...]
 // Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
 // codes for usage errors.
+#include <CLI/CLI.hpp>
+#include <cmath>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "app/runner.h"
 #include "app/scene.h"
@@ -17,6 +17,17 @@ namespace {
 
 constexpr int kExitSceneError = 2;
 constexpr int kExitFailure = 1;
+
+// CLI11 check: a finite number > 0.
+std::string CheckPositive(const std::string& text) {
+  try {
+    size_t used = 0;
+    const double x = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(x) && x > 0) return "";
+  } catch (const std::exception&) {
+  }
+  return "must be a number > 0, got '" + text + "'";
+}
 
 }  // namespace
 
@@ -31,11 +42,11 @@ int main(int argc, char** argv) {
 
   CLI::App* run = app.add_subcommand("run", "Run a scene headless and report statistics");
   run->add_option("scene", scene_path, "Scene file (YAML)")->required();
-  CLI::Option* steps =
-      run->add_option("--steps", run_options.steps, "Number of steps")->check(CLI::PositiveNumber);
+  CLI::Option* steps = run->add_option("--steps", run_options.steps, "Number of steps")
+                           ->check(CLI::Validator(CheckPositive, "N > 0"));
   CLI::Option* duration = run->add_option("--duration", run_options.duration,
                                           "Simulated time [s] (default: the scene's duration)")
-                              ->check(CLI::PositiveNumber);
+                              ->check(CLI::Validator(CheckPositive, "T > 0"));
   steps->excludes(duration);
   run->add_option("--set", overrides, "Override a scene value, e.g. solver.sigma=1e-4")
       ->allow_extra_args(false);
@@ -52,8 +63,8 @@ int main(int argc, char** argv) {
     contactlab::Scene scene = contactlab::LoadScene(scene_path, overrides);
     if (*validate) {
       std::cout << scene_path << ": ok (" << scene.model.bodies.size() << " bodies, "
-                << scene.model.joints.size() << " joints, " << scene.model.geoms.size()
-                << " geoms)" << std::endl;
+                << scene.model.joints.size() << " joints, " << scene.model.geoms.size() << " geoms)"
+                << std::endl;
       return 0;
     }
     contactlab::RunHeadless(scene, run_options, std::cout);

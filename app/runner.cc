@@ -4,10 +4,9 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/multibody.h"
 #include "engine/simulator.h"
@@ -15,8 +14,8 @@
 namespace contactlab {
 namespace {
 
-void WritePoses(std::ostream& out, const Simulator& sim, const std::vector<int>& bodies,
-                int step, const State& state) {
+void WritePoses(std::ostream& out, const Simulator& sim, const std::vector<int>& bodies, int step,
+                const State& state) {
   KinematicsCache kin;
   sim.multibody().UpdateKinematics(state.q, state.time, &kin);
   for (int b : bodies) {
@@ -104,7 +103,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["cost"] = st.cost;
       j["solve_ms"] = st.solve_ms;
       j["step_ms"] = rec.timings.total_ms;
-      j["max_penetration"] = m.max_penetration;
+      j["max_penetration"] = m.max_penetration + 0.0;  // +0.0 turns -0 into 0
       j["kinetic_energy"] = m.kinetic_energy;
       j["potential_energy"] = m.potential_energy;
       j["total_energy"] = m.kinetic_energy + m.potential_energy;

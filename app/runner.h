@@ -19,8 +19,8 @@ struct RunOptions {
 struct RunSummary {
   std::string scene;
   int steps = 0;
-  double simulated_time = 0;          // [s]
-  double mean_iterations = 0;         // solver iterations per step
+  double simulated_time = 0;   // [s]
+  double mean_iterations = 0;  // solver iterations per step
   int max_iterations = 0;
   double mean_solve_ms = 0;
   double mean_step_ms = 0;

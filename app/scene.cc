@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <Eigen/Cholesky>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -14,8 +15,6 @@
 #include <set>
 #include <sstream>
 #include <utility>
-
-#include <Eigen/Cholesky>
 
 #include "app/mesh_loader.h"
 
@@ -91,6 +90,14 @@ class Reporter {
     }
   }
 
+  bool IsOverride(const YAML::Node& node) const {
+    if (!node.IsDefined()) return false;
+    for (const auto& entry : override_nodes_) {
+      if (entry.first.is(node)) return true;
+    }
+    return false;
+  }
+
   std::string Location(const YAML::Node& node) const {
     if (node.IsDefined()) {
       for (const auto& [n, text] : override_nodes_) {
@@ -164,7 +171,9 @@ class Reader {
       bool known = false;
       for (const auto& a : allowed) known = known || a == k;
       if (!known) {
-        rep_->Fail(it->second.IsDefined() ? YAML::Node(it->second) : key, path,
+        // The key's line, unless the entry came from an override (keys are not recorded).
+        const YAML::Node value = it->second;
+        rep_->Fail(rep_->IsOverride(value) ? value : key, path,
                    "unknown key '" + k + "'" + context + " (allowed: " + Join(allowed) + ")");
       }
       if (!seen.insert(k).second) rep_->Fail(key, path, "duplicate key '" + k + "'");
@@ -208,8 +217,8 @@ class Reader {
     }
     if (std::isnan(x)) Fail(f, "expected a number, got nan");
     if (!range.Contains(x)) {
-      Fail(f, "value " + FormatNumber(x) + " is out of range (valid range " + range.ToString() +
-                  ")");
+      Fail(f,
+           "value " + FormatNumber(x) + " is out of range (valid range " + range.ToString() + ")");
     }
     return x;
   }
@@ -221,13 +230,13 @@ class Reader {
 
   int Integer(const Field& f, int lo, int hi) const {
     double x = 0;
-    if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x) ||
-        x != std::floor(x) || !std::isfinite(x)) {
+    if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x) || x != std::floor(x) ||
+        !std::isfinite(x)) {
       Fail(f, "expected an integer, got " + Describe(f.node));
     }
     if (x < lo || x > hi) {
-      Fail(f, "value " + FormatNumber(x) + " is out of range (valid range [" +
-                  std::to_string(lo) + ", " + std::to_string(hi) + "])");
+      Fail(f, "value " + FormatNumber(x) + " is out of range (valid range [" + std::to_string(lo) +
+                  ", " + std::to_string(hi) + "])");
     }
     return static_cast<int>(x);
   }
@@ -559,18 +568,30 @@ class JitterRng {
 };
 
 const std::vector<std::string> kTopKeys = {
-    "description", "time_step",  "duration", "gravity",   "integrator", "contact_margin",
-    "solver",      "free_motion", "camera",  "materials", "pairs",      "templates",
-    "bodies",      "generators"};
-const std::vector<std::string> kSolverKeys = {
-    "type",          "sigma",           "beta",          "limit_beta",
-    "rel_tolerance", "abs_tolerance",   "max_iterations", "line_search",
-    "linear_solver", "ls_alpha_max",    "ls_rho",        "ls_c",
-    "ls_backtracking_alpha_max", "ls_max_iterations", "cost_abs_tolerance",
-    "cost_rel_tolerance", "compute_condition_number"};
+    "description",    "time_step", "duration",    "gravity",   "integrator",
+    "contact_margin", "solver",    "free_motion", "camera",    "materials",
+    "pairs",          "templates", "bodies",      "generators"};
+const std::vector<std::string> kSolverKeys = {"type",
+                                              "sigma",
+                                              "beta",
+                                              "limit_beta",
+                                              "rel_tolerance",
+                                              "abs_tolerance",
+                                              "max_iterations",
+                                              "line_search",
+                                              "linear_solver",
+                                              "ls_alpha_max",
+                                              "ls_rho",
+                                              "ls_c",
+                                              "ls_backtracking_alpha_max",
+                                              "ls_max_iterations",
+                                              "cost_abs_tolerance",
+                                              "cost_rel_tolerance",
+                                              "compute_condition_number"};
 const std::vector<std::string> kBodyKeys = {
-    "name",     "template", "static",   "mass",             "density",        "inertia",
-    "com",      "joint",    "position", "rotation",         "velocity",       "angular_velocity",
+    "name",           "template",       "static",     "mass",
+    "density",        "inertia",        "com",        "joint",
+    "position",       "rotation",       "velocity",   "angular_velocity",
     "joint_position", "joint_velocity", "prescribed", "geoms"};
 const std::vector<std::string> kMaterialKeys = {"name", "stiffness", "dissipation_time",
                                                 "friction"};
@@ -598,8 +619,8 @@ std::vector<std::string> GeomKeys(const std::string& shape) {
 std::vector<std::string> JointKeys(const std::string& type) {
   if (type == "free") return {"type", "name"};
   if (type == "fixed") return {"type", "name", "parent", "parent_frame", "child_frame"};
-  return {"type",  "name",    "parent", "parent_frame", "child_frame", "axis",
-          "spring", "damping", "limits", "actuator"};
+  return {"type", "name",   "parent",  "parent_frame", "child_frame",
+          "axis", "spring", "damping", "limits",       "actuator"};
 }
 
 // One body to build: its definition maps (a template first, then the body's own keys, which
@@ -624,9 +645,9 @@ struct JointSpec {
 };
 
 struct PoseSpec {
-  Pose pose;        // from position/rotation (+ generator placement)
+  Pose pose;  // from position/rotation (+ generator placement)
   bool given = false;
-  Field where;      // for messages
+  Field where;  // for messages
 };
 
 struct InitialCondition {
@@ -649,8 +670,8 @@ class SceneBuilder {
     const Field top{root, ""};
     if (root.IsNull()) in_.Fail(Field{root, "(document)"}, "the scene file is empty");
     if (!root.IsMap()) {
-      in_.Fail(Field{root, "(document)"}, "expected a map of top-level keys, got " +
-                                              Describe(root));
+      in_.Fail(Field{root, "(document)"},
+               "expected a map of top-level keys, got " + Describe(root));
     }
     in_.CheckKeys(top, kTopKeys, " at the top level");
     model_ = &scene.model;
@@ -680,8 +701,8 @@ class SceneBuilder {
     scene->duration = in_.Number(top, "duration", LeftOpen(0, 1e6), scene->duration);
     s.gravity = in_.Vector(top, "gravity", s.gravity);
     if (auto f = in_.Get(top, "integrator")) {
-      const std::string name = in_.Choice(
-          *f, {"explicit_euler", "symplectic_euler", "implicit_euler", "midpoint"});
+      const std::string name =
+          in_.Choice(*f, {"explicit_euler", "symplectic_euler", "implicit_euler", "midpoint"});
       if (name == "explicit_euler") s.integrator = Integrator::kExplicitEuler;
       if (name == "symplectic_euler") s.integrator = Integrator::kSymplecticEuler;
       if (name == "implicit_euler") s.integrator = Integrator::kImplicitEuler;
@@ -728,8 +749,8 @@ class SceneBuilder {
     p->ls_alpha_max = in_.Number(f, "ls_alpha_max", LeftOpen(0, 10), p->ls_alpha_max);
     p->ls_rho = in_.Number(f, "ls_rho", Open(0, 1), p->ls_rho);
     p->ls_c = in_.Number(f, "ls_c", Open(0, 1), p->ls_c);
-    p->ls_backtracking_alpha_max = in_.Number(f, "ls_backtracking_alpha_max", LeftOpen(0, 10),
-                                              p->ls_backtracking_alpha_max);
+    p->ls_backtracking_alpha_max =
+        in_.Number(f, "ls_backtracking_alpha_max", LeftOpen(0, 10), p->ls_backtracking_alpha_max);
     if (auto m = in_.Get(f, "ls_max_iterations")) {
       p->ls_max_iterations = in_.Integer(*m, 1, 10000);
     }
@@ -759,8 +780,8 @@ class SceneBuilder {
       Material m;
       m.name = name;
       m.stiffness = in_.Number(item, "stiffness", Open(0, kInf), m.stiffness);
-      m.dissipation_time = in_.Number(item, "dissipation_time", RightOpen(0, kInf),
-                                      m.dissipation_time);
+      m.dissipation_time =
+          in_.Number(item, "dissipation_time", RightOpen(0, kInf), m.dissipation_time);
       m.friction = in_.Number(item, "friction", Closed(0, 10), m.friction);
       if (name == "default") {
         model_->materials[0] = m;
@@ -815,8 +836,8 @@ class SceneBuilder {
                               : 0.0;
       po.values = combined;
       po.values.stiffness = in_.Number(item, "stiffness", Open(0, kInf), combined.stiffness);
-      po.values.dissipation_time = in_.Number(item, "dissipation_time", RightOpen(0, kInf),
-                                              combined.dissipation_time);
+      po.values.dissipation_time =
+          in_.Number(item, "dissipation_time", RightOpen(0, kInf), combined.dissipation_time);
       po.values.friction = in_.Number(item, "friction", Closed(0, 10), combined.friction);
       model_->pair_overrides.push_back(po);
     }
@@ -849,8 +870,8 @@ class SceneBuilder {
     if (it == templates_.end()) {
       std::vector<std::string> names;
       for (const auto& [n, t] : templates_) names.push_back(n);
-      in_.Fail(f, "unknown template '" + name + "' (defined: " +
-                      (names.empty() ? std::string("none") : Join(names)) + ")");
+      in_.Fail(f, "unknown template '" + name +
+                      "' (defined: " + (names.empty() ? std::string("none") : Join(names)) + ")");
     }
     return it->second;
   }
@@ -875,9 +896,9 @@ class SceneBuilder {
         item.name_field = in_.Require(def, "name", "a body name");
         item.name = in_.Name(item.name_field);
         // Names are unique, so the index identifies a duplicate in messages.
-        item.name_field.path =
-            body_index_.count(item.name) ? Child(list->path, std::to_string(i)) + ".name"
-                                         : Child(def.path, "name");
+        item.name_field.path = body_index_.count(item.name)
+                                   ? Child(list->path, std::to_string(i)) + ".name"
+                                   : Child(def.path, "name");
         item.path = def.path;
         if (auto t = in_.Get(def, "template")) item.sources.push_back(TemplateRef(*t));
         item.sources.push_back(def);
@@ -913,14 +934,12 @@ class SceneBuilder {
     }
     int n[3];
     for (int k = 0; k < 3; ++k) {
-      n[k] = in_.Integer(Field{count_f.node[k], Child(count_f.path, std::to_string(k))}, 1,
-                         100000);
+      n[k] = in_.Integer(Field{count_f.node[k], Child(count_f.path, std::to_string(k))}, 1, 100000);
     }
     if (static_cast<long>(n[0]) * n[1] * n[2] > 100000) {
       in_.Fail(count_f, "too many bodies (at most 100000 per generator)");
     }
-    const Vec3 spacing =
-        in_.Vector(in_.Require(g, "spacing", "[sx, sy, sz] in m"), Closed(0, 1e6));
+    const Vec3 spacing = in_.Vector(in_.Require(g, "spacing", "[sx, sy, sz] in m"), Closed(0, 1e6));
     const Vec3 origin = in_.Vector(g, "origin", Vec3::Zero());
     double jitter_position = 0, jitter_rotation = 0;
     uint64_t seed = 0;
@@ -1045,8 +1064,8 @@ class SceneBuilder {
       in_.ExpectMap(gf);
       Field shape_f =
           in_.Require(gf, "shape", "one of half_space | sphere | box | capsule | cylinder | mesh");
-      const std::string shape = in_.Choice(
-          shape_f, {"half_space", "sphere", "box", "capsule", "cylinder", "mesh"});
+      const std::string shape =
+          in_.Choice(shape_f, {"half_space", "sphere", "box", "capsule", "cylinder", "mesh"});
       in_.CheckKeys(gf, GeomKeys(shape), " for shape " + shape);
       Geom g;
       g.body = b;
@@ -1064,8 +1083,9 @@ class SceneBuilder {
       if (shape == "half_space") {
         g.shape.type = ShapeType::kHalfSpace;
         if (kind == BodyKind::kDynamic) {
-          in_.Fail(shape_f, "a half_space has infinite mass; it may only belong to a static "
-                            "or prescribed body");
+          in_.Fail(shape_f,
+                   "a half_space has infinite mass; it may only belong to a static "
+                   "or prescribed body");
         }
       } else if (shape == "sphere") {
         g.shape.type = ShapeType::kSphere;
@@ -1105,8 +1125,9 @@ class SceneBuilder {
           in_.Fail(file_f, "cannot load mesh '" + resolved + "': " + e.what());
         }
         if (!hull || hull->vertices.size() < 4) {
-          in_.Fail(file_f, "mesh '" + resolved + "' has no volume (needs >= 4 non-coplanar "
-                                                  "vertices)");
+          in_.Fail(file_f, "mesh '" + resolved +
+                               "' has no volume (needs >= 4 non-coplanar "
+                               "vertices)");
         }
         g.shape.hull = hull;
       }
@@ -1172,8 +1193,9 @@ class SceneBuilder {
     if (density_f) {
       density = in_.Number(*density_f, Open(0, kInf));
       if (volume <= 0) {
-        in_.Fail(*density_f, "density needs geoms with volume to compute the mass from (this "
-                             "body has none); give mass and inertia instead");
+        in_.Fail(*density_f,
+                 "density needs geoms with volume to compute the mass from (this "
+                 "body has none); give mass and inertia instead");
       }
       body.mass = density * volume;
     } else {
@@ -1285,8 +1307,8 @@ class SceneBuilder {
                  "duplicate joint name '" + j.name + "'");
       }
     }
-    j.type = type == "free"       ? JointType::kFree
-             : type == "revolute" ? JointType::kRevolute
+    j.type = type == "free"        ? JointType::kFree
+             : type == "revolute"  ? JointType::kRevolute
              : type == "prismatic" ? JointType::kPrismatic
                                    : JointType::kFixed;
     j.child = b;
@@ -1318,8 +1340,8 @@ class SceneBuilder {
     if (auto f = in_.Get(jf, "axis")) j.axis = in_.UnitVector(*f);
     if (auto f = in_.Get(jf, "spring")) {
       in_.CheckKeys(*f, {"stiffness", "reference"});
-      j.spring_stiffness = in_.Number(in_.Require(*f, "stiffness", "N m/rad or N/m"),
-                                      RightOpen(0, kInf));
+      j.spring_stiffness =
+          in_.Number(in_.Require(*f, "stiffness", "N m/rad or N/m"), RightOpen(0, kInf));
       j.spring_reference = in_.Number(*f, "reference", Finite(), 0.0);
     }
     j.damping = in_.Number(jf, "damping", RightOpen(0, kInf), 0.0);
@@ -1382,8 +1404,8 @@ class SceneBuilder {
     if ((*state)[b] == 2) return model_->bodies[b].pose0;
     if ((*state)[b] == 1) {
       const JointSpec& js = joint_specs_[b];
-      in_.Fail(*js.parent_field, "the joint parents form a cycle through body '" +
-                                     model_->bodies[b].name + "'");
+      in_.Fail(*js.parent_field,
+               "the joint parents form a cycle through body '" + model_->bodies[b].name + "'");
     }
     (*state)[b] = 1;
     Body& body_ref = model_->bodies[b];

@@ -8,12 +8,11 @@
 // = -1. Trees are numbered in increasing order of their root body index.
 #include "engine/model.h"
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
-
-#include <Eigen/Eigenvalues>
 
 namespace contactlab {
 namespace {
@@ -59,42 +58,60 @@ void ValidateSignal(const Signal& s, const std::string& what) {
 
 const char* ShapeTypeName(ShapeType t) {
   switch (t) {
-    case ShapeType::kHalfSpace: return "half_space";
-    case ShapeType::kSphere: return "sphere";
-    case ShapeType::kCapsule: return "capsule";
-    case ShapeType::kBox: return "box";
-    case ShapeType::kCylinder: return "cylinder";
-    case ShapeType::kConvexMesh: return "convex_mesh";
+    case ShapeType::kHalfSpace:
+      return "half_space";
+    case ShapeType::kSphere:
+      return "sphere";
+    case ShapeType::kCapsule:
+      return "capsule";
+    case ShapeType::kBox:
+      return "box";
+    case ShapeType::kCylinder:
+      return "cylinder";
+    case ShapeType::kConvexMesh:
+      return "mesh";  // the scene-file keyword
   }
   return "unknown";
 }
 
 const char* JointTypeName(JointType t) {
   switch (t) {
-    case JointType::kFree: return "free";
-    case JointType::kRevolute: return "revolute";
-    case JointType::kPrismatic: return "prismatic";
-    case JointType::kFixed: return "fixed";
+    case JointType::kFree:
+      return "free";
+    case JointType::kRevolute:
+      return "revolute";
+    case JointType::kPrismatic:
+      return "prismatic";
+    case JointType::kFixed:
+      return "fixed";
   }
   return "unknown";
 }
 
 int JointNq(JointType t) {
   switch (t) {
-    case JointType::kFree: return 7;
-    case JointType::kRevolute: return 1;
-    case JointType::kPrismatic: return 1;
-    case JointType::kFixed: return 0;
+    case JointType::kFree:
+      return 7;
+    case JointType::kRevolute:
+      return 1;
+    case JointType::kPrismatic:
+      return 1;
+    case JointType::kFixed:
+      return 0;
   }
   return 0;
 }
 
 int JointNv(JointType t) {
   switch (t) {
-    case JointType::kFree: return 6;
-    case JointType::kRevolute: return 1;
-    case JointType::kPrismatic: return 1;
-    case JointType::kFixed: return 0;
+    case JointType::kFree:
+      return 6;
+    case JointType::kRevolute:
+      return 1;
+    case JointType::kPrismatic:
+      return 1;
+    case JointType::kFixed:
+      return 0;
   }
   return 0;
 }
@@ -133,10 +150,9 @@ double Signal::Evaluate(double t) const {
       if (t <= points.front().first) return points.front().second;
       if (t >= points.back().first) return points.back().second;
       // First knot strictly after t; the segment [i-1, i] contains t.
-      auto it = std::upper_bound(points.begin(), points.end(), t,
-                                 [](double x, const std::pair<double, double>& p) {
-                                   return x < p.first;
-                                 });
+      auto it = std::upper_bound(
+          points.begin(), points.end(), t,
+          [](double x, const std::pair<double, double>& p) { return x < p.first; });
       const auto& p1 = *it;
       const auto& p0 = *(it - 1);
       const double dt = p1.first - p0.first;
@@ -164,10 +180,9 @@ double Signal::Derivative(double t) const {
     case Kind::kPiecewiseLinear: {
       if (points.size() < 2) return 0.0;
       if (t < points.front().first || t >= points.back().first) return 0.0;
-      auto it = std::upper_bound(points.begin(), points.end(), t,
-                                 [](double x, const std::pair<double, double>& p) {
-                                   return x < p.first;
-                                 });
+      auto it = std::upper_bound(
+          points.begin(), points.end(), t,
+          [](double x, const std::pair<double, double>& p) { return x < p.first; });
       const auto& p1 = *it;
       const auto& p0 = *(it - 1);
       const double dt = p1.first - p0.first;
@@ -267,9 +282,9 @@ void Model::Finalize() {
     if (jt.parent == jt.child) Fail(what, "a body cannot be its own parent");
     const Body& child = bodies[jt.child];
     if (inbound[jt.child] != -1) {
-      Fail(BodyLabel(*this, jt.child), "has two inbound joints (" +
-                                           JointLabel(*this, inbound[jt.child]) + " and " +
-                                           what + ")");
+      Fail(
+          BodyLabel(*this, jt.child),
+          "has two inbound joints (" + JointLabel(*this, inbound[jt.child]) + " and " + what + ")");
     }
     if (child.prescribed) {
       Fail(what, "child " + BodyLabel(*this, jt.child) + " is prescribed and cannot have a joint");
@@ -295,8 +310,8 @@ void Model::Finalize() {
     }
     if (!IsFiniteVec(jt.parent_from_joint.p) || !IsFiniteVec(jt.child_from_joint.p) ||
         !jt.parent_from_joint.q.coeffs().allFinite() ||
-        !jt.child_from_joint.q.coeffs().allFinite() ||
-        jt.parent_from_joint.q.norm() < 1e-12 || jt.child_from_joint.q.norm() < 1e-12) {
+        !jt.child_from_joint.q.coeffs().allFinite() || jt.parent_from_joint.q.norm() < 1e-12 ||
+        jt.child_from_joint.q.norm() < 1e-12) {
       Fail(what, "joint frames must be finite with non-zero quaternions");
     }
     jt.parent_from_joint.q.normalize();
@@ -321,8 +336,8 @@ void Model::Finalize() {
     int cur = b;
     for (int steps = 0; cur >= 0 && inbound[cur] >= 0; ++steps) {
       if (steps > nb) {
-        Fail(BodyLabel(*this, b), "is part of a kinematic cycle (through " +
-                                      JointLabel(*this, inbound[cur]) + ")");
+        Fail(BodyLabel(*this, b),
+             "is part of a kinematic cycle (through " + JointLabel(*this, inbound[cur]) + ")");
       }
       cur = joints[inbound[cur]].parent;
     }

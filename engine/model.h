@@ -97,8 +97,9 @@ struct Signal {
 
 // Motion of a body whose pose is a function of time (it has no coordinates and is not
 // pushed by contact). Pose(t) = [p0 + velocity t + axis A sin(2π f t)] with rotation
-// exp(angular_velocity t) * R0 (world-frame angular velocity, rotation about the body origin). `surface_velocity` (body frame) is an extra tangential
-// velocity of the body's surface at rest pose, as on a conveyor belt.
+// exp(angular_velocity t) * R0 (world-frame angular velocity, rotation about the body origin).
+// `surface_velocity` (body frame) is an extra tangential velocity of the body's surface at rest
+// pose, as on a conveyor belt.
 struct PrescribedMotion {
   Vec3 velocity = Vec3::Zero();          // [m/s], world
   Vec3 oscillation_axis = Vec3::UnitX(); // unit, world

@@ -143,8 +143,7 @@ void Multibody::AngularJacobian(const KinematicsCache& kin, int body, MatX* J) c
   const int tree = model_->BodyTree(body);
   const int nv_t = tree < 0 ? 0 : model_->trees[tree].nv;
   J->setZero(3, nv_t);
-  ForEachAncestorDof(*model_, body,
-                     [&](int col, int dof) { J->col(col) = kin.dof_angular[dof]; });
+  ForEachAncestorDof(*model_, body, [&](int col, int dof) { J->col(col) = kin.dof_angular[dof]; });
 }
 
 Vec3 Multibody::PrescribedPointVelocity(int body, const Vec3& p_W, double t) const {
@@ -197,7 +196,8 @@ void Multibody::SpringDamperForces(const VecX& q, const VecX& v, double t, VecX*
     double tau = -jt.spring_stiffness * (qj - jt.spring_reference) - jt.damping * vj;
     const Actuator& a = jt.actuator;
     if (a.enabled) {
-      const double u = a.kp * (a.setpoint.Evaluate(t) - qj) + a.kd * (a.setpoint.Derivative(t) - vj);
+      const double u =
+          a.kp * (a.setpoint.Evaluate(t) - qj) + a.kd * (a.setpoint.Derivative(t) - vj);
       tau += std::clamp(u, -a.effort_limit, a.effort_limit);
     }
     (*k1)[jt.v_start] = tau;
@@ -215,7 +215,8 @@ void Multibody::SpringDamperDiagonals(const VecX& q, const VecX& v, double t, Ve
     const Actuator& a = jt.actuator;
     if (a.enabled) {
       const double qj = q[jt.q_start], vj = v[jt.v_start];
-      const double u = a.kp * (a.setpoint.Evaluate(t) - qj) + a.kd * (a.setpoint.Derivative(t) - vj);
+      const double u =
+          a.kp * (a.setpoint.Evaluate(t) - qj) + a.kd * (a.setpoint.Derivative(t) - vj);
       // A saturated actuator exerts a constant torque: its contribution to K and D vanishes.
       if (std::abs(u) <= a.effort_limit) {
         kk += a.kp;

@@ -71,7 +71,8 @@ std::string CheckStructure(const ContactProblem& p, const VecX& v_guess) {
               c.num_blocks <= 2;
     for (int k = 0; ok && k < c.num_blocks; ++k) {
       const TreeJacobianBlock& b = c.blocks[k];
-      ok = b.tree >= 0 && b.tree < nt && b.J.rows() == c.num_rows && b.J.cols() == p.tree_nv[b.tree];
+      ok = b.tree >= 0 && b.tree < nt && b.J.rows() == c.num_rows &&
+           b.J.cols() == p.tree_nv[b.tree];
     }
     if (!ok) {
       os << "malformed problem: constraint " << i << " has inconsistent rows or Jacobian blocks";
@@ -147,14 +148,17 @@ SapRegularization ComputeSapRegularization(const ContactProblem& problem,
     const bool cone = c.kind == ConstraintKind::kFrictionCone;
     const double beta = c.beta > 0 ? c.beta : (cone ? params.beta : params.limit_beta);
     const double tau = c.dissipation_time;
+    // w = 0 means J_i M⁻¹ J_iᵀ = 0, i.e. J_i = 0 (M ≻ 0): the constraint cannot change v and
+    // eqs. 29-30 give no scale. Any R > 0 then yields the same v; 1 [1/kg] keeps γ finite.
+    const double w = c.w > 0 ? c.w : 1.0;
     // Near-rigid clamp β²w/(4π²) and compliant value 1/(δt k (δt + τ_d)); k = +∞ gives 0.
-    const double clamp = beta * beta / (4 * kPi * kPi) * c.w;
+    const double clamp = beta * beta / (4 * kPi * kPi) * w;
     const double compliant = 1.0 / (dt * c.stiffness * (dt + tau));
     const double Rn = std::max(clamp, compliant);
     reg.near_rigid[i] = clamp > compliant ? 1 : 0;
     const double vn_hat = -c.phi0 / (dt + tau);
     if (cone) {
-      const double Rt = params.sigma * c.w;
+      const double Rt = params.sigma * w;
       reg.R.segment<3>(c.first_row) << Rt, Rt, Rn;
       reg.v_hat.segment<3>(c.first_row) << 0, 0, vn_hat;
     } else {
@@ -399,6 +403,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     return ell_A0 + alpha * c1 + 0.5 * alpha * alpha * c2 + cost_R;
   };
 
+  stats.history.reserve(std::min(prm.max_iterations + 1, 128));
   s.v = v_guess;
   double cost = evaluate();
   double prev_cost = cost;

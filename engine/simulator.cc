@@ -83,7 +83,49 @@ Simulator::Simulator(Model model, StepSettings settings)
   multibody_ = std::make_unique<Multibody>(&model_);
   collision_ = std::make_unique<CollisionDetector>(&model_);
   solver_ = std::make_unique<SapSolver>(settings_.sap);
+  // Bounding radius of each body's geometry about its COM, for the speculative margin.
+  body_radius_.assign(model_.bodies.size(), 0.0);
+  for (const Geom& g : model_.geoms) {
+    if (g.body < 0) continue;
+    const Shape& sh = g.shape;
+    double r = 0;
+    switch (sh.type) {
+      case ShapeType::kHalfSpace: r = 0; break;
+      case ShapeType::kSphere: r = sh.radius; break;
+      case ShapeType::kCapsule: r = sh.radius + sh.half_length; break;
+      case ShapeType::kBox: r = sh.half_extents.norm(); break;
+      case ShapeType::kCylinder: r = std::hypot(sh.radius, sh.half_length); break;
+      case ShapeType::kConvexMesh:
+        if (sh.hull)
+          for (const Vec3& p : sh.hull->vertices) r = std::max(r, p.norm());
+        break;
+    }
+    const double d = (g.local.p - model_.bodies[g.body].com).norm() + r;
+    body_radius_[g.body] = std::max(body_radius_[g.body], d);
+  }
   Reset();
+}
+
+double Simulator::MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const {
+  double s = 0;
+  MatX Jw;
+  for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
+    const Body& body = model_.bodies[b];
+    double speed = 0;
+    if (body.tree >= 0) {
+      const Tree& tree = model_.trees[body.tree];
+      multibody_->AngularJacobian(kin, b, &Jw);
+      const Vec3 w = Jw * v.segment(tree.v_start, tree.nv);
+      speed = multibody_->PointVelocity(kin, v, b, kin.com_W[b]).norm() + w.norm() * body_radius_[b];
+    } else if (body.prescribed) {
+      const PrescribedMotion& m = body.motion;
+      speed = m.velocity.norm() + 2 * kPi * m.frequency * m.amplitude +
+              m.angular_velocity.norm() * body_radius_[b];
+    }
+    s = std::max(s, speed);
+  }
+  (void)t;
+  return s;
 }
 
 Simulator::~Simulator() = default;
@@ -279,7 +321,9 @@ const StepRecord& Simulator::Step() {
 
   // Collision detection.
   t0 = Clock::now();
-  collision_->FindContacts(kin.X_WB, settings_.contact_margin, &rec.contacts);
+  double margin = settings_.contact_margin;
+  if (settings_.speculative_margin) margin += dt * MaxSurfaceSpeed(kin, state_.v, t);
+  collision_->FindContacts(kin.X_WB, margin, &rec.contacts);
   for (Contact& c : rec.contacts) {
     const Material mat = model_.PairMaterial(c.geom_a, c.geom_b);
     c.stiffness = mat.stiffness;
@@ -318,6 +362,7 @@ const StepRecord& Simulator::Step() {
   warm_start_ = state_.v;
   rec.after = state_;
   rec.metrics = ComputeMetrics(state_, rec.contacts);
+  rec.metrics.margin = margin;
   // Stiction slip and contact count from the solve.
   {
     double slip = 0;

@@ -29,6 +29,11 @@ struct StepSettings {
   Vec3 gravity = Vec3(0, 0, -9.81);          // [m/s²]
   Integrator integrator = Integrator::kSymplecticEuler;
   double contact_margin = 1e-3;             // keep pairs with φ < margin as candidates [m], >= 0
+  // Speculative margin: the margin of a step grows by δt times the largest speed of any body's
+  // surface, so a body that will reach another within the step is already a candidate (no
+  // tunnelling into deep penetration at large δt). Candidates with φ > 0 cost a row each but
+  // exert no impulse unless the bodies close the gap.
+  bool speculative_margin = true;
   SapParameters sap;                        // solver parameters
   int free_motion_max_iterations = 20;      // Newton cap for implicit free motion (eq. 14)
   double free_motion_tolerance = 1e-12;     // relative, on ‖m(v*)‖
@@ -50,6 +55,7 @@ struct StepMetrics {
   double kinetic_energy = 0;    // [J]
   double potential_energy = 0;  // [J], gravity + joint springs
   double max_penetration = 0;   // max(0, −min φ) over the step's contacts at q0 [m]
+  double margin = 0;            // contact margin used by the step's collision query [m]
   int num_contacts = 0;         // cone constraints in the step's problem
   double mean_stiction_slip = 0;  // mean ‖v_t‖ at stiction contacts [m/s]
 };
@@ -102,8 +108,12 @@ class Simulator {
   void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
                        ContactProblem* problem);
 
+  // Largest surface speed of any body at (q, v, t): |v_com| + |ω| r_b [m/s].
+  double MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const;
+
   Model model_;
   StepSettings settings_;
+  std::vector<double> body_radius_;  // per body: farthest geometry point from the COM [m]
   State state_;
   std::unique_ptr<Multibody> multibody_;
   std::unique_ptr<CollisionDetector> collision_;

@@ -104,30 +104,31 @@ TEST(Physics, BoxOnRampHeldByFrictionCreepsBelowSlipBound) {
   EXPECT_LT(r.distance, bound) << "creep " << r.distance << " m, bound " << bound << " m";
 }
 
-// Rest penetration in the near-rigid regime. For a body whose only dof is vertical, w = 1/m
-// exactly and the SAP law at rest gives φ = −β² g δt² / (4π²) (τ_d = 0), independent of mass.
+// Rest penetration in the near-rigid regime (paper §V-B): a point mass resting on the ground
+// has w = 1/m and the SAP law at rest gives φ = −β² g δt² / (4π²) (τ_d = 0), independent of
+// mass. The point mass is a free sphere whose rotational inertia is so large that W_ii = I/m.
 TEST(Physics, NearRigidRestPenetrationMatchesEstimate) {
   for (double beta : {1.0, 0.5}) {
     for (double mass : {0.1, 10.0}) {
       Model m;
       const int mat = AddMaterial(&m, "rigid", 1e14, 0.0, 0.5);
       AddGround(&m, Pose{}, mat);
-      Pose up;
-      const int b = AddJointedBody(&m, "puck", -1, JointType::kPrismatic, Vec3::UnitZ(), up,
-                                   Pose{}, mass, SphereInertia(mass, 0.05));
+      Pose p;
+      p.p = Vec3(0, 0, 0.05);
+      const int b = AddFreeBody(&m, "particle", mass, Mat3::Identity() * (1e9 * mass), p);
       AddGeom(&m, b, SphereShape(0.05), mat);
       m.Finalize();
       const double dt = 1e-2;
-      m.q_default(0) = 0.05;
       StepSettings s;
       s.time_step = dt;
       s.sap.beta = beta;
       s.sap.rel_tolerance = 1e-12;
       Simulator sim(m, s);
       for (int i = 0; i < 400; ++i) sim.Step();
-      const double penetration = 0.05 - sim.state().q(0);
+      const double penetration = 0.05 - sim.state().q(2);
       const double expected = beta * beta * kG * dt * dt / (4 * kPi * kPi);
-      // At steady state the law is linear and exact; 1e-6 relative covers the solver tolerance.
+      // At steady state the law is linear; the rotational terms of W are 1e-9 of the
+      // translational ones, so 1e-6 relative covers them and the solver tolerance.
       EXPECT_NEAR(penetration, expected, 1e-6 * expected) << "beta " << beta << " m " << mass;
       EXPECT_TRUE(sim.last_record().result.near_rigid.at(0));
     }
@@ -206,7 +207,10 @@ EnergyBand RunSpringCylinder(Integrator integ, double duration) {
   const int steps = static_cast<int>(std::round(duration / s.time_step));
   for (int i = 0; i < steps; ++i) {
     const StepRecord& r = sim.Step();
-    const double e = r.metrics.kinetic_energy + r.metrics.potential_energy;
+    // Oscillator energy: total mechanical energy less the gravity energy of the bodies that move
+    // with the z slide (the x carriage stays at z = 0).
+    const double e = r.metrics.kinetic_energy + r.metrics.potential_energy -
+                     total_mass * kG * sim.state().q(1);
     if (i == 0) band.first_e = e;
     band.last_e = e;
     band.min_e = std::min(band.min_e, e);
@@ -226,8 +230,9 @@ TEST(Physics, SpringCylinderSymplecticEulerStaysBounded) {
   const EnergyBand early = RunSpringCylinder(Integrator::kSymplecticEuler, 2.0);
   const EnergyBand late = RunSpringCylinder(Integrator::kSymplecticEuler, 20.0);
   const double mean = 0.5 * (late.max_e + late.min_e);
-  // The paper reports a 28% peak-to-peak band; for ωδt = 0.283 the modified-energy argument
-  // gives a band of about ωδt. Allow ±4 points for the reading of the paper's figure.
+  // The paper reports a 28% peak-to-peak band. Symplectic Euler conserves the modified energy
+  // ½v² + ½ω²x² − ½hω²xv exactly, so E oscillates by hω·E = 0.283 E peak to peak (ω = 14.14,
+  // h = 0.02). Allow ±4 points for the reading of the paper's figure.
   const double band = (late.max_e - late.min_e) / mean;
   EXPECT_NEAR(band, 0.28, 0.04);
   // Bounded: 10x longer run, the band does not grow beyond round-off.
@@ -238,10 +243,9 @@ TEST(Physics, SpringCylinderSymplecticEulerStaysBounded) {
 TEST(Physics, SpringCylinderImplicitEulerDissipates) {
   const EnergyBand b = RunSpringCylinder(Integrator::kImplicitEuler, 3.0);
   // Implicit Euler multiplies the oscillator's energy by 1/(1 + (ωδt)²) = 0.926 per step, so of
-  // the 0.5 J spring energy (0.463 J after the first step) 1e-5 J is left after 150 steps; the
-  // gravity energy is constant since the cylinder rests at its contact equilibrium.
-  EXPECT_GT(b.first_e - b.last_e, 0.45);
-  EXPECT_LT(b.last_e - b.min_e, 1e-6);
+  // the 0.5 J spring energy (0.463 J after the first step) about 1e-5 J is left after 150 steps.
+  EXPECT_GT(b.first_e, 0.40);
+  EXPECT_LT(b.last_e, 1e-3);
 }
 
 // The same scene and parameters give bit-identical trajectories.

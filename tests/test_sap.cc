@@ -7,7 +7,9 @@
 
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -357,6 +359,7 @@ RegionProblem MakeRegionProblem(std::mt19937& rng) {
 
 TEST(SapCost, GradientAndHessianMatchFiniteDifferencesInEveryRegion) {
   std::mt19937 rng(3);
+  double max_grad_err = 0, max_H_err = 0;
   for (int trial = 0; trial < 100; ++trial) {
     RegionProblem rp = MakeRegionProblem(rng);
     const ContactProblem& p = rp.problem;
@@ -384,14 +387,19 @@ TEST(SapCost, GradientAndHessianMatchFiniteDifferencesInEveryRegion) {
       grad_fd(j) = (cp - cm) / (2 * h);
       H_fd.col(j) = (gp - gm) / (2 * h);
     }
-    // Cost FD: round-off ε|ℓ|/h dominates (ℓ is C¹, piecewise quadratic, so no truncation
-    // error inside one region).
-    EXPECT_LT((grad - grad_fd).norm(), 1e-15 * std::abs(cost) / h * 10 + 1e-7 * grad.norm())
-        << "cost " << cost;
-    // Gradient FD: piecewise quadratic in each region, so the sliding curvature of t̂ gives an
-    // O(h²) truncation error; round-off ε‖∇ℓ‖/h relative to ‖H‖.
-    EXPECT_LT((H - H_fd).norm(), 1e-6 * H.norm()) << "H\n" << H << "\nFD\n" << H_fd;
+    // Cost FD: round-off 10 ε|ℓ|/h plus the O(h²) truncation of the sliding terms (ℓ_R is not
+    // quadratic in y_t there), which is below 1e-7 ‖∇ℓ‖ at this h.
+    const double grad_err = (grad - grad_fd).norm();
+    EXPECT_LT(grad_err, 1e-15 * std::abs(cost) / h * 10 + 1e-7 * grad.norm()) << "cost " << cost;
+    // Gradient FD: O(h²) truncation from the sliding curvature of t̂ plus round-off ε‖∇ℓ‖/h,
+    // both far below 1e-6 ‖H‖ (measured max ratio printed below).
+    const double H_err = (H - H_fd).norm() / H.norm();
+    EXPECT_LT(H_err, 1e-6) << "H\n" << H << "\nFD\n" << H_fd;
+    max_grad_err = std::max(max_grad_err, grad_err / grad.norm());
+    max_H_err = std::max(max_H_err, H_err);
   }
+  std::printf("FD: max relative gradient error %.2e, max relative Hessian error %.2e\n",
+              max_grad_err, max_H_err);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,7 +566,9 @@ TEST(SapSolver, ConditionNumberIsRecordedPerIteration) {
   // Same matrix, same eigen-solver: equal up to the summation order of JᵀGJ.
   EXPECT_NEAR(r.stats.history[0].condition_number, ev.maxCoeff() / ev.minCoeff(),
               1e-9 * ev.maxCoeff() / ev.minCoeff());
-  for (const IterationRecord& rec : r.stats.history) EXPECT_TRUE(std::isfinite(rec.condition_number));
+  for (const IterationRecord& rec : r.stats.history) {
+    EXPECT_TRUE(std::isfinite(rec.condition_number));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -684,7 +694,8 @@ TEST(SapClosedForm, TangentialPushSticksBelowAndSlidesAboveFrictionLimit) {
     const double mu_tilde2 = mu * mu * Rt / Rn;
     // Sliding along +x: γ_n R_n (1 + μ̃²) = −v_n + v̂_n + μ v_t, v_t = v*_t − μγ_n/m,
     // v_n = v*_n + γ_n/m ⇒ γ_n = (μ v*_t − v*_n) / (R_n (1 + μ̃²) + (1 + μ²)/m)  (v̂_n = 0).
-    const double gamma_n = (mu * p.v_star(0) - p.v_star(2)) / (Rn * (1 + mu_tilde2) + (1 + mu * mu) / m);
+    const double gamma_n =
+        (mu * p.v_star(0) - p.v_star(2)) / (Rn * (1 + mu_tilde2) + (1 + mu * mu) / m);
     EXPECT_NEAR(r.gamma(2), gamma_n, 1e-10 * gamma_n);  // round-off of the Newton iterates
     EXPECT_NEAR(r.gamma(0), -mu * r.gamma(2), 1e-12 * r.gamma(2));  // on the cone, opposing slip
     EXPECT_NEAR(r.gamma(1), 0.0, 1e-12 * r.gamma(2));
@@ -812,6 +823,101 @@ TEST(SapParametersTest, ValidateNamesFieldAndRange) {
   prm.ls_rho = 1.5;
   EXPECT_NE(message(prm).find("sap.ls_rho"), std::string::npos);
   EXPECT_THROW(SapSolver{prm}, std::invalid_argument);
+}
+
+TEST(SapSolver, IndefiniteHessianIsAFactorizationFailure) {
+  // A violates the contract A ≻ 0 (−I on a tree): H = A + JᵀGJ has a negative pivot in the tree
+  // no constraint touches, so the Cholesky factorization must fail and the guess is returned.
+  std::mt19937 rng(13);
+  ContactProblem p = MakeRandomProblem(rng, 2, 2);
+  p.constraints.resize(1);
+  p.constraints[0].num_blocks = 1;
+  p.num_rows = p.constraints[0].num_rows;
+  p.ComputeDelassusEstimates();
+  const int free_tree = 1 - p.constraints[0].blocks[0].tree;
+  p.A[free_tree] = -MatX::Identity(p.tree_nv[free_tree], p.tree_nv[free_tree]);
+  for (auto solver_kind : {SapParameters::LinearSolver::kDense,
+                           SapParameters::LinearSolver::kBlockSparse}) {
+    SapParameters prm;
+    prm.linear_solver = solver_kind;
+    SapSolver solver(prm);
+    SolverResult r;
+    EXPECT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kFactorizationFailure);
+    EXPECT_EQ(r.stats.iterations, 0);
+    EXPECT_EQ(r.v, p.v0);  // the best (only) iterate is the guess
+    EXPECT_FALSE(r.stats.message.empty());
+  }
+}
+
+// A tolerance below round-off (ε_r = 1e-15) cannot be met by eq. 26 on most problems; the
+// cost-stagnation test must then stop the iteration with a converged status, never a failure.
+TEST(SapSolver, StagnationTestStopsAtRoundOff) {
+  std::mt19937 rng(14);
+  SapParameters prm;
+  prm.rel_tolerance = 1e-15;
+  SapSolver solver(prm);
+  int stagnated = 0;
+  double max_em = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const ContactProblem p = MakeRandomProblem(rng, 3, 8);
+    SolverResult r;
+    ASSERT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kConverged) << r.stats.message;
+    if (!r.stats.message.empty()) ++stagnated;
+    max_em = std::max(max_em, r.stats.momentum_error);
+  }
+  // Most of these solves hit round-off first (measured: ~84%), so the test exercises the rule.
+  EXPECT_GT(stagnated, 100);
+  // Round-off level of e_m: ε times cond(H) (<= ~1e6 here) with margin.
+  EXPECT_LT(max_em, 1e-8);
+  std::printf("round-off run: %d of 300 stopped by stagnation, max e_m %.2e\n", stagnated, max_em);
+}
+
+// One Newton step with the exact line search lands where ℓ is stationary along Δv:
+// ∇ℓ(v₁)·Δv = dℓ/dα(α) ≈ 0, unless α was capped at α_max.
+TEST(SapSolver, ExactLineSearchFindsTheMinimumAlongTheDirection) {
+  std::mt19937 rng(15);
+  SapParameters prm;
+  prm.max_iterations = 1;
+  SapSolver solver(prm);
+  int checked = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const ContactProblem p = MakeRandomProblem(rng, 3, 8);
+    SolverResult r;
+    solver.Solve(p, p.v0, &r);
+    if (r.stats.iterations != 1) continue;
+    const double alpha = r.stats.history[1].alpha;
+    if (alpha >= prm.ls_alpha_max) continue;
+    const SapRegularization reg = ComputeSapRegularization(p, prm);
+    const VecX dv = (r.v - p.v0) / alpha;
+    VecX g0, g1;
+    SapCost(p, reg, p.v0, &g0, nullptr);
+    SapCost(p, reg, r.v, &g1, nullptr);
+    // rtsafe stops at |ℓ'(α)| < 1e-8 |ℓ'(0)| or at a step below 1e-8 α₀; the second case leaves
+    // |ℓ'(α)| <= 1e-8 α₀ ℓ''; 1e-6 |ℓ'(0)| bounds both with margin.
+    EXPECT_LT(std::abs(g1.dot(dv)), 1e-6 * std::abs(g0.dot(dv))) << "trial " << trial;
+    EXPECT_LT(g0.dot(dv), 0.0);  // a descent direction
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);  // most first steps are interior to (0, α_max)
+}
+
+TEST(SapSolver, ConstraintWithZeroJacobianDoesNotChangeTheSolution) {
+  // A rigid (k = ∞) contact whose Jacobian vanishes (e.g. a point on a hinge axis) has w = 0;
+  // it cannot act on v, so adding it must leave the solution unchanged.
+  std::mt19937 rng(16);
+  ContactProblem p = MakeRandomProblem(rng, 3, 5);
+  SapSolver solver(Tight());
+  SolverResult r1, r2;
+  ASSERT_EQ(solver.Solve(p, p.v0, &r1), SolverStatus::kConverged);
+  ConstraintData& c = AddConstraint(rng, &p, ConstraintKind::kFrictionCone);
+  c.blocks[0].J.setZero();
+  if (c.num_blocks == 2) c.blocks[1].J.setZero();
+  c.stiffness = std::numeric_limits<double>::infinity();
+  p.ComputeDelassusEstimates();
+  EXPECT_EQ(p.constraints.back().w, 0.0);  // exact: products of zeros
+  ASSERT_EQ(solver.Solve(p, p.v0, &r2), SolverStatus::kConverged) << r2.stats.message;
+  // Both solves stop at e_m < 1e-10 on the same cost up to a constant: same v to ~1e-9.
+  EXPECT_LT((r1.v - r2.v).norm(), 1e-8 * (1 + r1.v.norm()));
 }
 
 TEST(SapSolver, IterationCapIsReported) {

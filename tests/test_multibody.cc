@@ -1,0 +1,738 @@
+// Tests of the rigid multibody layer: kinematics, Jacobians, mass matrix, bias forces, springs and
+// actuators, integration of positions and prescribed motion.
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <random>
+
+#include "engine/multibody.h"
+
+namespace contactlab {
+namespace {
+
+Quat RandomQuat(std::mt19937* rng) {
+  std::normal_distribution<double> n(0.0, 1.0);
+  Quat q(n(*rng), n(*rng), n(*rng), n(*rng));
+  return q.normalized();
+}
+
+Vec3 RandomVec(std::mt19937* rng, double scale) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  return Vec3(u(*rng), u(*rng), u(*rng));
+}
+
+// Symmetric positive definite inertia with distinct principal moments and rotated axes.
+Mat3 AsymmetricInertia(std::mt19937* rng, double a, double b, double c) {
+  const Mat3 R = RandomQuat(rng).toRotationMatrix();
+  return R * Vec3(a, b, c).asDiagonal() * R.transpose();
+}
+
+int AddBody(Model* m, const std::string& name, double mass, const Vec3& com, const Mat3& inertia) {
+  Body b;
+  b.name = name;
+  b.mass = mass;
+  b.com = com;
+  b.inertia = inertia;
+  m->bodies.push_back(b);
+  return static_cast<int>(m->bodies.size()) - 1;
+}
+
+int AddJoint(Model* m, const std::string& name, JointType type, int parent, int child,
+             const Pose& X_PJ, const Pose& X_CJ, const Vec3& axis) {
+  Joint j;
+  j.name = name;
+  j.type = type;
+  j.parent = parent;
+  j.child = child;
+  j.parent_from_joint = X_PJ;
+  j.child_from_joint = X_CJ;
+  j.axis = axis;
+  m->joints.push_back(j);
+  return static_cast<int>(m->joints.size()) - 1;
+}
+
+// One free body, COM offset from its origin, asymmetric inertia.
+Model FreeBodyModel(std::mt19937* rng) {
+  Model m;
+  const int b =
+      AddBody(&m, "box", 2.5, Vec3(0.1, -0.05, 0.2), AsymmetricInertia(rng, 0.1, 0.2, 0.35));
+  m.bodies[b].pose0 = Pose{Vec3(0.3, -0.2, 1.0), RandomQuat(rng)};
+  AddJoint(&m, "free", JointType::kFree, -1, b, Pose(), Pose(), Vec3::UnitZ());
+  m.Finalize();
+  return m;
+}
+
+// Three links: revolute (tilted axis), prismatic, revolute, with offset joint frames and COMs.
+Model ChainModel(std::mt19937* rng) {
+  Model m;
+  const int l1 =
+      AddBody(&m, "l1", 1.2, Vec3(0.05, 0.0, -0.2), AsymmetricInertia(rng, 0.02, 0.03, 0.04));
+  const int l2 =
+      AddBody(&m, "l2", 0.8, Vec3(0.0, 0.1, -0.1), AsymmetricInertia(rng, 0.01, 0.015, 0.02));
+  const int l3 =
+      AddBody(&m, "l3", 0.5, Vec3(0.02, 0.03, -0.25), AsymmetricInertia(rng, 0.005, 0.007, 0.011));
+  AddJoint(&m, "j1", JointType::kRevolute, -1, l1, Pose{Vec3(0, 0, 1.5), RandomQuat(rng)},
+           Pose{Vec3(0.0, 0.0, 0.1), Quat::Identity()}, Vec3(0.3, 1.0, 0.2));
+  AddJoint(&m, "j2", JointType::kPrismatic, l1, l2, Pose{Vec3(0.1, 0, -0.4), RandomQuat(rng)},
+           Pose{Vec3(0, -0.05, 0.05), RandomQuat(rng)}, Vec3(1.0, 0.0, 0.5));
+  AddJoint(&m, "j3", JointType::kRevolute, l2, l3, Pose{Vec3(0, 0.2, -0.2), RandomQuat(rng)},
+           Pose{Vec3(0, 0, 0.05), RandomQuat(rng)}, Vec3(0.0, 0.2, 1.0));
+  m.Finalize();
+  return m;
+}
+
+// Floating base with two children (revolute, then prismatic) and a welded tip: exercises the
+// free joint's influence on descendants and a fixed joint inside a tree.
+Model FloatingChainModel(std::mt19937* rng) {
+  Model m;
+  const int base =
+      AddBody(&m, "base", 3.0, Vec3(0.02, 0.01, -0.03), AsymmetricInertia(rng, 0.05, 0.08, 0.1));
+  const int arm =
+      AddBody(&m, "arm", 1.0, Vec3(0.0, 0.0, -0.15), AsymmetricInertia(rng, 0.01, 0.012, 0.004));
+  const int slider =
+      AddBody(&m, "slider", 0.6, Vec3(0.03, 0.0, 0.0), AsymmetricInertia(rng, 0.002, 0.003, 0.004));
+  const int tip =
+      AddBody(&m, "tip", 0.3, Vec3(0.0, 0.02, 0.0), AsymmetricInertia(rng, 0.001, 0.0015, 0.002));
+  m.bodies[base].pose0 = Pose{Vec3(0.1, 0.2, 0.8), RandomQuat(rng)};
+  AddJoint(&m, "free", JointType::kFree, -1, base, Pose(), Pose(), Vec3::UnitZ());
+  AddJoint(&m, "hinge", JointType::kRevolute, base, arm, Pose{Vec3(0.1, 0, 0), RandomQuat(rng)},
+           Pose{Vec3(0, 0, 0.1), Quat::Identity()}, Vec3(1, 0, 0));
+  AddJoint(&m, "slide", JointType::kPrismatic, arm, slider, Pose{Vec3(0, 0, -0.3), RandomQuat(rng)},
+           Pose(), Vec3(0, 1, 0));
+  AddJoint(&m, "weld", JointType::kFixed, slider, tip, Pose{Vec3(0.05, 0, 0), RandomQuat(rng)},
+           Pose(), Vec3::UnitZ());
+  m.Finalize();
+  return m;
+}
+
+// Arm on a base welded to a rotated, displaced static body: the tree hangs from a non-world frame.
+Model ArmOnStaticBaseModel(std::mt19937* rng) {
+  Model m;
+  const int ground = AddBody(&m, "ground", 1.0, Vec3::Zero(), Mat3::Identity());
+  m.bodies[ground].pose0 = Pose{Vec3(0.4, -0.3, 0.2), RandomQuat(rng)};
+  const int base = AddBody(&m, "base", 4.0, Vec3::Zero(), Mat3::Identity() * 0.1);
+  const int a =
+      AddBody(&m, "a", 1.0, Vec3(0.0, 0.05, -0.2), AsymmetricInertia(rng, 0.01, 0.02, 0.03));
+  const int b =
+      AddBody(&m, "b", 0.5, Vec3(0.1, 0.0, -0.1), AsymmetricInertia(rng, 0.004, 0.006, 0.009));
+  AddJoint(&m, "weld", JointType::kFixed, ground, base, Pose{Vec3(0, 0, 0.3), RandomQuat(rng)},
+           Pose(), Vec3::UnitZ());
+  AddJoint(&m, "ja", JointType::kRevolute, base, a, Pose{Vec3(0.1, 0, 0), RandomQuat(rng)},
+           Pose{Vec3(0, 0, 0.05), Quat::Identity()}, Vec3(0, 1, 0));
+  AddJoint(&m, "jb", JointType::kPrismatic, a, b, Pose{Vec3(0, 0, -0.4), RandomQuat(rng)}, Pose(),
+           Vec3(0.2, 0.1, 1.0));
+  m.Finalize();
+  return m;
+}
+
+VecX RandomConfiguration(const Model& m, const Multibody& mb, std::mt19937* rng) {
+  VecX q = m.q_default;
+  VecX dv = VecX::Zero(m.nv);
+  for (int i = 0; i < m.nv; ++i) dv[i] = RandomVec(rng, 0.6).x();
+  VecX out;
+  mb.IntegratePositions(q, dv, 1.0, &out);
+  return out;
+}
+
+VecX RandomVelocity(const Model& m, std::mt19937* rng, double scale) {
+  VecX v(m.nv);
+  for (int i = 0; i < m.nv; ++i) v[i] = RandomVec(rng, scale).x();
+  return v;
+}
+
+// Block-diagonal mass matrix of all trees.
+MatX FullMassMatrix(const Multibody& mb, const KinematicsCache& kin) {
+  const Model& m = mb.model();
+  MatX M = MatX::Zero(m.nv, m.nv);
+  MatX Mt;
+  for (int t = 0; t < static_cast<int>(m.trees.size()); ++t) {
+    mb.MassMatrix(kin, t, &Mt);
+    M.block(m.trees[t].v_start, m.trees[t].v_start, m.trees[t].nv, m.trees[t].nv) = Mt;
+  }
+  return M;
+}
+
+// v̇ = M⁻¹ (k1 + k2).
+VecX Acceleration(const Multibody& mb, const VecX& q, const VecX& v, double t, const Vec3& g) {
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, t, &kin);
+  VecX k1, k2;
+  mb.SpringDamperForces(q, v, t, &k1);
+  mb.BiasForces(kin, v, g, &k2);
+  return FullMassMatrix(mb, kin).llt().solve(k1 + k2);
+}
+
+// One classical RK4 step of (q̇ = N(q) v, M v̇ = k1 + k2); quaternions renormalized after the step.
+void Rk4Step(const Multibody& mb, double t, double h, const Vec3& g, VecX* q, VecX* v) {
+  VecX qd1, qd2, qd3, qd4;
+  const VecX q0 = *q, v0 = *v;
+  mb.QDot(q0, v0, &qd1);
+  const VecX a1 = Acceleration(mb, q0, v0, t, g);
+  const VecX q2 = q0 + 0.5 * h * qd1, v2 = v0 + 0.5 * h * a1;
+  mb.QDot(q2, v2, &qd2);
+  const VecX a2 = Acceleration(mb, q2, v2, t + 0.5 * h, g);
+  const VecX q3 = q0 + 0.5 * h * qd2, v3 = v0 + 0.5 * h * a2;
+  mb.QDot(q3, v3, &qd3);
+  const VecX a3 = Acceleration(mb, q3, v3, t + 0.5 * h, g);
+  const VecX q4 = q0 + h * qd3, v4 = v0 + h * a3;
+  mb.QDot(q4, v4, &qd4);
+  const VecX a4 = Acceleration(mb, q4, v4, t + h, g);
+  *q = q0 + h / 6.0 * (qd1 + 2 * qd2 + 2 * qd3 + qd4);
+  *v = v0 + h / 6.0 * (a1 + 2 * a2 + 2 * a3 + a4);
+  mb.NormalizeQuaternions(q);
+}
+
+Vec3 BodyAngularVelocity(const Multibody& mb, const KinematicsCache& kin, const VecX& v, int b) {
+  const int t = mb.model().BodyTree(b);
+  if (t < 0) return Vec3::Zero();
+  MatX Jw;
+  mb.AngularJacobian(kin, b, &Jw);
+  return Jw * v.segment(mb.model().trees[t].v_start, mb.model().trees[t].nv);
+}
+
+// Linear and angular momentum (about the world origin) of all bodies with joints.
+void Momentum(const Multibody& mb, const VecX& q, const VecX& v, Vec3* P, Vec3* L) {
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  P->setZero();
+  L->setZero();
+  const Model& m = mb.model();
+  for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) {
+    if (m.bodies[b].joint < 0) continue;
+    const Vec3 vc = mb.PointVelocity(kin, v, b, kin.com_W[b]);
+    const Vec3 w = BodyAngularVelocity(mb, kin, v, b);
+    const Mat3 R = kin.X_WB[b].R();
+    *P += m.bodies[b].mass * vc;
+    *L += m.bodies[b].mass * kin.com_W[b].cross(vc) + R * m.bodies[b].inertia * R.transpose() * w;
+  }
+}
+
+// Rotation vector of R_a R_bᵀ.
+Vec3 RotationDifference(const Quat& a, const Quat& b) {
+  const Eigen::AngleAxisd aa(a * b.conjugate());
+  return aa.angle() * aa.axis();
+}
+
+TEST(MultibodyTest, FreeBodyMassMatrixMatchesClosedForm) {
+  std::mt19937 rng(1);
+  const Model m = FreeBodyModel(&rng);
+  const Multibody mb(&m);
+  KinematicsCache kin;
+  mb.UpdateKinematics(m.q_default, 0.0, &kin);
+  MatX M;
+  mb.MassMatrix(kin, 0, &M);
+  // Closed form for v = [v_origin, ω]: v_com = v_origin − [r]× ω with r = R com.
+  const Body& b = m.bodies[0];
+  const Mat3 R = m.bodies[0].pose0.q.normalized().toRotationMatrix();
+  const Vec3 r = R * b.com;
+  const Mat3 I_W = R * b.inertia * R.transpose();
+  MatX expected(6, 6);
+  expected.topLeftCorner<3, 3>() = b.mass * Mat3::Identity();
+  expected.topRightCorner<3, 3>() = -b.mass * Skew(r);
+  expected.bottomLeftCorner<3, 3>() = b.mass * Skew(r);
+  expected.bottomRightCorner<3, 3>() = I_W - b.mass * Skew(r) * Skew(r);
+  // Both sides are a handful of products of O(1) numbers: only round-off separates them.
+  EXPECT_LT((M - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.cwiseAbs().maxCoeff());
+  // The free body pose comes straight from q_default (pose0).
+  EXPECT_LT((kin.X_WB[0].p - b.pose0.p).norm(), 1e-15);  // copied, not computed
+}
+
+TEST(MultibodyTest, ChainMassMatrixIsSymmetricPositiveDefinite) {
+  std::mt19937 rng(2);
+  const Model m = ChainModel(&rng);
+  const Multibody mb(&m);
+  ASSERT_EQ(m.trees.size(), 1u);
+  ASSERT_EQ(m.nv, 3);
+  for (int trial = 0; trial < 10; ++trial) {
+    KinematicsCache kin;
+    mb.UpdateKinematics(RandomConfiguration(m, mb, &rng), 0.0, &kin);
+    MatX M;
+    mb.MassMatrix(kin, 0, &M);
+    // Symmetry is exact up to round-off of O(1) entries.
+    EXPECT_LT((M - M.transpose()).cwiseAbs().maxCoeff(), 1e-14);
+    Eigen::SelfAdjointEigenSolver<MatX> eig(M);
+    // The smallest eigenvalue is bounded below by the rotational inertias (≥ ~1e-3 here); a
+    // singular M would give ~1e-16.
+    EXPECT_GT(eig.eigenvalues().minCoeff(), 1e-4);
+    EXPECT_EQ(M.llt().info(), Eigen::Success);
+  }
+}
+
+// Material points and body rotations moved by IntegratePositions(q, ±h v) against J v.
+void CheckJacobiansByFiniteDifferences(const Model& m, std::mt19937* rng) {
+  const Multibody mb(&m);
+  for (int trial = 0; trial < 5; ++trial) {
+    const VecX q = RandomConfiguration(m, mb, rng);
+    const VecX v = RandomVelocity(m, rng, 1.0);
+    const double h = 1e-6;
+    VecX qp, qm;
+    mb.IntegratePositions(q, v, h, &qp);
+    mb.IntegratePositions(q, v, -h, &qm);
+    KinematicsCache k0, kp, km;
+    mb.UpdateKinematics(q, 0.0, &k0);
+    mb.UpdateKinematics(qp, 0.0, &kp);
+    mb.UpdateKinematics(qm, 0.0, &km);
+    for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) {
+      const int t = m.BodyTree(b);
+      if (t < 0) continue;  // static or welded: no dofs (checked in WeldedBodiesHaveNoDofs)
+      const VecX vt = v.segment(m.trees[t].v_start, m.trees[t].nv);
+      const Vec3 local = RandomVec(rng, 0.3);
+      const Vec3 p = k0.X_WB[b].Apply(local);
+      MatX J, Jw;
+      mb.PointJacobian(k0, b, p, &J);
+      mb.AngularJacobian(k0, b, &Jw);
+      const Vec3 fd = (kp.X_WB[b].Apply(local) - km.X_WB[b].Apply(local)) / (2 * h);
+      // Central differences: truncation O(h²) ~ 1e-12, round-off ~ 1e-16 / h ~ 1e-10.
+      EXPECT_LT((J * vt - fd).norm(), 1e-8) << "body " << m.bodies[b].name;
+      const Vec3 w_fd = RotationDifference(kp.X_WB[b].q, km.X_WB[b].q) / (2 * h);
+      EXPECT_LT((Jw * vt - w_fd).norm(), 1e-8) << "body " << m.bodies[b].name;
+      // PointVelocity is J v evaluated without forming J.
+      EXPECT_LT((mb.PointVelocity(k0, v, b, p) - J * vt).norm(), 1e-13);  // round-off only
+    }
+  }
+}
+
+TEST(MultibodyTest, PointJacobianMatchesFiniteDifferencesChain) {
+  std::mt19937 rng(3);
+  CheckJacobiansByFiniteDifferences(ChainModel(&rng), &rng);
+}
+
+TEST(MultibodyTest, PointJacobianMatchesFiniteDifferencesFloatingChain) {
+  std::mt19937 rng(4);
+  CheckJacobiansByFiniteDifferences(FloatingChainModel(&rng), &rng);
+}
+
+TEST(MultibodyTest, PointJacobianMatchesFiniteDifferencesOnStaticBase) {
+  std::mt19937 rng(15);
+  const Model m = ArmOnStaticBaseModel(&rng);
+  ASSERT_EQ(m.BodyTree(m.FindBody("base")), -1);
+  ASSERT_EQ(m.BodyTree(m.FindBody("a")), 0);
+  CheckJacobiansByFiniteDifferences(m, &rng);
+}
+
+TEST(MultibodyTest, QDotMatchesIntegratePositions) {
+  std::mt19937 rng(5);
+  const Model m = FloatingChainModel(&rng);
+  const Multibody mb(&m);
+  const VecX q = RandomConfiguration(m, mb, &rng);
+  const VecX v = RandomVelocity(m, &rng, 2.0);
+  VecX qd, qp, qm;
+  mb.QDot(q, v, &qd);
+  const double h = 1e-6;
+  mb.IntegratePositions(q, v, h, &qp);
+  mb.IntegratePositions(q, v, -h, &qm);
+  // Central difference of the exact flow: truncation O(h²), round-off ~ 1e-10.
+  EXPECT_LT(((qp - qm) / (2 * h) - qd).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+TEST(MultibodyTest, IntegratePositionsRotatesByWorldAngularVelocity) {
+  std::mt19937 rng(6);
+  const Model m = FreeBodyModel(&rng);
+  const Multibody mb(&m);
+  VecX v = VecX::Zero(6);
+  v.segment<3>(0) = Vec3(0.5, -1.0, 2.0);
+  v.segment<3>(3) = Vec3(3.0, -2.0, 1.0);
+  const double h = 0.37;  // a large step: the exponential map is exact for constant ω
+  VecX q;
+  mb.IntegratePositions(m.q_default, v, h, &q);
+  const Quat q0 = m.bodies[0].pose0.q.normalized();
+  const Vec3 w = v.segment<3>(3);
+  const Quat expected = Quat(Eigen::AngleAxisd(w.norm() * h, w.normalized())) * q0;
+  const Quat got(q[3], q[4], q[5], q[6]);
+  // Same rotation computed two ways; round-off only.
+  EXPECT_LT(RotationDifference(got, expected).norm(), 1e-12);
+  EXPECT_NEAR(got.norm(), 1.0, 1e-14);  // exp map output renormalized: unit to round-off
+  EXPECT_LT((q.segment<3>(0) - (m.bodies[0].pose0.p + h * v.segment<3>(0))).norm(), 1e-14);
+}
+
+TEST(MultibodyTest, KineticEnergyMatchesBodySum) {
+  std::mt19937 rng(7);
+  for (const Model& m : {ChainModel(&rng), FloatingChainModel(&rng), FreeBodyModel(&rng)}) {
+    const Multibody mb(&m);
+    const VecX q = RandomConfiguration(m, mb, &rng);
+    const VecX v = RandomVelocity(m, &rng, 1.5);
+    KinematicsCache kin;
+    mb.UpdateKinematics(q, 0.0, &kin);
+    double sum = 0;
+    for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) {
+      const Vec3 vc = mb.PointVelocity(kin, v, b, kin.com_W[b]);
+      const Vec3 w = BodyAngularVelocity(mb, kin, v, b);
+      const Mat3 R = kin.X_WB[b].R();
+      sum += 0.5 * m.bodies[b].mass * vc.squaredNorm() +
+             0.5 * w.dot(R * m.bodies[b].inertia * R.transpose() * w);
+    }
+    const double ke = mb.KineticEnergy(kin, v);
+    EXPECT_GT(ke, 0.0);
+    // Two summation orders of the same quadratic form: round-off only.
+    EXPECT_NEAR(ke, sum, 1e-12 * sum);
+  }
+}
+
+TEST(MultibodyTest, FreeBodyBiasForcesMatchNewtonEuler) {
+  std::mt19937 rng(8);
+  const Model m = FreeBodyModel(&rng);
+  const Multibody mb(&m);
+  const VecX q = RandomConfiguration(m, mb, &rng);
+  const VecX v = RandomVelocity(m, &rng, 3.0);
+  const Vec3 g(0.3, -0.4, -9.81);
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  VecX k2;
+  mb.BiasForces(kin, v, g, &k2);
+  // Newton-Euler about the body origin with v̇ = 0: the COM has centripetal acceleration
+  // ω × (ω × r), the rotation contributes the gyroscopic torque −ω × I ω.
+  const Body& b = m.bodies[0];
+  const Mat3 R = kin.X_WB[0].R();
+  const Vec3 r = R * b.com;
+  const Mat3 I_W = R * b.inertia * R.transpose();
+  const Vec3 w = v.segment<3>(3);
+  const Vec3 f = b.mass * (g - w.cross(w.cross(r)));
+  const Vec3 tau = r.cross(f) - w.cross(I_W * w);
+  // O(10) quantities from a few products; round-off only.
+  EXPECT_LT((k2.segment<3>(0) - f).norm(), 1e-12);
+  EXPECT_LT((k2.segment<3>(3) - tau).norm(), 1e-12);
+}
+
+// For 1-dof joints (q̇ = v), Lagrange's equations give k2 = −Ṁ v + ∂T/∂q + gravity.
+void CheckBiasAgainstLagrangian(const Model& m, std::mt19937* rng) {
+  const Multibody mb(&m);
+  for (int trial = 0; trial < 5; ++trial) {
+    const VecX q = RandomConfiguration(m, mb, rng);
+    const VecX v = RandomVelocity(m, rng, 2.0);
+    KinematicsCache kin;
+    mb.UpdateKinematics(q, 0.0, &kin);
+    VecX k2;
+    mb.BiasForces(kin, v, Vec3::Zero(), &k2);
+    const double h = 1e-5;
+    auto mass = [&](const VecX& qq) {
+      KinematicsCache k;
+      mb.UpdateKinematics(qq, 0.0, &k);
+      return FullMassMatrix(mb, k);
+    };
+    const MatX Mdot = (mass(q + h * v) - mass(q - h * v)) / (2 * h);
+    VecX dTdq(m.nv);
+    for (int i = 0; i < m.nv; ++i) {
+      VecX dq = VecX::Zero(m.nv);
+      dq[i] = h;
+      dTdq[i] = 0.5 * v.dot((mass(q + dq) - mass(q - dq)) * v) / (2 * h);
+    }
+    const VecX expected = -Mdot * v + dTdq;
+    // Central differences with h = 1e-5: truncation ~ h² |M'''| ~ 1e-10, round-off ~ 1e-11.
+    EXPECT_LT((k2 - expected).cwiseAbs().maxCoeff(), 1e-7)
+        << "k2 = " << k2.transpose() << "\nexpected = " << expected.transpose();
+  }
+}
+
+TEST(MultibodyTest, ChainBiasForcesMatchLagrangian) {
+  std::mt19937 rng(9);
+  CheckBiasAgainstLagrangian(ChainModel(&rng), &rng);
+}
+
+TEST(MultibodyTest, StaticBaseArmBiasForcesMatchLagrangian) {
+  std::mt19937 rng(16);
+  CheckBiasAgainstLagrangian(ArmOnStaticBaseModel(&rng), &rng);
+}
+
+// The same check for a planar double pendulum (two revolute joints about parallel axes).
+TEST(MultibodyTest, DoublePendulumBiasForcesMatchLagrangian) {
+  Model m;
+  const Mat3 I = Vec3(0.01, 0.02, 0.015).asDiagonal();
+  const int a = AddBody(&m, "a", 1.0, Vec3(0, 0, -0.5), I);
+  const int b = AddBody(&m, "b", 0.7, Vec3(0, 0, -0.4), I);
+  AddJoint(&m, "ja", JointType::kRevolute, -1, a, Pose(), Pose(), Vec3::UnitY());
+  AddJoint(&m, "jb", JointType::kRevolute, a, b, Pose{Vec3(0, 0, -1.0), Quat::Identity()}, Pose(),
+           Vec3::UnitY());
+  m.Finalize();
+  const Multibody mb(&m);
+  const Vec3 g(0, 0, -9.81);
+  const VecX q = Eigen::Vector2d(0.4, -0.9);
+  const VecX v = Eigen::Vector2d(1.3, 2.1);
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  VecX k2;
+  mb.BiasForces(kin, v, g, &k2);
+  // Textbook double pendulum: c_a, c_b COM distances, l = 1 link length, J_a, J_b = I_yy.
+  const double ma = 1.0, mbb = 0.7, ca = 0.5, cb = 0.4, l = 1.0, gz = 9.81;
+  const double s = std::sin(q[1]);
+  const double h = mbb * l * cb * s;
+  // k2 = −C v + gravity; −C v = [h (2 q̇1 q̇2 + q̇2²), −h q̇1²] for angles measured about +y.
+  Eigen::Vector2d expected(h * (2 * v[0] * v[1] + v[1] * v[1]), -h * v[0] * v[0]);
+  // Gravity torques for θ about +y with the links hanging along −z: −∂V/∂θ.
+  expected[0] += -(ma * ca + mbb * l) * gz * std::sin(q[0]) - mbb * cb * gz * std::sin(q[0] + q[1]);
+  expected[1] += -mbb * cb * gz * std::sin(q[0] + q[1]);
+  // Closed form versus O(1) sums: round-off only.
+  EXPECT_LT((k2 - expected).cwiseAbs().maxCoeff(), 1e-12)
+      << "k2 = " << k2.transpose() << "\nexpected = " << expected.transpose();
+}
+
+TEST(MultibodyTest, GravityForcesAreMinusPotentialGradient) {
+  std::mt19937 rng(10);
+  const Vec3 g(0.5, 1.0, -9.81);
+  for (const Model& m : {ChainModel(&rng), FloatingChainModel(&rng), ArmOnStaticBaseModel(&rng)}) {
+    const Multibody mb(&m);
+    const VecX q = RandomConfiguration(m, mb, &rng);
+    KinematicsCache kin;
+    mb.UpdateKinematics(q, 0.0, &kin);
+    VecX k2;
+    mb.BiasForces(kin, VecX::Zero(m.nv), g, &k2);  // v = 0: gravity part only
+    const double h = 1e-6;
+    for (int i = 0; i < m.nv; ++i) {
+      VecX e = VecX::Zero(m.nv);
+      e[i] = 1.0;
+      VecX qp, qm;
+      mb.IntegratePositions(q, e, h, &qp);
+      mb.IntegratePositions(q, e, -h, &qm);
+      KinematicsCache kp, km;
+      mb.UpdateKinematics(qp, 0.0, &kp);
+      mb.UpdateKinematics(qm, 0.0, &km);
+      const double dV = (mb.PotentialEnergy(kp, qp, g) - mb.PotentialEnergy(km, qm, g)) / (2 * h);
+      // Energies ~ 100 J: round-off 1e-14 / h ~ 1e-8; truncation ~ h² ~ 1e-12.
+      EXPECT_NEAR(k2[i], -dV, 1e-6) << "dof " << i;
+    }
+  }
+}
+
+// No gravity, no springs: RK4 with small steps must conserve kinetic energy and, for the floating
+// systems, world linear and angular momentum.
+void CheckConservation(const Model& m, std::mt19937* rng, bool floating, double v_scale) {
+  const Multibody mb(&m);
+  VecX q = RandomConfiguration(m, mb, rng);
+  VecX v = RandomVelocity(m, rng, v_scale);
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  const double e0 = mb.KineticEnergy(kin, v);
+  Vec3 P0, L0;
+  Momentum(mb, q, v, &P0, &L0);
+  const double h = 1e-3;
+  for (int step = 0; step < 1000; ++step) Rk4Step(mb, step * h, h, Vec3::Zero(), &q, &v);
+  mb.UpdateKinematics(q, 0.0, &kin);
+  const double e1 = mb.KineticEnergy(kin, v);
+  // RK4 global error ~ h⁴ = 1e-12 per unit time times derivative bounds; 1e-8 relative leaves
+  // margin, while a wrong Coriolis or gyroscopic term changes the energy at O(1).
+  EXPECT_NEAR(e1, e0, 1e-8 * e0);
+  if (floating) {
+    Vec3 P1, L1;
+    Momentum(mb, q, v, &P1, &L1);
+    EXPECT_LT((P1 - P0).norm(), 1e-8 * (P0.norm() + 1.0));  // same RK4 accuracy argument
+    EXPECT_LT((L1 - L0).norm(), 1e-8 * (L0.norm() + 1.0));
+  }
+}
+
+TEST(MultibodyTest, ChainConservesKineticEnergy) {
+  std::mt19937 rng(11);
+  CheckConservation(ChainModel(&rng), &rng, false, 2.0);
+}
+
+TEST(MultibodyTest, FloatingChainConservesEnergyAndMomentum) {
+  std::mt19937 rng(12);
+  CheckConservation(FloatingChainModel(&rng), &rng, true, 2.0);
+}
+
+TEST(MultibodyTest, TorqueFreeAsymmetricBodyConservesAngularMomentum) {
+  std::mt19937 rng(13);
+  const Model m = FreeBodyModel(&rng);
+  const Multibody mb(&m);
+  VecX q = m.q_default;
+  VecX v(6);
+  v << 0.2, -0.1, 0.3, 1.0, 3.0, -2.0;  // spin near no principal axis: strong precession
+  Vec3 P0, L0;
+  Momentum(mb, q, v, &P0, &L0);
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  const double e0 = mb.KineticEnergy(kin, v);
+  const Vec3 w0 = v.segment<3>(3);
+  const double h = 1e-3;
+  for (int step = 0; step < 2000; ++step) Rk4Step(mb, step * h, h, Vec3::Zero(), &q, &v);
+  Vec3 P1, L1;
+  Momentum(mb, q, v, &P1, &L1);
+  mb.UpdateKinematics(q, 0.0, &kin);
+  // RK4 with h = 1e-3 over 2 s: error ~ 1e-11 relative; the gyroscopic term is O(1).
+  EXPECT_LT((L1 - L0).norm(), 1e-8 * L0.norm());
+  EXPECT_LT((P1 - P0).norm(), 1e-8 * P0.norm());
+  EXPECT_NEAR(mb.KineticEnergy(kin, v), e0, 1e-8 * e0);
+  // The test is not vacuous: the angular velocity changed direction substantially.
+  EXPECT_GT((v.segment<3>(3) - w0).norm(), 0.1);
+}
+
+TEST(MultibodyTest, PendulumSmallAmplitudePeriod) {
+  Model m;
+  const double L = 0.8, g = 9.81;
+  const int b = AddBody(&m, "bob", 1.0, Vec3::Zero(), Mat3::Identity() * 1e-8);
+  // Joint frame at the pivot, which is L above the bob's origin.
+  AddJoint(&m, "pivot", JointType::kRevolute, -1, b, Pose{Vec3(0, 0, 2.0), Quat::Identity()},
+           Pose{Vec3(0, 0, L), Quat::Identity()}, Vec3::UnitY());
+  m.Finalize();
+  const Multibody mb(&m);
+  VecX q(1), v(1);
+  q << 0.02;
+  v << 0.0;
+  const double h = 1e-3;
+  double t = 0, prev = q[0];
+  std::vector<double> crossings;  // downward zero crossings of θ
+  while (t < 10.0 && crossings.size() < 4) {
+    Rk4Step(mb, t, h, Vec3(0, 0, -g), &q, &v);
+    t += h;
+    if (prev > 0 && q[0] <= 0) crossings.push_back(t - h * q[0] / (q[0] - prev));
+    prev = q[0];
+  }
+  ASSERT_EQ(crossings.size(), 4u);
+  const double period = (crossings[3] - crossings[0]) / 3.0;
+  const double expected = 2 * kPi * std::sqrt(L / g);
+  // The brief's 0.5%: the amplitude correction (θ₀²/16 = 2.5e-5), the 1e-8 inertia and RK4 plus
+  // linear-interpolation errors are all far below it.
+  EXPECT_NEAR(period, expected, 0.005 * expected);
+}
+
+TEST(MultibodyTest, PrescribedVelocityMatchesPoseFiniteDifference) {
+  Model m;
+  Body belt;
+  belt.name = "belt";
+  belt.prescribed = true;
+  belt.pose0 = Pose{Vec3(0.5, -0.2, 0.1), Quat(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()))};
+  belt.motion.velocity = Vec3(0.1, 0.2, -0.05);
+  belt.motion.oscillation_axis = Vec3(0, 0.6, 0.8);
+  belt.motion.amplitude = 0.05;
+  belt.motion.frequency = 1.5;
+  belt.motion.angular_velocity = Vec3(0.3, -0.8, 1.1);
+  m.bodies.push_back(belt);
+  m.Finalize();
+  EXPECT_EQ(m.BodyTree(0), -1);
+  const Multibody mb(&m);
+  const VecX q0 = VecX::Zero(0);
+  const Vec3 local(0.2, -0.1, 0.3);
+  for (double t : {0.0, 0.37, 1.9}) {
+    KinematicsCache k0, kp, km;
+    const double h = 1e-5;
+    mb.UpdateKinematics(q0, t, &k0);
+    mb.UpdateKinematics(q0, t + h, &kp);
+    mb.UpdateKinematics(q0, t - h, &km);
+    const Vec3 p = k0.X_WB[0].Apply(local);
+    const Vec3 fd = (kp.X_WB[0].Apply(local) - km.X_WB[0].Apply(local)) / (2 * h);
+    const Vec3 vp = mb.PrescribedPointVelocity(0, p, t);
+    // Truncation h² |p'''| ~ 1e-10 · (2π·1.5)³ · 0.05 ~ 4e-9; round-off ~ 1e-16 / h ~ 1e-11.
+    EXPECT_LT((vp - fd).norm(), 1e-7) << "t = " << t;
+    // PointVelocity of a prescribed body delegates to the prescribed motion.
+    EXPECT_LT((mb.PointVelocity(k0, VecX(), 0, p) - vp).norm(), 1e-15);  // same computation
+  }
+  // The belt surface velocity is added in the body frame.
+  m.bodies[0].motion.surface_velocity = Vec3(0.4, 0.0, 0.0);
+  const double t = 0.6;
+  KinematicsCache kin;
+  mb.UpdateKinematics(q0, t, &kin);
+  const Vec3 p = kin.X_WB[0].Apply(local);
+  const Vec3 with_belt = mb.PrescribedPointVelocity(0, p, t);
+  m.bodies[0].motion.surface_velocity.setZero();
+  const Vec3 without = mb.PrescribedPointVelocity(0, p, t);
+  EXPECT_LT((with_belt - without - kin.X_WB[0].Rotate(Vec3(0.4, 0, 0))).norm(), 1e-15);  // exact
+  // Static bodies and the world do not move.
+  EXPECT_EQ(mb.PrescribedPointVelocity(-1, p, t), Vec3::Zero());
+}
+
+TEST(MultibodyTest, WeldedBodiesHaveNoDofs) {
+  Model m;
+  const int base = AddBody(&m, "base", 5.0, Vec3::Zero(), Mat3::Identity());
+  const int link = AddBody(&m, "link", 1.0, Vec3(0, 0, -0.2), Mat3::Identity() * 0.01);
+  AddJoint(&m, "weld", JointType::kFixed, -1, base, Pose{Vec3(0, 0, 1), Quat::Identity()}, Pose(),
+           Vec3::UnitZ());
+  AddJoint(&m, "hinge", JointType::kRevolute, base, link, Pose{Vec3(0.3, 0, 0), Quat::Identity()},
+           Pose(), Vec3::UnitX());
+  m.Finalize();
+  const Multibody mb(&m);
+  EXPECT_EQ(m.BodyTree(base), -1);
+  EXPECT_EQ(m.BodyTree(link), 0);
+  KinematicsCache kin;
+  VecX q(1), v(1);
+  q << 0.3;
+  v << 2.0;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  // The welded body sits at its joint frame: placement copied through one pose product.
+  EXPECT_LT((kin.X_WB[base].p - Vec3(0, 0, 1)).norm(), 1e-15);
+  MatX J;
+  mb.PointJacobian(kin, base, kin.X_WB[base].p, &J);
+  EXPECT_EQ(J.rows(), 3);
+  EXPECT_EQ(J.cols(), 0);
+  EXPECT_EQ(mb.PointVelocity(kin, v, base, Vec3(1, 2, 3)), Vec3::Zero());
+  mb.PointJacobian(kin, link, kin.com_W[link], &J);
+  EXPECT_EQ(J.cols(), 1);
+  // The hinge moves the link COM: |J| = distance from the hinge axis = 0.2 m, exact to round-off.
+  EXPECT_NEAR(J.norm(), 0.2, 1e-14);
+}
+
+TEST(MultibodyTest, SpringDamperDiagonalsMatchFiniteDifferences) {
+  std::mt19937 rng(14);
+  Model m = ChainModel(&rng);
+  m.joints[0].spring_stiffness = 30.0;
+  m.joints[0].spring_reference = 0.2;
+  m.joints[0].damping = 1.5;
+  Actuator& a = m.joints[1].actuator;
+  a.enabled = true;
+  a.kp = 200.0;
+  a.kd = 5.0;
+  a.setpoint.kind = Signal::Kind::kSine;
+  a.setpoint.amplitude = 0.1;
+  a.setpoint.frequency = 0.5;
+  a.setpoint.offset = 0.05;
+  a.effort_limit = 1e3;
+  m.Finalize();
+  const Multibody mb(&m);
+  const VecX q = Eigen::Vector3d(0.4, 0.1, -0.3);
+  const VecX v = Eigen::Vector3d(0.5, -0.2, 0.7);
+  const double t = 0.3;
+  VecX k1, K, D;
+  mb.SpringDamperForces(q, v, t, &k1);
+  mb.SpringDamperDiagonals(q, v, t, &K, &D);
+  const double h = 1e-6;
+  for (int i = 0; i < 3; ++i) {
+    VecX e = VecX::Zero(3);
+    e[i] = h;
+    VecX kp, km;
+    mb.SpringDamperForces(q + e, v, t, &kp);
+    mb.SpringDamperForces(q - e, v, t, &km);
+    // k1 is linear in q and v away from saturation: differences are exact up to round-off
+    // (|k1| ~ 100, eps · 100 / h ~ 1e-8).
+    EXPECT_NEAR(K[i], -(kp[i] - km[i]) / (2 * h), 1e-6);
+    mb.SpringDamperForces(q, v + e, t, &kp);
+    mb.SpringDamperForces(q, v - e, t, &km);
+    EXPECT_NEAR(D[i], -(kp[i] - km[i]) / (2 * h), 1e-6);
+  }
+  // Tracking the reference exactly (q = q_ref, v = dq_ref/dt) leaves no actuator force; a wrong
+  // v_ref would leave kd · error.
+  VecX q_track = q, v_track = v;
+  q_track[1] = a.setpoint.Evaluate(t);
+  v_track[1] = 0.1 * 2 * kPi * 0.5 * std::cos(2 * kPi * 0.5 * t);  // d/dt of A sin(2πft)
+  mb.SpringDamperForces(q_track, v_track, t, &k1);
+  EXPECT_NEAR(k1[1], 0.0, 1e-12);  // O(10) terms cancelling: round-off
+  // Saturation: a tiny limit clamps the force and removes the actuator from K and D.
+  m.joints[1].actuator.effort_limit = 0.5;
+  mb.SpringDamperForces(q, v, t, &k1);
+  mb.SpringDamperDiagonals(q, v, t, &K, &D);
+  EXPECT_EQ(std::abs(k1[1]), 0.5);  // exactly the clamp value
+  EXPECT_EQ(K[1], 0.0);
+  EXPECT_EQ(D[1], 0.0);
+  // The passive spring and damper of joint 0 keep their constants.
+  EXPECT_EQ(K[0], 30.0);
+  EXPECT_EQ(D[0], 1.5);
+}
+
+TEST(MultibodyTest, PotentialEnergyIncludesSprings) {
+  Model m;
+  const int b = AddBody(&m, "slider", 2.0, Vec3::Zero(), Mat3::Identity() * 0.01);
+  AddJoint(&m, "slide", JointType::kPrismatic, -1, b, Pose(), Pose(), Vec3::UnitX());
+  m.joints[0].spring_stiffness = 40.0;
+  m.joints[0].spring_reference = 0.1;
+  m.Finalize();
+  const Multibody mb(&m);
+  VecX q(1);
+  q << 0.35;
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  const Vec3 g(-1.0, 0.0, -9.81);
+  // −m gᵀ x + ½ k (q − q_ref)² with x = (0.35, 0, 0): a handful of flops, round-off only.
+  const double expected = -2.0 * (-1.0 * 0.35) + 0.5 * 40.0 * 0.25 * 0.25;
+  EXPECT_NEAR(mb.PotentialEnergy(kin, q, g), expected, 1e-13);
+}
+
+}  // namespace
+}  // namespace contactlab
