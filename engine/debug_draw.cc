@@ -124,15 +124,30 @@ void DrawContacts(const StepRecord& record, const ContactDrawOptions& o, DebugDr
   }
 }
 
-double FitImpulseScale(const StepRecord& record, double target_length, double fallback) {
+double LargestImpulse(const StepRecord& record) {
   double largest = 0;
   for (const ConstraintData& cd : record.problem.constraints) {
     if (cd.kind != ConstraintKind::kFrictionCone) continue;
     if (cd.first_row + 3 > record.result.gamma.size()) continue;
     const Vec3 g = record.result.gamma.segment<3>(cd.first_row);
+    if (!g.allFinite()) continue;
     largest = std::max({largest, std::abs(g.z()), g.head<2>().norm()});
   }
-  if (!(largest > 0) || !std::isfinite(largest)) return fallback;
+  return largest;
+}
+
+double FitImpulseScale(const StepRecord& record, double target_length, double fallback) {
+  const double largest = LargestImpulse(record);
+  if (!(largest > 0)) return fallback;
+  return target_length / largest;
+}
+
+double AutoImpulseScale(double current, double largest, double target_length) {
+  if (!(largest > 0) || !(target_length > 0)) return current;
+  const double length = current * largest;
+  if (current > 0 && length >= 0.25 * target_length && length <= 1.5 * target_length) {
+    return current;
+  }
   return target_length / largest;
 }
 

@@ -104,9 +104,18 @@ double ConeSaturation(const Vec3& gamma_contact_frame, double mu);
 // solve), are drawn as inactive.
 void DrawContacts(const StepRecord& record, const ContactDrawOptions& options, DebugDraw* out);
 
+// Largest impulse magnitude, normal or friction, over the record's cone constraints [N s]
+// (0 when there is none or the result is missing).
+double LargestImpulse(const StepRecord& record);
+
 // Impulse scale [m / (N s)] that draws the largest impulse magnitude (normal or friction) of
 // the record with length `target_length` [m]. Returns `fallback` when no contact carries an
 // impulse.
 double FitImpulseScale(const StepRecord& record, double target_length, double fallback);
+
+// Automatic scale with hysteresis: keeps `current` while the longest arrow it gives stays
+// within [target/4, 3/2 target] (so arrows of a steady scene keep their meaning from step to
+// step), otherwise refits to target / largest. `largest` <= 0 keeps `current`.
+double AutoImpulseScale(double current, double largest, double target_length);
 
 }  // namespace contactlab

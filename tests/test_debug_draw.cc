@@ -159,6 +159,18 @@ TEST(DebugDraw, FitImpulseScaleMapsLargestImpulseToTarget) {
   EXPECT_DOUBLE_EQ(FitImpulseScale(empty, 0.2, -1.0), -1.0) << "fallback without impulses";
 }
 
+TEST(DebugDraw, AutoImpulseScaleKeepsAScaleThatFitsAndRefitsOneThatDoesNot) {
+  EXPECT_DOUBLE_EQ(LargestImpulse(ThreeContacts()), 1.0) << "γ_n = 1 N s is the largest";
+  // Target 0.2 m: scales giving 0.1 m or 0.28 m (inside [0.05, 0.3]) are kept.
+  EXPECT_DOUBLE_EQ(AutoImpulseScale(0.1, 1.0, 0.2), 0.1);
+  EXPECT_DOUBLE_EQ(AutoImpulseScale(0.28, 1.0, 0.2), 0.28);
+  // Arrows 2x too long or 10x too short: refit to the target.
+  EXPECT_DOUBLE_EQ(AutoImpulseScale(0.4, 1.0, 0.2), 0.2);
+  EXPECT_DOUBLE_EQ(AutoImpulseScale(0.02, 1.0, 0.2), 0.2);
+  // Nothing to fit to: keep.
+  EXPECT_DOUBLE_EQ(AutoImpulseScale(0.7, 0.0, 0.2), 0.7);
+}
+
 TEST(DebugDraw, ReplayForwardsEveryPrimitive) {
   RecordingDebugDraw a, b;
   DrawContacts(ThreeContacts(), ContactDrawOptions{}, &a);

@@ -184,6 +184,23 @@ TEST(ContactRows, FieldsComeFromContactConstraintAndResult) {
   EXPECT_EQ(CountRegimes(rows), (std::vector<int>{1, 0, 1}));
 }
 
+TEST(ContactRows, TypicalGeometrySizeIsTheMedianBodyDiameter) {
+  Model model;
+  EXPECT_DOUBLE_EQ(TypicalGeometrySize(model), 0.1) << "default without geometry";
+  Geom ground;
+  ground.shape.type = ShapeType::kHalfSpace;
+  model.geoms.push_back(ground);
+  EXPECT_DOUBLE_EQ(TypicalGeometrySize(model), 0.1) << "half-spaces have no size";
+  for (double r : {0.01, 0.05, 2.0}) {
+    Geom g;
+    g.shape.type = ShapeType::kSphere;
+    g.shape.radius = r;
+    model.geoms.push_back(g);
+  }
+  // Diameters 0.02, 0.1 and 4: the median ignores the one large outlier.
+  EXPECT_DOUBLE_EQ(TypicalGeometrySize(model), 0.1);
+}
+
 TEST(ColorMap, EndpointsAndMonotoneWarmth) {
   const Color lo = SaturationColor(0.0), hi = SaturationColor(1.0);
   EXPECT_GT(lo.b, lo.r) << "0 (cone axis) is blue";

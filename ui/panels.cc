@@ -169,12 +169,18 @@ bool DrawOverlayPanel(OverlaySettings* s) {
     changed |= ImGui::SliderFloat("##alpha", &s->body_alpha, 0.05f, 1.0f, "alpha %.2f");
   }
   ImGui::SetNextItemWidth(-130);
-  changed |= SliderLogDouble("impulse scale", &o.impulse_scale, 1e-3, 1e5, "%.3g m/(N s)");
-  ImGui::SameLine();
-  if (ImGui::Button("fit")) {
+  if (SliderLogDouble("impulse scale", &o.impulse_scale, 1e-3, 1e5, "%.3g m/(N s)")) {
+    s->auto_scale = false;  // a hand-set scale stays put
+    changed = true;
+  }
+  if (ImGui::Button("fit arrows")) {
     s->fit_requested = true;
     changed = true;
   }
+  ImGui::SameLine();
+  changed |= ImGui::Checkbox("auto refit", &s->auto_scale);
+  HelpMarker("Arrow length = impulse x scale. Auto refit rescales only when the longest arrow "
+             "leaves [1/4, 3/2] of a body size, so lengths stay comparable between steps.");
   ImGui::SetNextItemWidth(-130);
   changed |= SliderLogDouble("cone height", &o.cone_height, 1e-4, 10.0, "%.3g m");
   ImGui::SetNextItemWidth(-130);
@@ -381,7 +387,7 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
   ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", counts[2]);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
-                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+                                ImGuiTableFlags_SizingFixedFit;
   static const char* kHeaders[] = {"#",   "body A", "body B", "phi [m]", "v_n [m/s]",
                                    "|v_t| [m/s]", "gamma_n [N s]", "|gamma_t| [N s]",
                                    "regime", "k [N/m]", "tau_d [s]", "R_n", "R_t",
@@ -391,6 +397,7 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
     return false;
   }
   ImGui::TableSetupScrollFreeze(1, 1);
+  // Fixed-fit columns without user resizing are auto-fitted to the visible rows every frame.
   for (const char* h : kHeaders) ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   ImGuiListClipper clipper;

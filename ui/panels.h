@@ -41,6 +41,7 @@ struct OverlaySettings {
   float body_alpha = 0.35f;
   bool show_grid = true;
   bool glyphs_on_top = true;
+  bool auto_scale = true;      // refit the impulse scale when arrows get too long or short
   bool fit_requested = false;  // set by the panel: refit the impulse scale to the current step
 };
 bool DrawOverlayPanel(OverlaySettings* settings);

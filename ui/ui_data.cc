@@ -108,6 +108,39 @@ void RateMeter::Add(double sim_dt, double wall_dt) {
   }
 }
 
+double TypicalGeometrySize(const Model& model) {
+  std::vector<double> sizes;
+  for (const Geom& g : model.geoms) {
+    const Shape& s = g.shape;
+    double d = 0;
+    switch (s.type) {
+      case ShapeType::kHalfSpace:
+        continue;
+      case ShapeType::kSphere:
+        d = 2 * s.radius;
+        break;
+      case ShapeType::kCapsule:
+        d = 2 * (s.radius + s.half_length);
+        break;
+      case ShapeType::kBox:
+        d = 2 * s.half_extents.norm();
+        break;
+      case ShapeType::kCylinder:
+        d = 2 * std::hypot(s.radius, s.half_length);
+        break;
+      case ShapeType::kConvexMesh:
+        if (s.hull) {
+          for (const Vec3& v : s.hull->vertices) d = std::max(d, 2 * v.norm());
+        }
+        break;
+    }
+    if (d > 0 && std::isfinite(d)) sizes.push_back(d);
+  }
+  if (sizes.empty()) return 0.1;
+  std::nth_element(sizes.begin(), sizes.begin() + sizes.size() / 2, sizes.end());
+  return sizes[sizes.size() / 2];
+}
+
 std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& record) {
   auto body_name = [&model](int b) -> std::string {
     if (b < 0 || b >= static_cast<int>(model.bodies.size())) return "world";

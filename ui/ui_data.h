@@ -78,6 +78,10 @@ class RateMeter {
   bool started_ = false;
 };
 
+// Typical size of the scene's bodies [m]: the median bounding-sphere diameter of the geometries
+// that are not half-spaces (0.1 when there are none). Glyph sizes are derived from it.
+double TypicalGeometrySize(const Model& model);
+
 // One row of the contact inspector.
 struct ContactRow {
   int contact = -1;      // index into StepRecord::contacts

@@ -82,6 +82,7 @@ class Viewer {
   void RenderScene();
   void DrawLabels();
   void OnNewRecord();
+  void UpdateImpulseScale();
 
   ViewerOptions options_;
   Scene scene_;
@@ -99,7 +100,7 @@ class Viewer {
   std::vector<ContactRow> rows_;
   int selected_contact_ = -1;
   bool has_record_ = false;
-  bool scale_fitted_ = false;
+  double typical_size_ = 0.1;  // median body size [m], sets glyph sizes
   bool show_help_ = false;
   bool scripted_ = false;
   double accumulator_ = 0;
@@ -177,13 +178,19 @@ void Viewer::OnNewRecord() {
   has_record_ = true;
   rows_ = BuildContactRows(sim_->model(), sim_->last_record());
   if (selected_contact_ >= static_cast<int>(rows_.size())) selected_contact_ = -1;
-  if (!scale_fitted_ || overlay_.fit_requested) {
-    const double fitted = FitImpulseScale(sim_->last_record(), 0.1 * camera_.distance, -1.0);
-    if (fitted > 0) {
-      overlay_.contacts.impulse_scale = fitted;
-      scale_fitted_ = true;
-      overlay_.fit_requested = false;
-    }
+}
+
+void Viewer::UpdateImpulseScale() {
+  if (!has_record_) return;
+  // The longest impulse arrow is about one body size.
+  const double target = typical_size_;
+  const double largest = LargestImpulse(sim_->last_record());
+  double& scale = overlay_.contacts.impulse_scale;
+  if (overlay_.fit_requested) {
+    if (largest > 0) scale = target / largest;
+    overlay_.fit_requested = false;
+  } else if (overlay_.auto_scale) {
+    scale = AutoImpulseScale(scale, largest, target);
   }
 }
 
@@ -425,9 +432,10 @@ int Viewer::Run() {
   edit_settings_ = sim_->settings();
   if (!CreateWindow()) return 1;
   ResetCamera();
-  // Defaults sized to the scene: glyph lengths follow the camera distance.
-  overlay_.contacts.cone_height = 0.035 * camera_.distance;
-  overlay_.contacts.normal_length = 0.06 * camera_.distance;
+  // Glyphs sized to the scene's bodies.
+  typical_size_ = TypicalGeometrySize(sim_->model());
+  overlay_.contacts.cone_height = 0.35 * typical_size_;
+  overlay_.contacts.normal_length = 0.6 * typical_size_;
   playback_.playing = scripted_;
 
   double physics_ms_sum = 0;
@@ -454,6 +462,7 @@ int Viewer::Run() {
       playback_.reset_requested = false;
     }
     StepPhysics(scripted_ ? kScriptedFrameSeconds : wall_dt);
+    UpdateImpulseScale();
     BuildUi();
     RenderScene();
     DrawLabels();
