@@ -63,6 +63,9 @@ void SceneRenderer::BeginFrame(int x_px, int y_px, int width_px, int height_px,
   view_ = camera.ViewMatrix();
   proj_ = camera.ProjectionMatrix(height_px > 0 ? double(width_px) / height_px : 1.0);
   eye_ = camera.Eye();
+  target_ = camera.target;
+  fade_radius_ = static_cast<float>(
+      std::min(plane_half_size_, options.fade_distances * camera.distance));
   grid_spacing_ = options.grid_spacing;
   glDepthMask(GL_TRUE);
   glClearColor(options.background_bottom.r, options.background_bottom.g,
@@ -88,7 +91,7 @@ void SceneRenderer::BeginFrame(int x_px, int y_px, int width_px, int height_px,
 }
 
 void SceneRenderer::DrawMesh(const VertexBuffer& mesh, const Pose& X_WG, const Color& color,
-                             bool grid, float fade_radius) {
+                             bool grid) {
   Eigen::Matrix4f model = Eigen::Matrix4f::Identity();
   const Mat3 R = X_WG.R();
   model.block<3, 3>(0, 0) = R.cast<float>();
@@ -97,7 +100,6 @@ void SceneRenderer::DrawMesh(const VertexBuffer& mesh, const Pose& X_WG, const C
   SetUniform(mesh_program_, "u_normal_matrix", Eigen::Matrix3f(R.cast<float>()));
   SetUniform(mesh_program_, "u_color", Eigen::Vector4f(color.r, color.g, color.b, color.a));
   SetUniform(mesh_program_, "u_grid", grid ? 1 : 0);
-  SetUniform(mesh_program_, "u_fade_radius", fade_radius);
   mesh.Draw(GL_TRIANGLES);
 }
 
@@ -108,6 +110,8 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   SetUniform(mesh_program_, "u_proj", proj_);
   SetUniform(mesh_program_, "u_eye", Eigen::Vector3f(eye_.cast<float>()));
   SetUniform(mesh_program_, "u_grid_spacing", grid_spacing_);
+  SetUniform(mesh_program_, "u_fade_center", Eigen::Vector3f(target_.cast<float>()));
+  SetUniform(mesh_program_, "u_fade_radius", fade_radius_);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glEnable(GL_BLEND);
@@ -122,13 +126,12 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   auto color_of = [](const Geom& g) {
     return Color{float(g.color[0]), float(g.color[1]), float(g.color[2]), float(g.color[3])};
   };
-  const float fade = static_cast<float>(plane_half_size_);
 
   // Half-spaces first: they fade into the background at their edge.
   for (int i = 0; i < num_geoms; ++i) {
     const Geom& g = model.geoms[i];
     if (!meshes_[i] || g.shape.type != ShapeType::kHalfSpace) continue;
-    DrawMesh(*meshes_[i], pose_of(g), color_of(g), options.show_grid, fade);
+    DrawMesh(*meshes_[i], pose_of(g), color_of(g), options.show_grid);
   }
 
   std::vector<int> bodies;
@@ -136,8 +139,9 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     if (meshes_[i] && model.geoms[i].shape.type != ShapeType::kHalfSpace) bodies.push_back(i);
   }
   if (!options.transparent_bodies) {
-    for (int i : bodies) DrawMesh(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]),
-                                  false, 0.0f);
+    for (int i : bodies) {
+      DrawMesh(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), false);
+    }
   } else {
     // Back to front, each shape's back faces before its front faces, without depth writes.
     std::vector<double> depth(num_geoms, 0.0);
@@ -150,9 +154,9 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
       c.a *= options.body_alpha;
       const Pose X = pose_of(model.geoms[i]);
       glCullFace(GL_FRONT);
-      DrawMesh(*meshes_[i], X, c, false, 0.0f);
+      DrawMesh(*meshes_[i], X, c, false);
       glCullFace(GL_BACK);
-      DrawMesh(*meshes_[i], X, c, false, 0.0f);
+      DrawMesh(*meshes_[i], X, c, false);
     }
     glDisable(GL_CULL_FACE);
     glDepthMask(GL_TRUE);
@@ -161,7 +165,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   // Floor grid for scenes without a ground: translucent, drawn over what lies below it.
   if (options.show_grid && !has_half_space_ && !floor_.empty()) {
     glDepthMask(GL_FALSE);
-    DrawMesh(floor_, Pose{}, Color{0.55f, 0.57f, 0.60f, 0.35f}, true, fade);
+    DrawMesh(floor_, Pose{}, Color{0.55f, 0.57f, 0.60f, 0.35f}, true);
     glDepthMask(GL_TRUE);
   }
   glUseProgram(0);

@@ -22,6 +22,7 @@ struct RenderOptions {
   bool show_grid = true;            // grid lines on half-spaces; a floor grid at z = 0 otherwise
   bool glyphs_on_top = true;        // contact glyphs are not hidden by bodies
   float grid_spacing = 0.1f;        // minor grid spacing [m]; major lines every 10
+  float fade_distances = 10.0f;     // planes fade out at this many camera distances from the target
   Color background_top{0.36f, 0.40f, 0.47f, 1.0f};
   Color background_bottom{0.10f, 0.11f, 0.13f, 1.0f};
 };
@@ -51,8 +52,7 @@ class SceneRenderer {
   const Vec3& eye() const { return eye_; }
 
  private:
-  void DrawMesh(const VertexBuffer& mesh, const Pose& X_WG, const Color& color, bool grid,
-                float fade_radius);
+  void DrawMesh(const VertexBuffer& mesh, const Pose& X_WG, const Color& color, bool grid);
 
   GLuint mesh_program_ = 0, background_program_ = 0;
   GLuint empty_vao_ = 0;
@@ -64,6 +64,8 @@ class SceneRenderer {
   Eigen::Matrix4f view_ = Eigen::Matrix4f::Identity();
   Eigen::Matrix4f proj_ = Eigen::Matrix4f::Identity();
   Vec3 eye_ = Vec3::Zero();
+  Vec3 target_ = Vec3::Zero();
+  float fade_radius_ = 25.0f;  // [m]
 };
 
 }  // namespace contactlab

@@ -46,6 +46,7 @@ uniform vec4 u_color;
 uniform vec3 u_eye;
 uniform int u_grid;
 uniform float u_grid_spacing;
+uniform vec3 u_fade_center;
 uniform float u_fade_radius;
 out vec4 frag_color;
 
@@ -63,14 +64,18 @@ void main() {
   vec3 v = normalize(u_eye - v_world);
   vec3 albedo = u_color.rgb;
   float alpha = u_color.a;
+  float spec = 0.28;
   if (u_grid == 1) {
+    // Planes fade out with the distance from the view target (cheap horizon, no far aliasing).
+    float r = length(v_world - u_fade_center);
+    if (r > u_fade_radius) discard;
+    alpha *= 1.0 - smoothstep(0.4 * u_fade_radius, u_fade_radius, r);
     vec2 c = v_local.xy / u_grid_spacing;
     float minor = GridLines(c, 1.0);
     float major = GridLines(c / 10.0, 2.0);
     albedo = mix(albedo, albedo * 0.45, max(0.55 * minor, major));
-    alpha *= 1.0 - smoothstep(0.45 * u_fade_radius, u_fade_radius, length(v_local.xy));
+    spec = 0.0;
   }
-  float spec = u_grid == 1 ? 0.05 : 0.28;
   frag_color = vec4(Shade(albedo, n, v, 48.0, spec), alpha);
 }
 )";

@@ -100,6 +100,8 @@ class Viewer {
   std::vector<ContactRow> rows_;
   int selected_contact_ = -1;
   bool has_record_ = false;
+  int msaa_samples_ = 0;     // samples per pixel of the window
+  std::string gl_renderer_;  // GL_RENDERER string
   double typical_size_ = 0.1;  // median body size [m], sets glyph sizes
   bool show_help_ = false;
   bool scripted_ = false;
@@ -133,17 +135,35 @@ bool Viewer::CreateWindow() {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SAMPLES, std::max(0, options_.msaa_samples));
   const std::string title =
       "ContactLab - " + std::filesystem::path(options_.scene_path).filename().string();
-  window_ = glfwCreateWindow(options_.width, options_.height, title.c_str(), nullptr, nullptr);
-  if (!window_) {
+  auto open_window = [&](int samples) {
+    glfwWindowHint(GLFW_SAMPLES, samples);
+    window_ = glfwCreateWindow(options_.width, options_.height, title.c_str(), nullptr, nullptr);
+    if (window_) glfwMakeContextCurrent(window_);
+    return window_ != nullptr;
+  };
+  const bool auto_msaa = options_.msaa_samples < 0;
+  if (!open_window(auto_msaa ? 4 : options_.msaa_samples)) {
     std::fprintf(stderr, "viewer: cannot create a %dx%d OpenGL 3.3 core window\n",
                  options_.width, options_.height);
     return false;
   }
-  glfwMakeContextCurrent(window_);
+  // Software rasterizers pay for every sample; without a GPU, auto means no multisampling.
+  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  const std::string renderer_name = renderer ? renderer : "";
+  if (auto_msaa && (renderer_name.find("llvmpipe") != std::string::npos ||
+                    renderer_name.find("softpipe") != std::string::npos)) {
+    glfwDestroyWindow(window_);
+    window_ = nullptr;
+    if (!open_window(0)) {
+      std::fprintf(stderr, "viewer: cannot create an OpenGL 3.3 core window\n");
+      return false;
+    }
+  }
   glfwSwapInterval(scripted_ ? 0 : 1);
+  glGetIntegerv(GL_SAMPLES, &msaa_samples_);
+  gl_renderer_ = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -437,6 +457,8 @@ int Viewer::Run() {
   overlay_.contacts.cone_height = 0.35 * typical_size_;
   overlay_.contacts.normal_length = 0.6 * typical_size_;
   playback_.playing = scripted_;
+  overlay_.transparent_bodies = options_.transparent;
+  overlay_.contacts.labels = options_.labels;
 
   double physics_ms_sum = 0;
   int frame = 0;
@@ -487,9 +509,11 @@ int Viewer::Run() {
   if (frame > 0) {
     // Wall time per frame including buffer swaps (the GL work finishes there or in the read).
     const double frame_ms = 1e3 * Seconds(Clock::now() - loop_start) / frame;
-    std::printf("viewer: %d frames, %.2f ms per frame (physics %.2f ms), %d steps, t = %.4f s\n",
-                frame, frame_ms, physics_ms_sum / frame, sim_->step_count(),
-                sim_->state().time);
+    std::printf(
+        "viewer: %d frames, %.2f ms per frame (physics %.2f ms), %d steps, t = %.4f s "
+        "[%s, %d samples]\n",
+        frame, frame_ms, physics_ms_sum / frame, sim_->step_count(), sim_->state().time,
+        gl_renderer_.c_str(), msaa_samples_);
   }
   return exit_code;
 }
@@ -543,6 +567,10 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
         *error = a + " must be positive";
         return false;
       }
+    } else if (a == "--transparent") {
+      options->transparent = true;
+    } else if (a == "--labels") {
+      options->labels = true;
     } else if (a == "--screenshot") {
       if (!need_value(i)) return false;
       options->screenshot_path = argv[++i];

@@ -14,7 +14,11 @@ struct ViewerOptions {
   int frames = -1;
   std::string screenshot_path;
   int width = 1600, height = 900;  // window size [px]
-  int msaa_samples = 4;  // multisampling of the window (0 = off; software GL is ~2x faster off)
+  bool transparent = false;  // start with transparent bodies (contacts inside piles show)
+  bool labels = false;       // start with contact index labels
+  // Multisampling of the window: samples per pixel, 0 = off, < 0 = auto (4 on a GPU, off on a
+  // software rasterizer such as llvmpipe, where it costs about 3x the frame time).
+  int msaa_samples = -1;
 };
 
 // Opens the window and runs until it is closed (or the scripted frames are done). Returns 0 on
@@ -23,7 +27,7 @@ struct ViewerOptions {
 int RunViewer(const ViewerOptions& options);
 
 // Parses `SCENE [--frames N] [--screenshot FILE] [--width W] [--height H] [--msaa N]
-// [--set KEY=VALUE]...`
+// [--transparent] [--labels] [--set KEY=VALUE]...`
 // (argv[0] is the program). Returns false with a message in `error` on bad arguments.
 bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
                      std::string* error);
