@@ -201,6 +201,14 @@ TEST(ContactRows, TypicalGeometrySizeIsTheMedianBodyDiameter) {
   EXPECT_DOUBLE_EQ(TypicalGeometrySize(model), 0.1);
 }
 
+TEST(ContactRows, PickNearestChoosesTheClosestPointWithinTheRadius) {
+  const std::vector<std::pair<double, double>> pts = {{100, 100}, {110, 100}, {400, 300}};
+  EXPECT_EQ(PickNearest(pts, 107, 101, 12), 1) << "closer to the second point";
+  EXPECT_EQ(PickNearest(pts, 101, 99, 12), 0);
+  EXPECT_EQ(PickNearest(pts, 250, 200, 12), -1) << "nothing within 12 px";
+  EXPECT_EQ(PickNearest({}, 0, 0, 12), -1);
+}
+
 TEST(ColorMap, EndpointsAndMonotoneWarmth) {
   const Color lo = SaturationColor(0.0), hi = SaturationColor(1.0);
   EXPECT_GT(lo.b, lo.r) << "0 (cone axis) is blue";

@@ -448,7 +448,7 @@ void DrawHelpPanel() {
       {"Left drag", "orbit"},
       {"Right / middle drag, Shift + left", "pan"},
       {"Wheel", "zoom"},
-      {"Click a table row", "highlight that contact"},
+      {"Click a contact or a table row", "highlight that contact"},
   };
   if (ImGui::BeginTable("help", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     for (const auto& k : kKeys) {

@@ -141,6 +141,21 @@ double TypicalGeometrySize(const Model& model) {
   return sizes[sizes.size() / 2];
 }
 
+int PickNearest(const std::vector<std::pair<double, double>>& points, double x, double y,
+                double max_distance) {
+  int best = -1;
+  double best_d2 = max_distance * max_distance;
+  for (int i = 0; i < static_cast<int>(points.size()); ++i) {
+    const double dx = points[i].first - x, dy = points[i].second - y;
+    const double d2 = dx * dx + dy * dy;
+    if (d2 <= best_d2) {
+      best_d2 = d2;
+      best = i;
+    }
+  }
+  return best;
+}
+
 std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& record) {
   auto body_name = [&model](int b) -> std::string {
     if (b < 0 || b >= static_cast<int>(model.bodies.size())) return "world";

@@ -82,6 +82,10 @@ class RateMeter {
 // that are not half-spaces (0.1 when there are none). Glyph sizes are derived from it.
 double TypicalGeometrySize(const Model& model);
 
+// Index of the screen point nearest to (x, y) within max_distance pixels, or -1.
+int PickNearest(const std::vector<std::pair<double, double>>& points, double x, double y,
+                double max_distance);
+
 // One row of the contact inspector.
 struct ContactRow {
   int contact = -1;      // index into StepRecord::contacts

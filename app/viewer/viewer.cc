@@ -76,6 +76,7 @@ class Viewer {
   bool CreateWindow();
   void ResetCamera();
   void HandleInput();
+  void PickContact(float x, float y);
   void StepPhysics(double wall_dt);
   void DoStep();
   void BuildUi();
@@ -109,6 +110,7 @@ class Viewer {
   RateMeter rate_meter_{0.05};
   // Drag state: which button started a drag in the viewport (-1 = none).
   int drag_button_ = -1;
+  float drag_distance_ = 0;  // mouse travel since the button went down [px]
   // Viewport rectangle in window coordinates (logical px, y down).
   float vp_x_ = 0, vp_y_ = 0, vp_w_ = 1, vp_h_ = 1;
 };
@@ -254,6 +256,17 @@ void Viewer::StepPhysics(double wall_dt) {
   if (playback_.playing || scripted_) rate_meter_.Add(sim_->state().time - sim_t0, wall_dt);
 }
 
+void Viewer::PickContact(float x, float y) {
+  if (!has_record_) return;
+  std::vector<std::pair<double, double>> screen;
+  for (const Contact& c : sim_->last_record().contacts) {
+    double px = 0, py = 0;
+    if (!camera_.Project(c.point, vp_w_, vp_h_, &px, &py)) px = py = -1e9;  // behind the eye
+    screen.emplace_back(vp_x_ + px, vp_y_ + py);
+  }
+  selected_contact_ = PickNearest(screen, x, y, 12.0);
+}
+
 void Viewer::HandleInput() {
   ImGuiIO& io = ImGui::GetIO();
   if (!io.WantCaptureKeyboard) {
@@ -275,12 +288,18 @@ void Viewer::HandleInput() {
       m.x >= vp_x_ && m.y >= vp_y_ && m.x < vp_x_ + vp_w_ && m.y < vp_y_ + vp_h_;
   if (drag_button_ < 0 && !io.WantCaptureMouse && in_viewport) {
     for (int b = 0; b < 3; ++b) {
-      if (ImGui::IsMouseClicked(b)) drag_button_ = b;
+      if (ImGui::IsMouseClicked(b)) {
+        drag_button_ = b;
+        drag_distance_ = 0;
+      }
     }
     if (io.MouseWheel != 0) camera_.Zoom(std::pow(0.88, io.MouseWheel));
   }
   if (drag_button_ >= 0) {
+    drag_distance_ += std::abs(io.MouseDelta.x) + std::abs(io.MouseDelta.y);
     if (!ImGui::IsMouseDown(drag_button_)) {
+      // A left click that did not orbit selects the contact under the cursor (or none).
+      if (drag_button_ == 0 && drag_distance_ < 4.0f) PickContact(m.x, m.y);
       drag_button_ = -1;
     } else if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) {
       const bool pan = drag_button_ != 0 || io.KeyShift;
