@@ -47,13 +47,15 @@ std::shared_ptr<ConvexHull> BuildHull(const std::vector<Vec3>& points, const std
   }
   qhT qh_storage;
   qhT* qh = &qh_storage;
+  // Qhull's messages go to a scratch file so that a failure can be reported in the exception.
   FILE* err = std::tmpfile();
+  FILE* errout = err ? err : stderr;
   QHULL_LIB_CHECK
-  qh_zero(qh, err);
+  qh_zero(qh, errout);
   // Default options merge coplanar facets (pre-merge by centrum, C-0), giving polygonal faces.
   char options[] = "qhull";
   int code = qh_new_qhull(qh, 3, static_cast<int>(points.size()), coords.data(), False, options,
-                          nullptr, err);
+                          nullptr, errout);
   auto hull = std::make_shared<ConvexHull>();
   if (code == 0) {
     std::map<int, int> index_of;  // Qhull point id -> hull vertex index
@@ -93,7 +95,7 @@ std::shared_ptr<ConvexHull> BuildHull(const std::vector<Vec3>& points, const std
     }
   }
   std::string message;
-  if (code != 0) {
+  if (code != 0 && err) {
     std::rewind(err);
     char buf[256];
     size_t got = std::fread(buf, 1, sizeof(buf) - 1, err);
@@ -105,7 +107,7 @@ std::shared_ptr<ConvexHull> BuildHull(const std::vector<Vec3>& points, const std
   qh_freeqhull(qh, !qh_ALL);
   int curlong, totlong;
   qh_memfreeshort(qh, &curlong, &totlong);
-  std::fclose(err);
+  if (err) std::fclose(err);
   if (code != 0) throw std::runtime_error(what + ": convex hull failed (" + message + ")");
   return hull;
 }

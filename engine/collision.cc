@@ -264,7 +264,7 @@ int HalfSpaceOther(const Pose& X_WA, const Shape& b, const Pose& X_WB, double ma
     case ShapeType::kCylinder:
       return HalfSpaceCylinder(X_WA, b, X_HB, margin, out);
     case ShapeType::kConvexMesh: {
-      if (!b.hull) return 0;
+      if (!b.hull) return 0;  // an empty hull simply has no vertices below the plane
       for (const Vec3& v : b.hull->vertices) HalfSpacePoint(X_WA, X_HB.Apply(v), margin, out);
       ReduceManifold(out, begin, 8);
       break;
@@ -277,10 +277,10 @@ int HalfSpaceOther(const Pose& X_WA, const Shape& b, const Pose& X_WB, double ma
 int CollideOrdered(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                    double margin, std::vector<ContactPoint>* out) {
   if (a.type == ShapeType::kHalfSpace) return HalfSpaceOther(X_WA, b, X_WB, margin, out);
-  if ((a.type == ShapeType::kConvexMesh && !a.hull) ||
-      (b.type == ShapeType::kConvexMesh && !b.hull)) {
-    return 0;
-  }
+  auto empty_mesh = [](const Shape& s) {
+    return s.type == ShapeType::kConvexMesh && (!s.hull || s.hull->vertices.empty());
+  };
+  if (empty_mesh(a) || empty_mesh(b)) return 0;
   switch (a.type) {
     case ShapeType::kSphere:
       switch (b.type) {

@@ -25,6 +25,20 @@ struct ContactPoint {
   double phi;   // signed distance
 };
 
+// Narrow phase per pair (see collision.cc, collision_polytope.cc, collision_gjk.cc):
+//   closed form: half-space vs every shape (sphere, capsule 1-2 points, box up to 4 corners,
+//     cylinder rim points: 8 evenly spaced when resting flat, the lowest one when tilted, convex
+//     mesh vertices reduced to 8), sphere-sphere, sphere-capsule, capsule-capsule (parallel:
+//     2 points), sphere-box, sphere-cylinder;
+//   GJK (closest points) / libccd EPA (overlapping cores): sphere-mesh, capsule vs box, cylinder
+//     and mesh (on a flat face the capsule axis is clipped to the face, giving 2 points for a
+//     capsule lying on it; elsewhere its two end spheres plus the segment contact);
+//   separating axes + face clipping: box, convex mesh and cylinder among themselves, the
+//     cylinder replaced by a 24-sided prism with vertices on the rim (side contacts up to
+//     r (1 - cos(π/24)) ≈ 0.0086 r too shallow; flat caps exact). Manifolds are reduced to at
+//     most 8 points (deepest first, then farthest-point). For separated polytopes φ is the
+//     separation along the best separating axis (exact for face contacts, a lower bound for
+//     vertex-vertex and vertex-edge proximity).
 // Contacts between shape a at X_WA and shape b at X_WB with φ < margin, appended to `out`.
 // Returns the number appended. Handles every pair of ShapeType (half-space vs half-space gives
 // none).

@@ -28,6 +28,7 @@ struct SupportObject {
   double core_radius = 0;  // cylinder
   const std::vector<Vec3>* vertices = nullptr;
   double radius = 0;       // sphere sweep
+  const Shape* shape = nullptr;  // the shape this describes (null for capsule end spheres)
 };
 
 Vec3 CoreSupportLocal(const SupportObject& o, const Vec3& d) {
@@ -88,6 +89,7 @@ void CcdCenter(const void* obj, ccd_vec3_t* center) {
 SupportObject MakeObject(const Shape& s, const Pose& X) {
   SupportObject o;
   o.pose = X;
+  o.shape = &s;
   switch (s.type) {
     case ShapeType::kSphere:
       o.core = Core::kPoint;
@@ -190,7 +192,7 @@ Vec3 ClosestOnSimplex(std::vector<SimplexVertex>* s, std::vector<double>* lambda
 
 struct Separation {
   bool overlap = false;
-  Vec3 pa, pb;  // closest points of the two cores when separated
+  Vec3 pa, pb;  // closest points of the two cores (a common point when overlapping)
 };
 
 // GJK distance between the cores of a and b (sphere sweeps ignored).
@@ -212,10 +214,7 @@ Separation GjkDistance(const SupportObject& a, const SupportObject& b) {
   const double scale = std::max(1.0, v.norm());
   for (int iter = 0; iter < 128; ++iter) {
     double vv = v.squaredNorm();
-    if (vv < 1e-24 * scale * scale) {
-      result.overlap = true;
-      return result;
-    }
+    if (vv < 1e-24 * scale * scale) break;  // origin on the simplex: overlap
     SimplexVertex w = support(-v);
     // Converged when the new support point does not get closer to the origin along v.
     if (vv - v.dot(w.w) <= 1e-12 * vv) break;
@@ -224,10 +223,7 @@ Separation GjkDistance(const SupportObject& a, const SupportObject& b) {
     if (duplicate) break;
     simplex.push_back(w);
     v = ClosestOnSimplex(&simplex, &lambda);
-    if (simplex.size() == 4) {  // origin inside the tetrahedron
-      result.overlap = true;
-      return result;
-    }
+    if (simplex.size() == 4) break;  // origin inside the tetrahedron: overlap
   }
   result.pa = Vec3::Zero();
   result.pb = Vec3::Zero();
@@ -235,7 +231,8 @@ Separation GjkDistance(const SupportObject& a, const SupportObject& b) {
     result.pa += lambda[i] * simplex[i].a;
     result.pb += lambda[i] * simplex[i].b;
   }
-  if ((result.pb - result.pa).squaredNorm() < 1e-24 * scale * scale) result.overlap = true;
+  result.overlap = simplex.size() == 4 ||
+                   (result.pb - result.pa).squaredNorm() < 1e-24 * scale * scale;
   return result;
 }
 
@@ -300,19 +297,145 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
   ccd.epa_tolerance = 1e-10;
   ccd_real_t depth;
   ccd_vec3_t dir, pos;
-  if (ccdGJKPenetration(&ca, &cb, &ccd, &depth, &dir, &pos) != 0) return std::nullopt;
-  Vec3 n(dir.v[0], dir.v[1], dir.v[2]);
-  double len = n.norm();
-  if (!(len > 0.5)) n = AnyOrthogonal(Vec3::UnitZ());  // exactly touching cores
-  else n /= len;
+  // The signed distance is the largest separation over all directions, so the separation
+  // along any direction bounds it from below. Candidates: libccd's EPA direction (when it gives
+  // one; it degrades when the cores only touch), the line of centers, both frames' axes (box
+  // faces, cylinder caps) and hull face normals. The best candidate is kept.
+  std::vector<Vec3> candidates;
+  Vec3 p = 0.5 * (sep.pa + sep.pb);
+  bool have_ccd = false;
+  if (ccdGJKPenetration(&ca, &cb, &ccd, &depth, &dir, &pos) == 0 &&
+      Vec3(dir.v[0], dir.v[1], dir.v[2]).norm() > 0.5) {
+    candidates.push_back(Vec3(dir.v[0], dir.v[1], dir.v[2]).normalized());
+    have_ccd = true;
+  }
+  Vec3 centers = b.pose.p - a.pose.p;
+  if (centers.norm() > 1e-12) candidates.push_back(centers.normalized());
+  for (const SupportObject* o : {&a, &b}) {
+    for (int k = 0; k < 3; ++k) {
+      Vec3 axis = o->pose.Rotate(Vec3::Unit(k));
+      candidates.push_back(axis);
+      candidates.push_back(-axis);
+    }
+  }
+  for (const SupportObject* o : {&a, &b}) {
+    if (o->shape == nullptr || o->shape->type != ShapeType::kConvexMesh) continue;
+    for (const Vec3& fn : o->shape->hull->face_normals) {
+      candidates.push_back(o->pose.Rotate(fn));
+      candidates.push_back(-o->pose.Rotate(fn));
+    }
+  }
+  Vec3 n = Vec3::UnitZ();
+  double best = -std::numeric_limits<double>::infinity();
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    const Vec3& c = candidates[k];
+    double s = c.dot(SupportWorld(b, -c)) - c.dot(SupportWorld(a, c));
+    if (s > best) {
+      best = s;
+      n = c;
+      if (k == 0 && have_ccd) p = Vec3(pos.v[0], pos.v[1], pos.v[2]);
+      else p = 0.5 * (sep.pa + sep.pb);
+    }
+  }
   // Signed distance along n between the supporting planes of the full shapes.
   double h_a = n.dot(SupportWorld(a, n));
   double h_b = n.dot(SupportWorld(b, -n));
   double phi = h_b - h_a;
   if (phi >= margin) return std::nullopt;
-  Vec3 p(pos.v[0], pos.v[1], pos.v[2]);
   double mid = 0.5 * (h_a + h_b);
   return ContactPoint{p + (mid - n.dot(p)) * n, n, phi};
+}
+
+// Flat face of `s` (box face, hull face or cylinder cap) whose outward normal is `m` to within
+// round-off of the GJK/EPA direction. Fills the face polygon (world; empty for a cylinder cap,
+// which is described by `disk_center` and `disk_radius`) and the exact face normal.
+bool FindFlatFace(const Shape& s, const Pose& X, const Vec3& m, std::vector<Vec3>* poly,
+                  Vec3* normal, Vec3* disk_center, double* disk_radius) {
+  const double kAligned = 1.0 - 1e-6;
+  poly->clear();
+  Vec3 ml = X.q.conjugate() * m;
+  if (s.type == ShapeType::kBox) {
+    int i = 0;
+    ml.cwiseAbs().maxCoeff(&i);
+    if (std::abs(ml[i]) < kAligned) return false;
+    double sign = ml[i] > 0 ? 1.0 : -1.0;
+    int j = (i + 1) % 3, k = (i + 2) % 3;
+    const Vec3& h = s.half_extents;
+    for (auto [sj, sk] : {std::pair(1.0, 1.0), std::pair(-1.0, 1.0), std::pair(-1.0, -1.0),
+                          std::pair(1.0, -1.0)}) {
+      Vec3 v;
+      v[i] = sign * h[i];
+      v[j] = sj * h[j];
+      v[k] = sk * h[k];
+      poly->push_back(X.Apply(v));
+    }
+    Vec3 nl = Vec3::Zero();
+    nl[i] = sign;
+    *normal = X.Rotate(nl);
+    return true;
+  }
+  if (s.type == ShapeType::kConvexMesh) {
+    const ConvexHull& h = *s.hull;
+    int best = -1;
+    double best_dot = kAligned;
+    for (size_t f = 0; f < h.faces.size(); ++f) {
+      double d = h.face_normals[f].dot(ml);
+      if (d > best_dot) {
+        best_dot = d;
+        best = static_cast<int>(f);
+      }
+    }
+    if (best < 0) return false;
+    for (int i : h.faces[best]) poly->push_back(X.Apply(h.vertices[i]));
+    *normal = X.Rotate(h.face_normals[best]);
+    return true;
+  }
+  if (s.type == ShapeType::kCylinder && std::abs(ml.z()) >= kAligned) {
+    double sign = ml.z() > 0 ? 1.0 : -1.0;
+    *normal = X.Rotate(Vec3(0, 0, sign));
+    *disk_center = X.Apply(Vec3(0, 0, sign * s.half_length));
+    *disk_radius = s.radius;
+    return true;
+  }
+  return false;
+}
+
+// Clips segment [p, q] to the prism over a convex polygon face with normal m (side planes
+// perpendicular to the face). Returns false if nothing is left.
+bool ClipSegmentToPolygon(const std::vector<Vec3>& poly, const Vec3& m, Vec3* p, Vec3* q) {
+  Vec3 centroid = Vec3::Zero();
+  for (const Vec3& v : poly) centroid += v;
+  centroid /= static_cast<double>(poly.size());
+  for (size_t k = 0; k < poly.size(); ++k) {
+    const Vec3& a = poly[k];
+    Vec3 side = (poly[(k + 1) % poly.size()] - a).cross(m);
+    double len = side.norm();
+    if (len < 1e-12) continue;
+    side /= len;
+    if (side.dot(centroid - a) > 0) side = -side;
+    double dp = side.dot(*p - a), dq = side.dot(*q - a);
+    if (dp > 0 && dq > 0) return false;
+    if (dp > 0) *p += (*q - *p) * (dp / (dp - dq));
+    else if (dq > 0) *q += (*p - *q) * (dq / (dq - dp));
+  }
+  return true;
+}
+
+// Clips segment [p, q] to the infinite cylinder of radius r about the line through c along m.
+bool ClipSegmentToDisk(const Vec3& c, const Vec3& m, double r, Vec3* p, Vec3* q) {
+  Vec3 d = *q - *p, w = *p - c;
+  Vec3 dp = d - m * m.dot(d), wp = w - m * m.dot(w);  // components across the axis
+  double qa = dp.squaredNorm(), qb = 2 * dp.dot(wp), qc = wp.squaredNorm() - r * r;
+  if (qa < 1e-18) return qc <= 0;
+  double disc = qb * qb - 4 * qa * qc;
+  if (disc < 0) return false;
+  double sq = std::sqrt(disc);
+  double t0 = std::max(0.0, (-qb - sq) / (2 * qa)), t1 = std::min(1.0, (-qb + sq) / (2 * qa));
+  if (t0 > t1) return false;
+  Vec3 p0 = *p;
+  *p = p0 + t0 * d;
+  *q = p0 + t1 * d;
+  return true;
 }
 
 }  // namespace
@@ -321,11 +444,12 @@ int CollideGjk(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_W
                std::vector<ContactPoint>* out) {
   SupportObject oa = MakeObject(a, X_WA);
   SupportObject ob = MakeObject(b, X_WB);
-  // A capsule against anything: its segment contact plus its two end spheres, so that a capsule
-  // lying along a face gets two points. The segment contact is kept only when it is clearly
-  // deeper than both end contacts (e.g. lying across an edge).
-  const Shape* cap = a.type == ShapeType::kCapsule ? &a : (b.type == ShapeType::kCapsule ? &b
-                                                                                           : nullptr);
+  const Shape* cap = nullptr;
+  if (a.type == ShapeType::kCapsule) {
+    cap = &a;
+  } else if (b.type == ShapeType::kCapsule) {
+    cap = &b;
+  }
   if (cap == nullptr || cap->half_length <= 0) {
     auto c = GjkContact(oa, ob, margin);
     if (!c) return 0;
@@ -335,25 +459,56 @@ int CollideGjk(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_W
   const bool cap_is_a = cap == &a;
   const SupportObject& capsule = cap_is_a ? oa : ob;
   const SupportObject& other = cap_is_a ? ob : oa;
-  auto oriented = [&](const SupportObject& s) {
-    return cap_is_a ? GjkContact(s, other, margin) : GjkContact(other, s, margin);
-  };
+  const Shape& other_shape = cap_is_a ? b : a;
+  const Pose& X_other = cap_is_a ? X_WB : X_WA;
+  const double sign = cap_is_a ? 1.0 : -1.0;  // contacts below are computed capsule -> other
   size_t begin = out->size();
-  double min_end_phi = std::numeric_limits<double>::infinity();
+
+  // The whole segment is never farther than its ends: no segment contact, no contact at all.
+  auto seg = GjkContact(capsule, other, margin);
+  if (!seg) return 0;
   Vec3 axis = capsule.pose.Rotate(Vec3::UnitZ()) * capsule.half_length;
+
+  // Capsule against a flat face (box face, hull face, cylinder cap): clip the axis segment to the
+  // face and report the clipped ends, so that a capsule lying on a face (even overhanging an
+  // edge) gets two points at the ends of its supported part.
+  std::vector<Vec3> poly;
+  Vec3 m, disk_center;
+  double disk_radius = 0;
+  if (FindFlatFace(other_shape, X_other, -seg->normal, &poly, &m, &disk_center, &disk_radius)) {
+    Vec3 p = capsule.pose.p - axis, q = capsule.pose.p + axis;
+    bool kept = poly.empty() ? ClipSegmentToDisk(disk_center, m, disk_radius, &p, &q)
+                             : ClipSegmentToPolygon(poly, m, &p, &q);
+    if (kept) {
+      const Vec3 face_point = poly.empty() ? disk_center : poly[0];
+      const int count = (q - p).norm() < 1e-9 ? 1 : 2;  // clipped to a single point or not
+      for (int k = 0; k < count; ++k) {
+        const Vec3& x = k == 0 ? p : q;
+        double h = m.dot(x - face_point);
+        double phi = h - capsule.radius;
+        if (phi >= margin) continue;
+        out->push_back(ContactPoint{x - (h - 0.5 * phi) * m, -sign * m, phi});
+      }
+      if (out->size() > begin) return static_cast<int>(out->size() - begin);
+    }
+  }
+
+  // Otherwise (edges, curved sides): the two end spheres, plus the segment contact when it is
+  // clearly deeper than both (e.g. lying across an edge).
+  double min_end_phi = std::numeric_limits<double>::infinity();
   for (double side : {-1.0, 1.0}) {
     SupportObject end;
     end.core = Core::kPoint;
     end.pose.p = capsule.pose.p + side * axis;
     end.radius = capsule.radius;
-    if (auto c = oriented(end)) {
-      out->push_back(*c);
+    if (auto c = GjkContact(end, other, margin)) {
+      out->push_back(ContactPoint{c->point, sign * c->normal, c->phi});
       min_end_phi = std::min(min_end_phi, c->phi);
     }
   }
-  if (auto c = oriented(capsule)) {
-    const double tol = 1e-6 + 1e-3 * capsule.radius;
-    if (out->size() == begin || c->phi < min_end_phi - tol) out->push_back(*c);
+  const double tol = 1e-6 + 1e-3 * capsule.radius;
+  if (out->size() == begin || seg->phi < min_end_phi - tol) {
+    out->push_back(ContactPoint{seg->point, sign * seg->normal, seg->phi});
   }
   return static_cast<int>(out->size() - begin);
 }

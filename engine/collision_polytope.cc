@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <tuple>
 #include <utility>
 
 #include "engine/collision_internal.h"
@@ -16,97 +18,130 @@ namespace contactlab {
 namespace collision_internal {
 namespace {
 
-struct Polytope {
-  std::vector<Vec3> v;                  // world vertices
-  std::vector<std::vector<int>> faces;  // cyclic vertex order
-  std::vector<Vec3> normals;            // world, outward, unit
-  std::vector<std::pair<int, int>> edges;
-  std::vector<int> edge_dir;            // index into dirs for each edge
-  std::vector<Vec3> dirs;               // distinct edge directions (unit, up to sign)
+struct Edge {
+  int v0 = -1, v1 = -1;  // vertices
+  int f0 = -1, f1 = -1;  // the two adjacent faces
 };
 
-void AddFace(Polytope* P, std::vector<int> idx, const Vec3& normal) {
-  P->faces.push_back(std::move(idx));
-  P->normals.push_back(normal);
+// Faces and edges of a polytope; shared by every box and every prism, built per call for hulls.
+struct Topology {
+  std::vector<std::vector<int>> faces;  // cyclic vertex order
+  std::vector<Vec3> normals;            // local frame, outward, unit
+  std::vector<Edge> edges;              // each with its two faces (closed polytopes)
+};
+
+struct Polytope {
+  std::shared_ptr<const Topology> topo;
+  std::vector<Vec3> v;           // world vertices
+  std::vector<Vec3> normals;     // world, outward, unit
+  Vec3 interior = Vec3::Zero();  // a point inside (vertex centroid)
+};
+
+void BuildEdges(Topology* T) {
+  std::vector<std::tuple<int, int, int>> half;  // (low vertex, high vertex, face)
+  for (size_t f = 0; f < T->faces.size(); ++f) {
+    const auto& fv = T->faces[f];
+    for (size_t k = 0; k < fv.size(); ++k) {
+      int a = fv[k], b = fv[(k + 1) % fv.size()];
+      half.emplace_back(std::min(a, b), std::max(a, b), static_cast<int>(f));
+    }
+  }
+  std::sort(half.begin(), half.end());
+  for (size_t i = 0; i < half.size();) {
+    size_t j = i + 1;
+    while (j < half.size() && std::get<0>(half[j]) == std::get<0>(half[i]) &&
+           std::get<1>(half[j]) == std::get<1>(half[i])) {
+      ++j;
+    }
+    if (j - i == 2) {  // manifold edge shared by exactly two faces
+      Edge e;
+      e.v0 = std::get<0>(half[i]);
+      e.v1 = std::get<1>(half[i]);
+      e.f0 = std::get<2>(half[i]);
+      e.f1 = std::get<2>(half[i + 1]);
+      T->edges.push_back(e);
+    }
+    i = j;
+  }
 }
 
-void BuildEdges(Polytope* P) {
-  std::vector<std::pair<int, int>> e;
-  for (const auto& f : P->faces) {
-    for (size_t k = 0; k < f.size(); ++k) {
-      int a = f[k], b = f[(k + 1) % f.size()];
-      e.emplace_back(std::min(a, b), std::max(a, b));
+// Box vertex index bit k set means +h on axis k. Faces listed CCW from outside.
+std::shared_ptr<const Topology> BoxTopology() {
+  static const std::shared_ptr<const Topology> topo = [] {
+    auto t = std::make_shared<Topology>();
+    t->faces = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+    t->normals = {-Vec3::UnitX(), Vec3::UnitX(), -Vec3::UnitY(),
+                  Vec3::UnitY(),  -Vec3::UnitZ(), Vec3::UnitZ()};
+    BuildEdges(t.get());
+    return t;
+  }();
+  return topo;
+}
+
+// Prism with kCylinderPrismSides sides: vertices 0..n-1 on the bottom rim, n..2n-1 on the top.
+std::shared_ptr<const Topology> PrismTopology() {
+  static const std::shared_ptr<const Topology> topo = [] {
+    const int n = kCylinderPrismSides;
+    auto t = std::make_shared<Topology>();
+    std::vector<int> bottom, top;
+    for (int i = 0; i < n; ++i) {
+      bottom.push_back(n - 1 - i);
+      top.push_back(n + i);
     }
-  }
-  std::sort(e.begin(), e.end());
-  e.erase(std::unique(e.begin(), e.end()), e.end());
-  P->edges = e;
-  for (const auto& [a, b] : e) {
-    Vec3 d = P->v[b] - P->v[a];
-    double len = d.norm();
-    if (len < 1e-12) {
-      P->edge_dir.push_back(-1);
-      continue;
+    t->faces = {bottom, top};
+    t->normals = {-Vec3::UnitZ(), Vec3::UnitZ()};
+    for (int i = 0; i < n; ++i) {
+      int j = (i + 1) % n;
+      double th = 2.0 * kPi * (i + 0.5) / n;
+      t->faces.push_back({i, j, n + j, n + i});
+      t->normals.push_back(Vec3(std::cos(th), std::sin(th), 0));
     }
-    d /= len;
-    int found = -1;
-    for (size_t k = 0; k < P->dirs.size(); ++k) {
-      if (P->dirs[k].cross(d).norm() < 1e-9) {
-        found = static_cast<int>(k);
-        break;
-      }
+    BuildEdges(t.get());
+    return t;
+  }();
+  return topo;
+}
+
+// Unit rim directions of the prism's vertices.
+const std::vector<Vec3>& PrismRim() {
+  static const std::vector<Vec3> rim = [] {
+    std::vector<Vec3> r;
+    for (int i = 0; i < kCylinderPrismSides; ++i) {
+      double th = 2.0 * kPi * i / kCylinderPrismSides;
+      r.emplace_back(std::cos(th), std::sin(th), 0);
     }
-    if (found < 0) {
-      found = static_cast<int>(P->dirs.size());
-      P->dirs.push_back(d);
-    }
-    P->edge_dir.push_back(found);
-  }
+    return r;
+  }();
+  return rim;
 }
 
 Polytope MakePolytope(const Shape& s, const Pose& X) {
   Polytope P;
   Mat3 R = X.R();
   if (s.type == ShapeType::kBox) {
+    P.topo = BoxTopology();
     const Vec3& h = s.half_extents;
     for (int i = 0; i < 8; ++i) {
       Vec3 v((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(), (i & 4) ? h.z() : -h.z());
-      P.v.push_back(X.Apply(v));
+      P.v.push_back(R * v + X.p);
     }
-    // Vertex index bit k set means +h on axis k. Faces listed CCW from outside.
-    AddFace(&P, {0, 4, 6, 2}, -R.col(0));
-    AddFace(&P, {1, 3, 7, 5}, R.col(0));
-    AddFace(&P, {0, 1, 5, 4}, -R.col(1));
-    AddFace(&P, {2, 6, 7, 3}, R.col(1));
-    AddFace(&P, {0, 2, 3, 1}, -R.col(2));
-    AddFace(&P, {4, 5, 7, 6}, R.col(2));
   } else if (s.type == ShapeType::kCylinder) {
-    const int n = kCylinderPrismSides;
-    for (int z = 0; z < 2; ++z) {
-      for (int i = 0; i < n; ++i) {
-        double th = 2.0 * kPi * i / n;
-        P.v.push_back(X.Apply(Vec3(s.radius * std::cos(th), s.radius * std::sin(th),
-                                   z ? s.half_length : -s.half_length)));
-      }
-    }
-    std::vector<int> bottom, top;
-    for (int i = 0; i < n; ++i) {
-      bottom.push_back(n - 1 - i);
-      top.push_back(n + i);
-    }
-    AddFace(&P, bottom, -R.col(2));
-    AddFace(&P, top, R.col(2));
-    for (int i = 0; i < n; ++i) {
-      int j = (i + 1) % n;
-      double th = 2.0 * kPi * (i + 0.5) / n;
-      AddFace(&P, {i, j, n + j, n + i}, R * Vec3(std::cos(th), std::sin(th), 0));
+    P.topo = PrismTopology();
+    for (double z : {-s.half_length, s.half_length}) {
+      for (const Vec3& u : PrismRim()) P.v.push_back(R * (s.radius * u + Vec3(0, 0, z)) + X.p);
     }
   } else {  // convex mesh
     const ConvexHull& h = *s.hull;
-    for (const Vec3& v : h.vertices) P.v.push_back(X.Apply(v));
-    for (size_t f = 0; f < h.faces.size(); ++f) AddFace(&P, h.faces[f], R * h.face_normals[f]);
+    auto t = std::make_shared<Topology>();
+    t->faces = h.faces;
+    t->normals = h.face_normals;
+    BuildEdges(t.get());
+    P.topo = t;
+    for (const Vec3& v : h.vertices) P.v.push_back(R * v + X.p);
   }
-  BuildEdges(&P);
+  for (const Vec3& n : P.topo->normals) P.normals.push_back(R * n);
+  for (const Vec3& x : P.v) P.interior += x;
+  if (!P.v.empty()) P.interior /= static_cast<double>(P.v.size());
   return P;
 }
 
@@ -116,19 +151,13 @@ double MinAlong(const Polytope& P, const Vec3& n) {
   return m;
 }
 
-double MaxAlong(const Polytope& P, const Vec3& n) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (const Vec3& v : P.v) m = std::max(m, n.dot(v));
-  return m;
-}
-
 // Largest separation of Q from the face planes of P; returns the face in *face.
 double BestFace(const Polytope& P, const Polytope& Q, int* face) {
   double best = -std::numeric_limits<double>::infinity();
   *face = -1;
-  for (size_t f = 0; f < P.faces.size(); ++f) {
+  for (size_t f = 0; f < P.topo->faces.size(); ++f) {
     const Vec3& n = P.normals[f];
-    double sep = MinAlong(Q, n) - n.dot(P.v[P.faces[f][0]]);
+    double sep = MinAlong(Q, n) - n.dot(P.v[P.topo->faces[f][0]]);
     if (sep > best) {
       best = sep;
       *face = static_cast<int>(f);
@@ -156,11 +185,11 @@ std::vector<Vec3> ClipPolygon(const std::vector<Vec3>& poly, const Vec3& s, doub
 int FaceContact(const Polytope& R, int ref_face, const Polytope& I, double sign, double margin,
                 std::vector<ContactPoint>* out) {
   const Vec3& n = R.normals[ref_face];
-  const std::vector<int>& rf = R.faces[ref_face];
+  const std::vector<int>& rf = R.topo->faces[ref_face];
   // Incident face: the face of I most anti-parallel to the reference normal.
   int inc = 0;
   double best = std::numeric_limits<double>::infinity();
-  for (size_t f = 0; f < I.faces.size(); ++f) {
+  for (size_t f = 0; f < I.topo->faces.size(); ++f) {
     double d = I.normals[f].dot(n);
     if (d < best) {
       best = d;
@@ -168,7 +197,7 @@ int FaceContact(const Polytope& R, int ref_face, const Polytope& I, double sign,
     }
   }
   std::vector<Vec3> poly;
-  for (int i : I.faces[inc]) poly.push_back(I.v[i]);
+  for (int i : I.topo->faces[inc]) poly.push_back(I.v[i]);
   Vec3 centroid = Vec3::Zero();
   for (int i : rf) centroid += R.v[i];
   centroid /= static_cast<double>(rf.size());
@@ -203,21 +232,6 @@ int FaceContact(const Polytope& R, int ref_face, const Polytope& I, double sign,
   return static_cast<int>(out->size() - begin);
 }
 
-// Supporting edge of P along n (parallel to direction index d) with the largest n·midpoint.
-int SupportEdge(const Polytope& P, int d, const Vec3& n) {
-  int best = -1;
-  double val = -std::numeric_limits<double>::infinity();
-  for (size_t e = 0; e < P.edges.size(); ++e) {
-    if (P.edge_dir[e] != d) continue;
-    double m = n.dot(P.v[P.edges[e].first] + P.v[P.edges[e].second]);
-    if (m > val) {
-      val = m;
-      best = static_cast<int>(e);
-    }
-  }
-  return best;
-}
-
 // Closest points between segments (general position; the edges here are not parallel).
 void SegmentClosest(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, Vec3* c1,
                     Vec3* c2) {
@@ -244,7 +258,7 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
                      double margin, std::vector<ContactPoint>* out) {
   Polytope A = MakePolytope(a, X_WA);
   Polytope B = MakePolytope(b, X_WB);
-  if (A.faces.empty() || B.faces.empty()) return 0;
+  if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
 
   int face_a, face_b;
   double sep_a = BestFace(A, B, &face_a);
@@ -252,26 +266,47 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   double sep_b = BestFace(B, A, &face_b);
   if (sep_b >= margin) return 0;
 
-  // Edge-edge axes, each oriented so that it points from A toward B.
+  // Edge-edge axes, only for edge pairs whose arcs on the Gauss map cross (the pair forms a face
+  // of the Minkowski difference); the axis is then oriented outward from A at its edge and the
+  // two edges are the supporting features, so the separation needs no vertex scan.
   double sep_e = -std::numeric_limits<double>::infinity();
   Vec3 axis_e = Vec3::Zero();
-  int dir_a = -1, dir_b = -1;
-  for (size_t i = 0; i < A.dirs.size(); ++i) {
-    for (size_t j = 0; j < B.dirs.size(); ++j) {
-      Vec3 n = A.dirs[i].cross(B.dirs[j]);
+  int edge_a = -1, edge_b = -1;
+  // Per-edge data of B that does not depend on A's edge: the arc end points of -B's normals and
+  // their cross product.
+  const std::vector<Edge>& edges_b = B.topo->edges;
+  std::vector<Vec3> nc(edges_b.size()), nd(edges_b.size()), dxc(edges_b.size());
+  for (size_t j = 0; j < edges_b.size(); ++j) {
+    nc[j] = -B.normals[edges_b[j].f0];
+    nd[j] = -B.normals[edges_b[j].f1];
+    dxc[j] = nd[j].cross(nc[j]);
+  }
+  for (size_t i = 0; i < A.topo->edges.size(); ++i) {
+    const Edge& ea = A.topo->edges[i];
+    const Vec3& na = A.normals[ea.f0];
+    const Vec3& nb = A.normals[ea.f1];
+    const Vec3 bxa = nb.cross(na);
+    const Vec3 pa = A.v[ea.v0];
+    const Vec3 da = A.v[ea.v1] - pa;
+    for (size_t j = 0; j < edges_b.size(); ++j) {
+      const double cba = nc[j].dot(bxa), dba = nd[j].dot(bxa);
+      if (cba * dba >= 0) continue;
+      const double adc = na.dot(dxc[j]), bdc = nb.dot(dxc[j]);
+      if (adc * bdc >= 0 || cba * bdc <= 0) continue;
+      const Edge& eb = edges_b[j];
+      const Vec3 pb = B.v[eb.v0];
+      Vec3 n = da.cross(B.v[eb.v1] - pb);
       double len = n.norm();
-      if (len < 1e-6) continue;  // (nearly) parallel edges are covered by the face axes
+      if (len < 1e-9 * da.norm() * (B.v[eb.v1] - pb).norm()) continue;  // parallel edges
       n /= len;
-      double max_a = MaxAlong(A, n), min_a = MinAlong(A, n);
-      double max_b = MaxAlong(B, n), min_b = MinAlong(B, n);
-      double s_pos = min_b - max_a, s_neg = min_a - max_b;
-      double sep = std::max(s_pos, s_neg);
+      if (n.dot(pa - A.interior) < 0) n = -n;
+      double sep = n.dot(pb - pa);
       if (sep >= margin) return 0;
       if (sep > sep_e) {
         sep_e = sep;
-        axis_e = s_pos >= s_neg ? n : Vec3(-n);
-        dir_a = static_cast<int>(i);
-        dir_b = static_cast<int>(j);
+        axis_e = n;
+        edge_a = static_cast<int>(i);
+        edge_b = static_cast<int>(j);
       }
     }
   }
@@ -280,15 +315,12 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   double sep_face = std::max(sep_a, sep_b);
   const double kRelTol = 0.02, kAbsTol = 1e-6;
   if (sep_e > sep_face + kRelTol * std::abs(sep_face) + kAbsTol) {
-    int ea = SupportEdge(A, dir_a, axis_e);
-    int eb = SupportEdge(B, dir_b, -axis_e);
-    if (ea >= 0 && eb >= 0) {
-      Vec3 ca, cb;
-      SegmentClosest(A.v[A.edges[ea].first], A.v[A.edges[ea].second], B.v[B.edges[eb].first],
-                     B.v[B.edges[eb].second], &ca, &cb);
-      out->push_back(ContactPoint{0.5 * (ca + cb), axis_e, sep_e});
-      return 1;
-    }
+    const Edge& ea = A.topo->edges[edge_a];
+    const Edge& eb = B.topo->edges[edge_b];
+    Vec3 ca, cb;
+    SegmentClosest(A.v[ea.v0], A.v[ea.v1], B.v[eb.v0], B.v[eb.v1], &ca, &cb);
+    out->push_back(ContactPoint{0.5 * (ca + cb), axis_e, sep_e});
+    return 1;
   }
   // Reference face on A unless B's face axis is clearly better.
   if (sep_b > sep_a + kRelTol * std::abs(sep_a) + kAbsTol) {

@@ -40,7 +40,7 @@ struct SapParameters {
   double cost_abs_tolerance = 1e-30;  // stagnation test |Δℓ| < abs + rel ℓ̄ (when α > 0.5)
   double cost_rel_tolerance = 1e-15;
   enum class LinearSolver { kDense, kBlockSparse };
-  LinearSolver linear_solver = LinearSolver::kDense;
+  LinearSolver linear_solver = LinearSolver::kBlockSparse;  // kDense: the reference path
   bool compute_condition_number = false;  // cond₂(H) per iteration (costs an eigen-solve)
 
   // Throws std::invalid_argument naming the field and its valid range.

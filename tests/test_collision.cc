@@ -227,6 +227,39 @@ TEST(Analytic, SphereBoxOutsideAndInside) {
   ExpectVecNear(in[0].normal, box.Rotate(Vec3::UnitY()), kExact);  // box (A) into sphere (B)
 }
 
+TEST(Analytic, SeparatedWithinMarginClosedForm) {
+  const double margin = 0.01;
+  // Capsule lying 0.004 above the ground: two points with φ = 0.004.
+  auto hc = Collide(HalfSpace(), Pose(), Capsule(0.05, 0.2),
+                    AtRot(Vec3(0, 0, 0.054), kPi / 2, Vec3::UnitY()), margin);
+  ASSERT_EQ(hc.size(), 2u);
+  for (const auto& p : hc) {
+    EXPECT_NEAR(p.phi, 0.004, kExact);
+    EXPECT_NEAR(p.point.z(), 0.002, kExact);  // midway between z = 0 and z = 0.004
+  }
+  // Sphere 0.006 beside a capsule's side.
+  auto cs = Collide(Capsule(0.05, 0.2), Pose(), Sphere(0.04), At(0.096, 0, 0.1), margin);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_NEAR(cs[0].phi, 0.006, kExact);
+  ExpectVecNear(cs[0].normal, Vec3::UnitX(), kExact);
+  ExpectVecNear(cs[0].point, Vec3(0.053, 0, 0.1), kExact);
+  // Crossed capsules 0.007 apart.
+  auto cc = Collide(Capsule(0.05, 0.2), AtRot(Vec3::Zero(), kPi / 2, Vec3::UnitY()),
+                    Capsule(0.03, 0.2), AtRot(Vec3(0, 0, 0.087), kPi / 2, Vec3::UnitX()), margin);
+  ASSERT_EQ(cc.size(), 1u);
+  EXPECT_NEAR(cc[0].phi, 0.007, kExact);
+  ExpectVecNear(cc[0].point, Vec3(0, 0, 0.0535), kExact);
+  // Cylinder standing 0.003 above the ground: rim samples with φ = 0.003.
+  auto hy = Collide(HalfSpace(), Pose(), Cylinder(0.1, 0.15), At(0, 0, 0.153), margin);
+  ASSERT_GE(hy.size(), 4u);
+  for (const auto& p : hy) EXPECT_NEAR(p.phi, 0.003, kExact);
+  // Sphere 0.002 outside a box face.
+  auto sb = Collide(Box(0.1, 0.2, 0.3), Pose(), Sphere(0.05), At(0, 0.252, 0), margin);
+  ASSERT_EQ(sb.size(), 1u);
+  EXPECT_NEAR(sb[0].phi, 0.002, kExact);
+  ExpectVecNear(sb[0].normal, Vec3::UnitY(), kExact);
+}
+
 // ---------------------------------------------------------------- boxes
 
 TEST(Box, RestingOnHalfSpaceGivesFourCorners) {
@@ -376,6 +409,18 @@ TEST(Cylinder, TiltedOnHalfSpaceGivesLowestRimPoint) {
   EXPECT_NEAR(c[0].point.y(), 0.0, kExact);
 }
 
+TEST(Cylinder, LyingOnItsSideOnHalfSpaceGivesOnePointPerCap) {
+  // Axis horizontal: the lowest rim point of each cap touches; the other rim samples are at
+  // least r (1 - cos 45°) = 29 mm higher.
+  Pose x = AtRot(Vec3(0.2, 0.1, 0.1 - 0.003), kPi / 2, Vec3(1, 1, 0));
+  auto c = Collide(HalfSpace(), Pose(), Cylinder(0.1, 0.15), x);
+  ASSERT_EQ(c.size(), 2u);
+  for (const auto& p : c) {
+    EXPECT_NEAR(p.phi, -0.003, kExact);
+    EXPECT_NEAR(std::hypot(p.point.x() - 0.2, p.point.y() - 0.1), 0.15, kExact);  // at the caps
+  }
+}
+
 TEST(Cylinder, RestingFlatOnBoxIsStable) {
   // Prism approximation: its vertices are on the true rim, so a flat cap contact is exact.
   Pose x = At(0.1, 0.05, 0.15 - 0.002);
@@ -466,6 +511,27 @@ TEST(Gjk, CapsuleLyingOnBoxGivesTwoPoints) {
   EXPECT_NEAR(MinPhi(r), -0.003, kGjkPhi);
 }
 
+TEST(Gjk, CapsuleOverhangingAnEdgeIsClippedToTheFace) {
+  // Capsule along x from -0.1 to 0.3 on a box whose top face ends at x = 0.2 (and on a cylinder
+  // cap of radius 0.2): the supported part of the axis is [-0.1, 0.2], reported at both ends.
+  // The face path is closed form once the face is found: round-off only.
+  Pose x = AtRot(Vec3(0.1, 0, 0.05 - 0.002), kPi / 2, Vec3::UnitY());
+  for (const Shape& support : {Box(0.2, 0.2, 0.1), Cylinder(0.2, 0.1)}) {
+    auto c = Collide(Capsule(0.05, 0.2), x, support, At(0, 0, -0.1));
+    ASSERT_EQ(c.size(), 2u);
+    std::vector<double> xs;
+    for (const auto& p : c) {
+      EXPECT_NEAR(p.phi, -0.002, kExact);
+      ExpectVecNear(p.normal, -Vec3::UnitZ(), kExact);  // capsule (A) into the support (B)
+      EXPECT_NEAR(p.point.z(), -0.001, kExact);
+      xs.push_back(p.point.x());
+    }
+    std::sort(xs.begin(), xs.end());
+    EXPECT_NEAR(xs[0], -0.1, kExact);
+    EXPECT_NEAR(xs[1], 0.2, kExact);
+  }
+}
+
 TEST(Gjk, CapsuleOnCylinderAndMesh) {
   auto hull = LoadConvexMesh(Asset("cube.obj"), Vec3(2, 2, 1));  // top face at z = 0.5
   Pose x = AtRot(Vec3(0, 0, 0.5 + 0.05 + 0.004), kPi / 2, Vec3::UnitX());
@@ -505,6 +571,16 @@ TEST(Gjk, DeepPenetrationOfTheCore) {
                      Pose());
   ASSERT_GE(cap.size(), 1u);
   EXPECT_NEAR(MinPhi(cap), -0.03, kExact);
+}
+
+TEST(Gjk, SphereCenterExactlyOnAMeshFace) {
+  // The sphere's center (its core) touches the hull to round-off: GJK reports overlap while
+  // libccd may see none. φ is still -r along the face normal. Closed-form extents: round-off.
+  auto hull = LoadConvexMesh(Asset("cube.obj"), Vec3(0.2, 0.4, 0.6));
+  auto c = Collide(Sphere(0.05), At(0.02, 0.03, 0.3), Mesh(hull), Pose());
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_NEAR(c[0].phi, -0.05, 1e-9);  // float storage of the face's coordinates
+  ExpectVecNear(c[0].normal, -Vec3::UnitZ(), 1e-9);
 }
 
 // ---------------------------------------------------------------- meshes
@@ -566,6 +642,15 @@ TEST(Mesh, TetrahedronPointDownOnBox) {
   // The file stores 0.1 as a float (0.1 + 1.5e-9).
   EXPECT_NEAR(c[0].phi, -0.002, 1e-8);
   ExpectVecNear(c[0].point, Vec3(0.1, 0.1, -0.001), 1e-8);
+}
+
+TEST(Mesh, EmptyOrMissingHullGivesNoContact) {
+  auto empty = std::make_shared<ConvexHull>();
+  for (const Shape& other : {HalfSpace(), Sphere(0.1), Capsule(0.05, 0.1), Box(0.1, 0.1, 0.1),
+                             Cylinder(0.1, 0.1)}) {
+    EXPECT_TRUE(Collide(other, Pose(), Mesh(empty), Pose()).empty());
+    EXPECT_TRUE(Collide(Mesh(nullptr), Pose(), other, Pose()).empty());
+  }
 }
 
 // ---------------------------------------------------------------- every pair
@@ -634,6 +719,77 @@ TEST(AllPairs, EveryTypePairOverlapsSeparatesAndFlipsNormals) {
       EXPECT_TRUE(Collide(a, xa, b, far).empty());
     }
   }
+}
+
+// Random overlapping poses of a pair: translating B by -φ n of the deepest contact must leave
+// the shapes just touching (smallest φ back to 0), which checks depth and direction together.
+// Returns the number of penetrating samples tested.
+int CheckTouchAfterSeparation(const Shape& a, const Shape& b, unsigned seed, double tol) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int tested = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Pose xa = AtRot(Vec3(u(rng), u(rng), u(rng)) * 0.02, 3 * u(rng), Vec3(u(rng), u(rng), 1));
+    Pose xb = AtRot(Vec3(u(rng), u(rng), u(rng)) * 0.15, 3 * u(rng), Vec3(1, u(rng), u(rng)));
+    auto c = Collide(a, xa, b, xb, 0.0);
+    if (c.empty()) continue;
+    auto d = *std::min_element(c.begin(), c.end(), [](auto& x, auto& y) { return x.phi < y.phi; });
+    Pose moved = xb;
+    moved.p -= d.phi * d.normal;
+    // A small margin so the touching pair is still reported.
+    auto after = Collide(a, xa, b, moved, 1e-3);
+    if (after.empty()) {
+      ADD_FAILURE() << "trial " << trial << ": no contact after separating by " << -d.phi;
+      continue;
+    }
+    EXPECT_NEAR(MinPhi(after), 0.0, tol) << "trial " << trial << " phi " << d.phi;
+    ++tested;
+  }
+  return tested;
+}
+
+TEST(RandomPairs, SeparatingByPhiAlongNormalTouches) {
+  auto hull = LoadConvexMesh(Asset("octahedron.ply"), Vec3(1.2, 1.0, 1.4));
+  // Polytope pairs: SAT depth and axis are exact; round-off only.
+  EXPECT_GT(CheckTouchAfterSeparation(Box(0.1, 0.06, 0.08), Box(0.05, 0.09, 0.07), 1, 1e-9), 50);
+  EXPECT_GT(CheckTouchAfterSeparation(Box(0.1, 0.06, 0.08), Mesh(hull), 2, 1e-9), 50);
+  EXPECT_GT(CheckTouchAfterSeparation(Mesh(hull), Mesh(hull), 3, 1e-9), 50);
+  EXPECT_GT(CheckTouchAfterSeparation(Cylinder(0.08, 0.06), Box(0.05, 0.09, 0.07), 4, 1e-9), 50);
+  // Sphere vs mesh: separated cores give exact GJK closest points; overlapping cores use EPA on
+  // a polytope, converged to its tolerance.
+  EXPECT_GT(CheckTouchAfterSeparation(Sphere(0.06), Mesh(hull), 5, 1e-6), 50);
+  // Capsules: the deepest of the end-sphere and segment contacts; the segment contact replaces
+  // the end ones only when deeper by 1e-6 + 1e-3 r, which bounds the error.
+  EXPECT_GT(CheckTouchAfterSeparation(Capsule(0.04, 0.08), Box(0.05, 0.09, 0.07), 6, 1e-4), 50);
+  EXPECT_GT(CheckTouchAfterSeparation(Capsule(0.04, 0.08), Mesh(hull), 7, 1e-4), 50);
+}
+
+TEST(RandomPairs, CapsuleBoxMatchesDenseSphereSampling) {
+  // For a capsule whose axis stays outside the box, φ = dist(axis, box) - r, the minimum over
+  // spheres centered on the axis. 2001 samples over 0.16 m: the point-box distance is
+  // 1-Lipschitz, so the sampled minimum is within half a spacing (4e-5 m) of the true one.
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const Shape cap = Capsule(0.04, 0.08), box = Box(0.05, 0.09, 0.07);
+  int tested = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    Pose xb = AtRot(Vec3::Zero(), 3 * u(rng), Vec3(u(rng), u(rng), 1));
+    Pose xc = AtRot(Vec3(u(rng), u(rng), u(rng)) * 0.2, 3 * u(rng), Vec3(1, u(rng), u(rng)));
+    Vec3 axis = xc.Rotate(Vec3::UnitZ()) * 0.08;
+    double sampled = 1e9;
+    for (int k = 0; k <= 2000; ++k) {
+      Vec3 p = xc.p + (-1.0 + k / 1000.0) * axis;
+      auto s = Collide(Sphere(0.04), At(p.x(), p.y(), p.z()), box, xb, 1.0);
+      ASSERT_EQ(s.size(), 1u);
+      sampled = std::min(sampled, s[0].phi);
+    }
+    if (sampled + 0.04 <= 1e-3 || sampled > 0.02) continue;  // axis inside the box, or far
+    auto c = Collide(cap, xc, box, xb, 0.02);
+    ASSERT_FALSE(c.empty()) << "trial " << trial;
+    EXPECT_NEAR(MinPhi(c), sampled, 4e-5) << "trial " << trial;
+    ++tested;
+  }
+  EXPECT_GT(tested, 30);
 }
 
 // ---------------------------------------------------------------- broad phase and detector
@@ -796,7 +952,9 @@ TEST(Detector, FiltersAndGround) {
     EXPECT_EQ(k.body_a, m.geoms[k.geom_a].body);
     EXPECT_EQ(k.body_b, m.geoms[k.geom_b].body);
     EXPECT_EQ(k.stiffness, 0.0);  // material is filled by the simulator
-    if (k.geom_a == 0) EXPECT_NEAR(k.normal.z(), 1.0, kExact);  // ground (A) into the geom
+    if (k.geom_a == 0) {
+      EXPECT_NEAR(k.normal.z(), 1.0, kExact);  // ground (A) into the geom
+    }
   }
   // Ground vs the free spheres (a joint to the world filters nothing), spheres 1/2/3 vs 4,
   // 4 vs static box 5. Not: 1-2 (same body), 1/2-3 (jointed), ground-5 (both without dofs),
@@ -808,8 +966,9 @@ TEST(Detector, FiltersAndGround) {
 }
 
 TEST(Detector, ScalesToThousandsOfGeoms) {
-  // 4000 small spheres on a sparse grid-like random layout: the sweep must not be quadratic in
-  // practice; the check is that the pair count stays near the true overlap count.
+  // 4000 spheres and boxes spread over a 10 m square: the detector's candidate pairs are exactly
+  // the sweep-and-prune pairs of the margin-inflated boxes (nothing is filtered: every geom has
+  // its own body with dofs), and the sparse layout keeps them far below n².
   const int n = 4000;
   Model m = MakeScene(n, 8, 5.0);
   std::vector<Pose> x = RandomPoses(n, 9, 5.0);
