@@ -127,40 +127,49 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     return Color{float(g.color[0]), float(g.color[1]), float(g.color[2]), float(g.color[3])};
   };
 
-  // Half-spaces first: they fade into the background at their edge.
+  // Opaque half-spaces first (they fade into the background at their edge), then opaque
+  // bodies; everything translucent (geometry with alpha < 1, or all bodies in transparent mode)
+  // afterwards without depth writes, so what lies behind it stays visible.
+  std::vector<int> bodies, translucent_bodies, translucent_planes;
   for (int i = 0; i < num_geoms; ++i) {
+    if (!meshes_[i]) continue;
     const Geom& g = model.geoms[i];
-    if (!meshes_[i] || g.shape.type != ShapeType::kHalfSpace) continue;
-    DrawMesh(*meshes_[i], pose_of(g), color_of(g), options.show_grid);
-  }
-
-  std::vector<int> bodies;
-  for (int i = 0; i < num_geoms; ++i) {
-    if (meshes_[i] && model.geoms[i].shape.type != ShapeType::kHalfSpace) bodies.push_back(i);
-  }
-  if (!options.transparent_bodies) {
-    for (int i : bodies) {
-      DrawMesh(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), false);
+    const bool plane = g.shape.type == ShapeType::kHalfSpace;
+    const bool translucent = g.color[3] < 1.0 || (!plane && options.transparent_bodies);
+    if (plane && !translucent) {
+      DrawMesh(*meshes_[i], pose_of(g), color_of(g), options.show_grid);
+    } else if (plane) {
+      translucent_planes.push_back(i);
+    } else if (translucent) {
+      translucent_bodies.push_back(i);
+    } else {
+      bodies.push_back(i);
     }
-  } else {
-    // Back to front, each shape's back faces before its front faces, without depth writes.
-    std::vector<double> depth(num_geoms, 0.0);
-    for (int i : bodies) depth[i] = (pose_of(model.geoms[i]).p - eye_).squaredNorm();
-    std::sort(bodies.begin(), bodies.end(), [&](int a, int b) { return depth[a] > depth[b]; });
-    glDepthMask(GL_FALSE);
-    glEnable(GL_CULL_FACE);
-    for (int i : bodies) {
-      Color c = color_of(model.geoms[i]);
-      c.a *= options.body_alpha;
-      const Pose X = pose_of(model.geoms[i]);
-      glCullFace(GL_FRONT);
-      DrawMesh(*meshes_[i], X, c, false);
-      glCullFace(GL_BACK);
-      DrawMesh(*meshes_[i], X, c, false);
-    }
-    glDisable(GL_CULL_FACE);
-    glDepthMask(GL_TRUE);
   }
+  for (int i : bodies) {
+    DrawMesh(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), false);
+  }
+  // Back to front, each shape's back faces before its front faces.
+  std::vector<double> depth(num_geoms, 0.0);
+  for (int i : translucent_bodies) depth[i] = (pose_of(model.geoms[i]).p - eye_).squaredNorm();
+  std::sort(translucent_bodies.begin(), translucent_bodies.end(),
+            [&](int a, int b) { return depth[a] > depth[b]; });
+  glDepthMask(GL_FALSE);
+  glEnable(GL_CULL_FACE);
+  for (int i : translucent_bodies) {
+    Color c = color_of(model.geoms[i]);
+    if (options.transparent_bodies) c.a *= options.body_alpha;
+    const Pose X = pose_of(model.geoms[i]);
+    glCullFace(GL_FRONT);
+    DrawMesh(*meshes_[i], X, c, false);
+    glCullFace(GL_BACK);
+    DrawMesh(*meshes_[i], X, c, false);
+  }
+  glDisable(GL_CULL_FACE);
+  for (int i : translucent_planes) {
+    DrawMesh(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+  }
+  glDepthMask(GL_TRUE);
 
   // Floor grid for scenes without a ground: translucent, drawn over what lies below it.
   if (options.show_grid && !has_half_space_ && !floor_.empty()) {
