@@ -15,11 +15,11 @@ struct Color {
   float r = 1, g = 1, b = 1, a = 1;
 };
 
-constexpr Color kStictionColor{0.16f, 0.82f, 0.26f, 1.0f};   // stiction: green
-constexpr Color kSlidingColor{1.00f, 0.55f, 0.05f, 1.0f};    // sliding: orange
-constexpr Color kInactiveColor{0.58f, 0.58f, 0.60f, 1.0f};   // within margin, no impulse: grey
-constexpr Color kNormalColor{0.25f, 0.60f, 1.00f, 1.0f};     // contact normal: light blue
-constexpr Color kNormalImpulseColor{0.95f, 0.20f, 0.85f, 1.0f};    // γ_n arrow: magenta
+constexpr Color kStictionColor{0.16f, 0.82f, 0.26f, 1.0f};       // stiction: green
+constexpr Color kSlidingColor{1.00f, 0.55f, 0.05f, 1.0f};        // sliding: orange
+constexpr Color kInactiveColor{0.58f, 0.58f, 0.60f, 1.0f};       // within margin, no impulse: grey
+constexpr Color kNormalColor{0.25f, 0.60f, 1.00f, 1.0f};         // contact normal: light blue
+constexpr Color kNormalImpulseColor{0.95f, 0.20f, 0.85f, 1.0f};  // γ_n arrow: magenta
 constexpr Color kFrictionImpulseColor{1.00f, 0.92f, 0.10f, 1.0f};  // γ_t arrow: yellow
 
 inline Color WithAlpha(Color c, float alpha) {
@@ -49,8 +49,8 @@ inline Color SaturationColor(double s) {
   if (!(s > 0)) s = 0;  // also catches NaN
   if (s > 1) s = 1;
   const double x = s * (kSaturationMapPoints.size() - 1);
-  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(x),
-                                              kSaturationMapPoints.size() - 2);
+  const std::size_t i =
+      std::min<std::size_t>(static_cast<std::size_t>(x), kSaturationMapPoints.size() - 2);
   return Lerp(kSaturationMapPoints[i], kSaturationMapPoints[i + 1], static_cast<float>(x - i));
 }
 

@@ -19,8 +19,8 @@ void RecordingDebugDraw::Arrow(const Vec3& from, const Vec3& to, const Color& co
   arrows.push_back({from, to, color});
 }
 
-void RecordingDebugDraw::Cone(const Vec3& apex, const Vec3& axis, double height,
-                              double half_angle, const Color& color) {
+void RecordingDebugDraw::Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
+                              const Color& color) {
   cones.push_back({apex, axis, height, half_angle, color});
 }
 

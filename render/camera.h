@@ -52,8 +52,7 @@ class OrbitCamera {
   Ray PickRay(double x_px, double y_px, double width_px, double height_px) const;
 
   // Projects a world point into window pixels (y down). Returns false if it is behind the eye.
-  bool Project(const Vec3& p, double width_px, double height_px, double* x_px,
-               double* y_px) const;
+  bool Project(const Vec3& p, double width_px, double height_px, double* x_px, double* y_px) const;
 };
 
 }  // namespace contactlab

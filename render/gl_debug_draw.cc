@@ -54,9 +54,8 @@ void GlDebugDraw::AddLineVertex(const Vec3& p, const Color& c) {
   PushColor(&lines_, c);
 }
 
-void GlDebugDraw::AddTriangle(std::vector<float>* out, const Vec3& a, const Vec3& b,
-                              const Vec3& c, const Vec3& na, const Vec3& nb, const Vec3& nc,
-                              const Color& color) {
+void GlDebugDraw::AddTriangle(std::vector<float>* out, const Vec3& a, const Vec3& b, const Vec3& c,
+                              const Vec3& na, const Vec3& nb, const Vec3& nc, const Color& color) {
   PushVec(out, a);
   PushVec(out, na);
   PushColor(out, color);

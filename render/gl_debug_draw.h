@@ -3,10 +3,9 @@
 // surfaces) and drawn by Flush() after the scene, optionally on top of it.
 #pragma once
 
+#include <Eigen/Core>
 #include <string>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "engine/debug_draw.h"
 #include "render/gl_util.h"

@@ -18,8 +18,8 @@ GLuint CompileShader(GLenum type, const char* source, std::string* error) {
     std::string log(static_cast<size_t>(std::max(length, 1)), '\0');
     glGetShaderInfoLog(shader, length, nullptr, log.data());
     if (error) {
-      *error = std::string(type == GL_VERTEX_SHADER ? "vertex" : "fragment") +
-               " shader: " + log.c_str();
+      *error =
+          std::string(type == GL_VERTEX_SHADER ? "vertex" : "fragment") + " shader: " + log.c_str();
     }
     glDeleteShader(shader);
     return 0;

@@ -3,11 +3,10 @@
 
 #include <epoxy/gl.h>
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <Eigen/Core>
 
 namespace contactlab {
 

@@ -10,7 +10,7 @@
 namespace contactlab {
 
 struct MeshData {
-  std::vector<float> vertices;    // interleaved px py pz nx ny nz, geometry frame
+  std::vector<float> vertices;         // interleaved px py pz nx ny nz, geometry frame
   std::vector<std::uint32_t> indices;  // 3 per triangle, counter-clockwise from outside
 
   int num_vertices() const { return static_cast<int>(vertices.size() / 6); }

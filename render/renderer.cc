@@ -64,8 +64,8 @@ void SceneRenderer::BeginFrame(int x_px, int y_px, int width_px, int height_px,
   proj_ = camera.ProjectionMatrix(height_px > 0 ? double(width_px) / height_px : 1.0);
   eye_ = camera.Eye();
   target_ = camera.target;
-  fade_radius_ = static_cast<float>(
-      std::min(plane_half_size_, options.fade_distances * camera.distance));
+  fade_radius_ =
+      static_cast<float>(std::min(plane_half_size_, options.fade_distances * camera.distance));
   grid_spacing_ = options.grid_spacing;
   glDepthMask(GL_TRUE);
   glClearColor(options.background_bottom.r, options.background_bottom.g,

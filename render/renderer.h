@@ -3,11 +3,10 @@
 // separately by GlDebugDraw.
 #pragma once
 
+#include <Eigen/Core>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "engine/colormap.h"
 #include "engine/model.h"

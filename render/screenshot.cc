@@ -32,8 +32,8 @@ std::vector<std::uint8_t> ReadPixelsTopDown(int width, int height) {
   return pixels;
 }
 
-bool WritePng(const std::string& path, int width, int height,
-              const std::vector<std::uint8_t>& rgba, std::string* error) {
+bool WritePng(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgba,
+              std::string* error) {
   if (width <= 0 || height <= 0 || rgba.size() != static_cast<size_t>(width) * height * 4) {
     if (error) *error = "screenshot: bad image size";
     return false;

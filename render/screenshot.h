@@ -12,8 +12,8 @@ namespace contactlab {
 std::vector<std::uint8_t> ReadPixelsTopDown(int width, int height);
 
 // Writes RGBA pixels (top row first) to `path` as PNG. Returns false with `error` on failure.
-bool WritePng(const std::string& path, int width, int height,
-              const std::vector<std::uint8_t>& rgba, std::string* error);
+bool WritePng(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgba,
+              std::string* error);
 
 // ReadPixelsTopDown + WritePng.
 bool SaveScreenshot(const std::string& path, int width, int height, std::string* error);

@@ -281,16 +281,16 @@ TEST(Camera, ViewAndProjectionMatricesAgreeWithProject) {
   OrbitCamera cam;
   cam.Set(Vec3(0.2, 0.1, 0), 1.5, 30, 20);
   const Vec3 p(0.4, -0.3, 0.2);
-  const Eigen::Vector4f clip =
-      cam.ProjectionMatrix(1600.0 / 900.0) * cam.ViewMatrix() * Eigen::Vector4f(p.x(), p.y(), p.z(), 1);
+  const Eigen::Vector4f clip = cam.ProjectionMatrix(1600.0 / 900.0) * cam.ViewMatrix() *
+                               Eigen::Vector4f(p.x(), p.y(), p.z(), 1);
   const double ndc_x = clip.x() / clip.w(), ndc_y = clip.y() / clip.w();
   double x = 0, y = 0;
   ASSERT_TRUE(cam.Project(p, 1600, 900, &x, &y));
   EXPECT_NEAR(0.5 * (ndc_x + 1) * 1600, x, 1e-2) << "GL matrices match the CPU projection";
   EXPECT_NEAR(0.5 * (1 - ndc_y) * 900, y, 1e-2);
   // The target lies strictly between the near and far planes.
-  const Eigen::Vector4f t = cam.ProjectionMatrix(1.0) * cam.ViewMatrix() *
-                            Eigen::Vector4f(0.2f, 0.1f, 0.0f, 1.0f);
+  const Eigen::Vector4f t =
+      cam.ProjectionMatrix(1.0) * cam.ViewMatrix() * Eigen::Vector4f(0.2f, 0.1f, 0.0f, 1.0f);
   EXPECT_GT(t.z() / t.w(), -1.0);
   EXPECT_LT(t.z() / t.w(), 1.0);
 }

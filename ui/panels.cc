@@ -94,8 +94,7 @@ bool DrawPlaybackPanel(PlaybackState* s) {
     changed = true;
   }
   ImGui::SetNextItemWidth(-90);
-  if (ImGui::SliderFloat("speed", &s->rate, 0.001f, 4.0f, "%.3gx",
-                         ImGuiSliderFlags_Logarithmic)) {
+  if (ImGui::SliderFloat("speed", &s->rate, 0.001f, 4.0f, "%.3gx", ImGuiSliderFlags_Logarithmic)) {
     changed = true;
   }
   HelpMarker("Simulated seconds per wall-clock second. Below 1 is slow motion.");
@@ -131,11 +130,10 @@ void DrawContactLegend() {
   const int n = 32;
   for (int i = 0; i < n; ++i) {
     const float x0 = p.x + w * i / n, x1 = p.x + w * (i + 1) / n;
-    dl->AddRectFilledMultiColor(ImVec2(x0, p.y), ImVec2(x1 + 0.5f, p.y + h),
-                                ToImU32(SaturationColor(double(i) / n)),
-                                ToImU32(SaturationColor(double(i + 1) / n)),
-                                ToImU32(SaturationColor(double(i + 1) / n)),
-                                ToImU32(SaturationColor(double(i) / n)));
+    dl->AddRectFilledMultiColor(
+        ImVec2(x0, p.y), ImVec2(x1 + 0.5f, p.y + h), ToImU32(SaturationColor(double(i) / n)),
+        ToImU32(SaturationColor(double(i + 1) / n)), ToImU32(SaturationColor(double(i + 1) / n)),
+        ToImU32(SaturationColor(double(i) / n)));
   }
   ImGui::Dummy(ImVec2(w, h));
   ImGui::TextColored(kDimText, "0 (axis)");
@@ -179,8 +177,9 @@ bool DrawOverlayPanel(OverlaySettings* s) {
   }
   ImGui::SameLine();
   changed |= ImGui::Checkbox("auto refit", &s->auto_scale);
-  HelpMarker("Arrow length = impulse x scale. Auto refit rescales only when the longest arrow "
-             "leaves [1/4, 3/2] of a body size, so lengths stay comparable between steps.");
+  HelpMarker(
+      "Arrow length = impulse x scale. Auto refit rescales only when the longest arrow "
+      "leaves [1/4, 3/2] of a body size, so lengths stay comparable between steps.");
   ImGui::SetNextItemWidth(-130);
   changed |= SliderLogDouble("cone height", &o.cone_height, 1e-4, 10.0, "%.3g m");
   ImGui::SetNextItemWidth(-130);
@@ -303,7 +302,7 @@ void DrawSolverPanel(const StepRecord& record, double tolerance) {
   std::vector<double> em;
   em.reserve(st.history.size());
   for (const IterationRecord& it : st.history) em.push_back(it.momentum_residual);
-  DrawLogPlot("em_plot", em, tolerance, ImVec2(ImGui::GetContentRegionAvail().x, 150.0f));
+  DrawLogPlot("em_plot", em, tolerance, ImVec2(ImGui::GetContentRegionAvail().x, 130.0f));
   const StepTimings& tm = record.timings;
   ImGui::TextColored(kDimText, "kin %.2f  coll %.2f  asm %.2f  solve %.2f  int %.2f ms",
                      tm.kinematics_ms, tm.collision_ms, tm.assembly_ms, tm.solve_ms,
@@ -330,8 +329,9 @@ bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials
   SectionTitle("SAP");
   ImGui::SetNextItemWidth(w);
   changed |= SliderLogDouble("sigma", &p.sigma, 1e-6, 1.0, "%.2e");
-  HelpMarker("Friction regularization R_t = sigma w. Smaller: less stiction slip, harder "
-             "Newton problems.");
+  HelpMarker(
+      "Friction regularization R_t = sigma w. Smaller: less stiction slip, harder "
+      "Newton problems.");
   ImGui::SetNextItemWidth(w);
   changed |= SliderLogDouble("beta", &p.beta, 1e-2, 10.0, "%.3g");
   HelpMarker("Near-rigid clamp R_n >= beta^2 w / (4 pi^2).");
@@ -343,15 +343,15 @@ bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials
   ImGui::SetNextItemWidth(w);
   int ls = p.line_search == SapParameters::LineSearch::kExact ? 0 : 1;
   if (ImGui::Combo("line search", &ls, "exact\0backtracking\0")) {
-    p.line_search = ls == 0 ? SapParameters::LineSearch::kExact
-                            : SapParameters::LineSearch::kBacktracking;
+    p.line_search =
+        ls == 0 ? SapParameters::LineSearch::kExact : SapParameters::LineSearch::kBacktracking;
     changed = true;
   }
   ImGui::SetNextItemWidth(w);
   int lin = p.linear_solver == SapParameters::LinearSolver::kDense ? 0 : 1;
   if (ImGui::Combo("linear solver", &lin, "dense\0block sparse\0")) {
-    p.linear_solver = lin == 0 ? SapParameters::LinearSolver::kDense
-                               : SapParameters::LinearSolver::kBlockSparse;
+    p.linear_solver =
+        lin == 0 ? SapParameters::LinearSolver::kDense : SapParameters::LinearSolver::kBlockSparse;
     changed = true;
   }
   changed |= ImGui::Checkbox("condition number per iteration", &p.compute_condition_number);
@@ -388,10 +388,10 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_SizingFixedFit;
-  static const char* kHeaders[] = {"#",   "body A", "body B", "phi [m]", "v_n [m/s]",
-                                   "|v_t| [m/s]", "gamma_n [N s]", "|gamma_t| [N s]",
-                                   "regime", "k [N/m]", "tau_d [s]", "R_n", "R_t",
-                                   "near-rigid"};
+  static const char* kHeaders[] = {"#",         "body A",      "body B",        "phi [m]",
+                                   "v_n [m/s]", "|v_t| [m/s]", "gamma_n [N s]", "|gamma_t| [N s]",
+                                   "regime",    "k [N/m]",     "tau_d [s]",     "R_n",
+                                   "R_t",       "near-rigid"};
   constexpr int kColumns = sizeof(kHeaders) / sizeof(kHeaders[0]);
   if (!ImGui::BeginTable("contacts", kColumns, flags, ImGui::GetContentRegionAvail())) {
     return false;

@@ -3,10 +3,10 @@
 // changed something. No GL calls here.
 #pragma once
 
+#include <imgui.h>
+
 #include <string>
 #include <vector>
-
-#include <imgui.h>
 
 #include "engine/debug_draw.h"
 #include "engine/model.h"
@@ -24,12 +24,12 @@ struct PlaybackState {
   bool step_requested = false;   // set by the panel: advance one step
   bool reset_requested = false;  // set by the panel: back to t = 0
   // Shown, filled by the caller each frame.
-  double sim_time = 0;           // [s]
+  double sim_time = 0;  // [s]
   int step = 0;
-  double time_step = 0;          // [s]
-  double real_time_factor = 0;   // simulated / wall time, smoothed
-  double frame_ms = 0;           // wall time of the last frame
-  double physics_ms = 0;         // time spent stepping in the last frame
+  double time_step = 0;         // [s]
+  double real_time_factor = 0;  // simulated / wall time, smoothed
+  double frame_ms = 0;          // wall time of the last frame
+  double physics_ms = 0;        // time spent stepping in the last frame
   int steps_last_frame = 0;
 };
 bool DrawPlaybackPanel(PlaybackState* state);

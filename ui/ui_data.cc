@@ -60,14 +60,14 @@ std::vector<AxisTick> LogTicks(const LogRange& range, int max_major) {
 
 double LogToPixel(double value, const LogRange& range, double y_top, double y_bottom) {
   if (!(value > 0)) return y_bottom;
-  const double t = std::clamp((std::log10(value) - range.lo_exp) /
-                                  static_cast<double>(range.hi_exp - range.lo_exp),
-                              0.0, 1.0);
+  const double t = std::clamp(
+      (std::log10(value) - range.lo_exp) / static_cast<double>(range.hi_exp - range.lo_exp), 0.0,
+      1.0);
   return y_bottom + t * (y_top - y_bottom);
 }
 
-LogPlotLayout LayoutLogPlot(const std::vector<double>& values, const PlotRect& rect,
-                            double floor, int max_major) {
+LogPlotLayout LayoutLogPlot(const std::vector<double>& values, const PlotRect& rect, double floor,
+                            int max_major) {
   LogPlotLayout out;
   out.range = ComputeLogRange(values, floor);
   out.ticks = LogTicks(out.range, max_major);

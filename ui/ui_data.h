@@ -88,16 +88,16 @@ int PickNearest(const std::vector<std::pair<double, double>>& points, double x, 
 
 // One row of the contact inspector.
 struct ContactRow {
-  int contact = -1;      // index into StepRecord::contacts
-  int constraint = -1;   // index into problem.constraints, -1 if the contact has none
+  int contact = -1;            // index into StepRecord::contacts
+  int constraint = -1;         // index into problem.constraints, -1 if the contact has none
   std::string body_a, body_b;  // body names, "world" for -1
-  double phi = 0;        // signed distance at q0 [m]
-  double v_n = 0;        // normal velocity after the solve [m/s] (> 0 separating)
-  double v_t = 0;        // ‖v_t‖ [m/s]
-  double gamma_n = 0;    // [N s]
-  double gamma_t = 0;    // ‖γ_t‖ [N s]
-  double mu = 0;         // friction coefficient
-  double saturation = 0; // ‖γ_t‖ / (μ γ_n) in [0, 1]
+  double phi = 0;              // signed distance at q0 [m]
+  double v_n = 0;              // normal velocity after the solve [m/s] (> 0 separating)
+  double v_t = 0;              // ‖v_t‖ [m/s]
+  double gamma_n = 0;          // [N s]
+  double gamma_t = 0;          // ‖γ_t‖ [N s]
+  double mu = 0;               // friction coefficient
+  double saturation = 0;       // ‖γ_t‖ / (μ γ_n) in [0, 1]
   Regime regime = Regime::kNoContact;
   double stiffness = 0;         // k [N/m]
   double dissipation_time = 0;  // τ_d [s]

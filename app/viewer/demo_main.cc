@@ -8,7 +8,8 @@ int main(int argc, char** argv) {
   contactlab::ViewerOptions options;
   std::string error;
   if (!contactlab::ParseViewerArgs(argc, argv, &options, &error)) {
-    std::fprintf(stderr, "%s\nusage: %s SCENE [--frames N] [--screenshot FILE.png] "
+    std::fprintf(stderr,
+                 "%s\nusage: %s SCENE [--frames N] [--screenshot FILE.png] "
                  "[--width W] [--height H] [--msaa N] [--transparent] [--labels]\n"
                  "       [--set KEY=VALUE]...\n",
                  error.c_str(), argc > 0 ? argv[0] : "contactlab_viewer_demo");

@@ -65,8 +65,7 @@ void SetupStyle() {
 // Everything the viewer keeps between frames.
 class Viewer {
  public:
-  Viewer(const ViewerOptions& options, Scene scene)
-      : options_(options), scene_(std::move(scene)) {}
+  Viewer(const ViewerOptions& options, Scene scene) : options_(options), scene_(std::move(scene)) {}
   ~Viewer();
 
   // Returns the process exit code.
@@ -101,8 +100,8 @@ class Viewer {
   std::vector<ContactRow> rows_;
   int selected_contact_ = -1;
   bool has_record_ = false;
-  int msaa_samples_ = 0;     // samples per pixel of the window
-  std::string gl_renderer_;  // GL_RENDERER string
+  int msaa_samples_ = 0;       // samples per pixel of the window
+  std::string gl_renderer_;    // GL_RENDERER string
   double typical_size_ = 0.1;  // median body size [m], sets glyph sizes
   bool show_help_ = false;
   bool scripted_ = false;
@@ -147,8 +146,8 @@ bool Viewer::CreateWindow() {
   };
   const bool auto_msaa = options_.msaa_samples < 0;
   if (!open_window(auto_msaa ? 4 : options_.msaa_samples)) {
-    std::fprintf(stderr, "viewer: cannot create a %dx%d OpenGL 3.3 core window\n",
-                 options_.width, options_.height);
+    std::fprintf(stderr, "viewer: cannot create a %dx%d OpenGL 3.3 core window\n", options_.width,
+                 options_.height);
     return false;
   }
   // Software rasterizers pay for every sample; without a GPU, auto means no multisampling.
@@ -321,8 +320,8 @@ void Viewer::BuildUi() {
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, H), ImGuiCond_Always);
   ImGui::Begin("ContactLab", nullptr,
-               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
-                   ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoTitleBar);
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoTitleBar);
   ImGui::TextColored(ImVec4(0.55f, 0.78f, 1.0f, 1.0f), "ContactLab");
   ImGui::SameLine();
   ImGui::TextDisabled("%s", std::filesystem::path(options_.scene_path).filename().c_str());
@@ -373,8 +372,7 @@ void Viewer::BuildUi() {
   ImGui::SetNextWindowPos(ImVec2(kLeftPanelWidth, H - kBottomPanelHeight), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(W - kLeftPanelWidth, kBottomPanelHeight), ImGuiCond_Always);
   ImGui::Begin("Contacts", nullptr,
-               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
-                   ImGuiWindowFlags_NoCollapse);
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
   DrawContactInspector(rows_, &selected_contact_);
   ImGui::End();
 

@@ -14,8 +14,8 @@ struct ViewerOptions {
   int frames = -1;
   std::string screenshot_path;
   int width = 1600, height = 900;  // window size [px]
-  bool transparent = false;  // start with transparent bodies (contacts inside piles show)
-  bool labels = false;       // start with contact index labels
+  bool transparent = false;        // start with transparent bodies (contacts inside piles show)
+  bool labels = false;             // start with contact index labels
   // Multisampling of the window: samples per pixel, 0 = off, < 0 = auto (4 on a GPU, off on a
   // software rasterizer such as llvmpipe, where it costs about 3x the frame time).
   int msaa_samples = -1;
@@ -29,7 +29,6 @@ int RunViewer(const ViewerOptions& options);
 // Parses `SCENE [--frames N] [--screenshot FILE] [--width W] [--height H] [--msaa N]
 // [--transparent] [--labels] [--set KEY=VALUE]...`
 // (argv[0] is the program). Returns false with a message in `error` on bad arguments.
-bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
-                     std::string* error);
+bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options, std::string* error);
 
 }  // namespace contactlab

@@ -30,8 +30,8 @@ int ChannelDistance(const unsigned char* p, const contactlab::Color& c) {
 
 int main(int argc, char** argv) {
   if (argc != 10) {
-    std::fprintf(stderr,
-                 "usage: %s FILE.png WIDTH HEIGHT X0 Y0 X1 Y1 MIN_STICTION MIN_CONE\n", argv[0]);
+    std::fprintf(stderr, "usage: %s FILE.png WIDTH HEIGHT X0 Y0 X1 Y1 MIN_STICTION MIN_CONE\n",
+                 argv[0]);
     return 2;
   }
   int args[8];
