@@ -77,7 +77,7 @@ class Viewer {
   void HandleInput();
   void PickContact(float x, float y);
   void StepPhysics(double wall_dt);
-  void DoStep();
+  bool DoStep();  // false (and paused, with step_error_ set) if the step threw
   void BuildUi();
   void RenderScene();
   void DrawLabels();
@@ -97,6 +97,7 @@ class Viewer {
   OverlaySettings overlay_;
   StepSettings edit_settings_;
   std::string settings_error_;
+  std::string step_error_;
   std::vector<ContactRow> rows_;
   int selected_contact_ = -1;
   bool has_record_ = false;
@@ -215,12 +216,18 @@ void Viewer::UpdateImpulseScale() {
   }
 }
 
-void Viewer::DoStep() {
-  sim_->Step();
-  if (!sim_->last_record().result.stats.message.empty() &&
-      sim_->last_record().result.stats.status == SolverStatus::kNonFiniteInput) {
+bool Viewer::DoStep() {
+  try {
+    sim_->Step();
+  } catch (const std::exception& e) {
+    step_error_ = e.what();
+    playback_.playing = false;
+    return false;
+  }
+  if (sim_->last_record().result.stats.status == SolverStatus::kNonFiniteInput) {
     playback_.playing = false;  // nothing more to see: the state no longer advances
   }
+  return true;
 }
 
 void Viewer::StepPhysics(double wall_dt) {
@@ -241,7 +248,7 @@ void Viewer::StepPhysics(double wall_dt) {
   const double sim_t0 = sim_->state().time;
   int done = 0;
   for (; done < steps; ++done) {
-    DoStep();
+    if (!DoStep()) break;
     // Interactive frames keep a time budget; the real-time factor shows the shortfall.
     if (!scripted_ && Seconds(Clock::now() - t0) > kPhysicsBudgetSeconds) {
       accumulator_ = 0;
@@ -344,6 +351,11 @@ void Viewer::BuildUi() {
     DrawOverlayPanel(&overlay_);
   }
   if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (!step_error_.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "step failed: %s", step_error_.c_str());
+      ImGui::PopTextWrapPos();
+    }
     if (has_record_) {
       DrawSolverPanel(sim.last_record(), sim.settings().sap.rel_tolerance);
     } else {
@@ -494,6 +506,7 @@ int Viewer::Run() {
     if (!scripted_) HandleInput();
     if (playback_.reset_requested) {
       sim_->Reset();
+      step_error_.clear();
       has_record_ = false;
       rows_.clear();
       selected_contact_ = -1;
