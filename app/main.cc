@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/reproduce.h"
 #include "app/runner.h"
 #include "app/scene.h"
 
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "Check a scene file and exit");
   validate->add_option("scene", scene_path, "Scene file (YAML)")->required();
   validate->add_option("--set", overrides, "Override a scene value")->allow_extra_args(false);
+
+  contactlab::AddReproduceCommand(app, nullptr);
 
   CLI11_PARSE(app, argc, argv);
 

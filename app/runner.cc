@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/metrics.h"
 #include "engine/multibody.h"
 #include "engine/simulator.h"
 
@@ -108,6 +109,13 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["potential_energy"] = m.potential_energy;
       j["total_energy"] = m.kinetic_energy + m.potential_energy;
       j["mean_stiction_slip"] = m.mean_stiction_slip;
+      // Stiction slip bound of the SAP paper (eq. 31), v_s = σ μ δt ‖g‖, with the largest μ of
+      // the step's contacts (0 without contacts).
+      double mu_max = 0;
+      for (const ConstraintData& c : rec.problem.constraints) mu_max = std::max(mu_max, c.friction);
+      j["stiction_slip_bound"] =
+          sim.settings().sap.sigma * mu_max * rec.problem.time_step * sim.settings().gravity.norm();
+      j["ncp_residual"] = ComputeNcpResidual(rec.problem, rec.result).residual;
       stats << j.dump() << '\n';
     }
     if (trajectory.is_open()) WritePoses(trajectory, sim, moving, n + 1, rec.after);

@@ -40,7 +40,8 @@ int RunStepCount(const Scene& scene, const RunOptions& options);
 //   stats: one JSON object per step with step (number of steps completed, 1-based), time (after
 //     the step), contacts, iterations, status, momentum_error, complementarity_error, cost,
 //     solve_ms, step_ms, max_penetration, kinetic_energy, potential_energy, total_energy,
-//     mean_stiction_slip.
+//     mean_stiction_slip, stiction_slip_bound (σ μ_max δt ‖g‖), ncp_residual (engine/metrics.h,
+//     compliant model).
 //   trajectory: header `step,time,body,x,y,z,qw,qx,qy,qz`, one row per non-static body (with a
 //     joint or prescribed) for the initial state (step 0) and after every step.
 // The summary is also printed to `log` as one JSON line. Throws std::runtime_error when an output
