@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   validate->add_option("scene", scene_path, "Scene file (YAML)")->required();
   validate->add_option("--set", overrides, "Override a scene value")->allow_extra_args(false);
 
-  contactlab::AddReproduceCommand(app, nullptr);
+  contactlab::AddReproduceCommand(app, &run_options);
 
   CLI11_PARSE(app, argc, argv);
 

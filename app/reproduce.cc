@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "app/plot_png.h"
+#include "app/runner.h"
 #include "app/scene.h"
 #include "engine/metrics.h"
 #include "engine/simulator.h"
@@ -95,6 +96,7 @@ class Experiment {
     }
     md_ << "![" << po.title << "](" << file << ")\n\n*" << caption << "*\n\n";
   }
+  std::vector<ResultRow>& mutable_rows() { return r_.rows; }
   ExperimentResult Finish() {
     r_.markdown = md_.str();
     return r_;
@@ -258,7 +260,7 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
       "Energy is kinetic + gravity + spring; the contact's own elastic energy is not included "
       "(about 1e-3 J against 0.5 J).");
   const char* integrators[] = {"midpoint", "symplectic_euler", "implicit_euler"};
-  const double t_energy = opt.quick ? 5.0 : 10.0;
+  const double t_energy = 10.0;  // 500 steps: cheap, and the bands depend on the window
   std::map<std::string, std::vector<double>> band;  // per integrator and friction
   std::vector<PlotSeries> energy_series[2];
   for (int friction = 0; friction < 2; ++friction) {
@@ -313,6 +315,14 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
          "within a factor 2 (friction dissipation scales with R_t = σ w; ContactLab's w is the RMS "
          "eigenvalue of W_ii, the paper's ‖W_ii‖_F/3 differs by up to √3)",
          band["midpoint_mu1"][0] >= 0.08 && band["midpoint_mu1"][0] <= 0.32, src);
+  if (band["midpoint_mu1"][0] > 0.32) {
+    ex.mutable_rows().back().note =
+        "Over 10 s the band is dominated by the slow decay, so it measures the same dissipation "
+        "as the 10 % loss time below. ContactLab's rolling cylinder loses energy about 2x faster "
+        "than the paper's. The dissipation comes from SAP's regularized stiction (slip R_t γ_t, "
+        "R_t = σ w): ContactLab's Delassus estimate w is the RMS eigenvalue of W_ii, √3 times the "
+        "paper's ‖W_ii‖_F/3 as the digest reads it, which accounts for most of the factor.";
+  }
   {
     // The same run with the engine's cylinder collision shape instead of the capsule.
     const Scene sc = Load(opt, "spring_cylinder_mu1.yaml",
@@ -364,7 +374,7 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
                           "600 (\"10 min\")", 600, t10,
                           "within a factor 2 (same reason as the band)", t10 >= 300 && t10 <= 1200,
                           src);
-    r.note = how + ".";
+    r.note = how + "." + (t10 < 300 ? " Faster loss than the paper's: see the energy band row." : "");
   }
 
   // Order study against the exact solution x0 cos(ω t), T = 5 s.
@@ -634,7 +644,11 @@ ExperimentResult SigmaSweep(const ReproduceOptions& opt) {
   }
   ex.Row("iterations against ln(1/σ): slope", "> 0 (iterations ∝ ln 1/σ)", kNaN, it_slope,
          "slope > 0 and R² ≥ 0.8 of the linear fit in ln(1/σ) (R² = " + Fmt(r2, 3) + ")",
-         it_slope > 0 && r2 >= 0.8, src);
+         it_slope > 0 && r2 >= 0.8, src)
+      .note = it_slope > 0 && r2 < 0.8
+                  ? "Iterations do grow with ln(1/σ), but less regularly than a straight line "
+                    "over this sweep (steady-state averages over 1 s of a 40-body pile)."
+                  : "";
   slip.color = kBlue;
   bound.color = kGray;
   bound.dashed = true;
@@ -948,9 +962,9 @@ ExperimentResult ClutterStiffness(const ReproduceOptions& opt) {
   Experiment ex("clutter_stiffness", "Clutter: contact stiffness sweep up to 1e12 N/m",
                 "Irrotational contact fields §X-A (Figs. 17-18)", opt);
   const std::string src = "seed_004_irrotational.md §7 (X-A)";
-  std::vector<double> ks = opt.quick ? std::vector<double>{1e7, 1e10, 1e12}
-                                     : std::vector<double>{1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
-                                                           1e13};
+  std::vector<double> ks = opt.quick ? std::vector<double>{1e5, 1e7, 1e12}
+                                     : std::vector<double>{1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                                           1e11, 1e12, 1e13};
   const double T = opt.quick ? 1.0 : 3.0;
   ex.Text("40 bodies with walls, τ_d = 1e-4 s, δt = 5 ms, " + Fmt(T) +
           " s per stiffness (scenes/paper/clutter_stiffness.yaml). Penetration is the mean of the "
@@ -985,16 +999,19 @@ ExperimentResult ClutterStiffness(const ReproduceOptions& opt) {
     pen.y.push_back(Mean(p));
   }
   ex.Text(tab.str());
+  ex.Text("SAP's near-rigid clamp R_n ≥ β² w/(4π²) (SAP paper eq. 29) is active for every k above "
+          "about 4π² m/(β² δt²) ≈ 1e6 N/m at δt = 5 ms, so the solve, and the whole run, is "
+          "identical for all larger k: the sweep is flat from there.");
   ex.Row("no failed step for k ≤ 1e12", "robust up to 1e12", kNaN, robust ? 1 : 0,
          "every solve converges", robust, src);
   if (!std::isnan(fail13)) {
     ResultRow& r = ex.Row("failed steps at k = 1e13", "fails (round-off)", kNaN, fail13,
                           "> 0 failed steps", fail13 > 0, src);
     if (fail13 == 0) {
-      r.note = "SAP's near-rigid clamp (R_n ≥ β² w/(4π²)) makes every k above ≈1e6 N/m at this δt "
-               "behave the same, so ContactLab does not see the round-off failure the paper "
-               "reports; the paper's failing models are the Lagged/Similar ones as well as SAP, "
-               "and its SAP implementation may differ in the clamp.";
+      r.note = "SAP's near-rigid clamp makes every k above ≈1e6 N/m at this δt behave the same, "
+               "so k never reaches the solver and there is no round-off failure. The paper's "
+               "failure at 1e13 is for its own models (its SAP comparison may not clamp R_n the "
+               "same way); ContactLab's k sweep cannot reproduce it by construction.";
     }
   }
   it.color = kBlue;
@@ -1061,7 +1078,8 @@ ExperimentResult SphereStack(const ReproduceOptions& opt) {
          "penetration [m] | failed |\n|---|---|---|---|---|---|---|\n";
   PlotSeries ms{"solve ms"};
   std::vector<double> xs, ys;
-  bool stable = true;
+  bool stable = true, at_rest = true;
+  double worst_ke = 0;
   for (int n : ns) {
     const Scene sc = Load(opt, "sphere_stack.yaml",
                           {"generators.ball.grid.count=[1, 1, " + std::to_string(n) + "]"});
@@ -1084,8 +1102,9 @@ ExperimentResult SphereStack(const ReproduceOptions& opt) {
     it /= log.steps.size();
     sms /= log.steps.size();
     const double drift = (top1 - top0).head<2>().norm();
-    const bool ok = log.finite && log.failures == 0 && drift < 0.005 && ke < 1e-3 * n;
-    stable &= ok;
+    stable &= log.finite && log.failures == 0 && drift < 0.005;
+    at_rest &= ke < 1e-3 * n;
+    worst_ke = std::max(worst_ke, ke / n);
     tab << "| " << n << " | " << Fmt(it, 3) << " | " << Fmt(sms, 3) << " | " << Fmt(ke, 3)
         << " | " << Fmt(drift, 3) << " | " << Fmt(pen, 3) << " | " << log.failures << " |\n";
     ms.x.push_back(n);
@@ -1095,8 +1114,17 @@ ExperimentResult SphereStack(const ReproduceOptions& opt) {
   }
   ex.Text(tab.str());
   ex.Row("stack stands (every N)", "forms a stable stack without walls", kNaN, stable ? 1 : 0,
-         "no failed step, top sphere drifts < 5 mm sideways, final KE < 1e-3 J per sphere",
-         stable, src);
+         "no failed step and the top sphere drifts < 5 mm sideways", stable, src);
+  ResultRow& rest = ex.Row("at rest after 500 steps: largest final KE per sphere [J]",
+                           "stable stack (at rest)", kNaN, worst_ke,
+                           "< 1e-3 J per sphere at every N", at_rest, src);
+  if (!at_rest) {
+    rest.note = "The tallest column still oscillates vertically after 5 s. SAP's per-contact "
+                "Delassus estimate w_i sees one sphere's mass, so the near-rigid normal compliance "
+                "of the lower contacts is sized for one sphere while they carry the whole column "
+                "(the SAP paper's own stated limitation for stacks): the column acts as a soft, "
+                "lightly damped spring chain (see the bottom penetration column).";
+  }
   ex.Info("exponent of solve time in N", "figure only (Hessian sparse, ≤ 18m non-zeros)",
           LogLogSlope(xs, ys), src, "Block-tridiagonal H: linear cost is expected.");
   ms.color = kBlue;
@@ -1413,7 +1441,15 @@ int RunReproduce(const ReproduceOptions& options, std::ostream& log) {
   return 0;
 }
 
-void AddReproduceCommand(CLI::App& app, int* exit_code) {
+void AddReproduceCommand(CLI::App& app, RunOptions* run_options) {
+  if (run_options != nullptr) {
+    for (CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == "run") {
+        sub->add_option("--reference", run_options->reference_path,
+                        "Trajectory CSV to measure the position error e_q against");
+      }
+    }
+  }
   auto opt = std::make_shared<ReproduceOptions>();
   CLI::App* cmd = app.add_subcommand(
       "reproduce", "Run the papers' experiments and write results.json and report.md");
@@ -1423,7 +1459,7 @@ void AddReproduceCommand(CLI::App& app, int* exit_code) {
                                               "scenes/paper of the source tree)");
   cmd->add_option("--only", opt->only, "Run only these experiment ids")
       ->check(CLI::IsMember(ReproduceExperimentIds()));
-  cmd->callback([opt, exit_code]() {
+  cmd->callback([opt]() {
     int code = 1;
     try {
       code = RunReproduce(*opt, std::cout);
@@ -1431,7 +1467,6 @@ void AddReproduceCommand(CLI::App& app, int* exit_code) {
       std::cerr << "error: " << e.what() << std::endl;
       code = 1;
     }
-    if (exit_code) *exit_code = code;
     throw CLI::RuntimeError(code);
   });
 }

@@ -56,9 +56,13 @@ ExperimentResult RunReproduceExperiment(const std::string& id, const ReproduceOp
 // Progress goes to `log`. Returns 0, or 1 if a file cannot be written.
 int RunReproduce(const ReproduceOptions& options, std::ostream& log);
 
+struct RunOptions;
+
 // Registers the `reproduce` subcommand. It runs from its CLI11 callback and ends parsing with
 // CLI::RuntimeError(exit status) (0 on success), which CLI11_PARSE turns into main's return
-// value; the status is also stored in *exit_code.
-void AddReproduceCommand(CLI::App& app, int* exit_code);
+// value. When `run_options` is given and `app` has a `run` subcommand, also adds
+// `run --reference FILE` (RunOptions::reference_path: per-step position error e_q against a
+// trajectory CSV).
+void AddReproduceCommand(CLI::App& app, RunOptions* run_options);
 
 }  // namespace contactlab
