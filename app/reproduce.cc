@@ -778,40 +778,62 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
   // Convergence in δt against the exact Coulomb reference.
   std::vector<double> dts = {5e-2, 1e-2, 2e-3};
   if (!opt.quick) dts.push_back(5e-4);
-  std::vector<double> errs;
+  // e_q of the box's position (x, z) against the rigid exact solution (x_ref, 0.025), and of x
+  // alone.
+  std::vector<double> errs, errs_x, lifts;
   for (double h : dts) {
+    double lift = 0;
     const Scene s2 = Load(opt, "conveyor_belt.yaml", {"time_step=" + Fmt(h, 17)});
-    Trajectory x, ref;
-    std::vector<double> ts;
+    Trajectory xz, x;
     Run(s2, Steps(s2, T), [&](const Simulator& sim, const StepRecord& rec) {
-      VecX v(1);
-      v(0) = BodyPosition(sim, rec.after, box).x();
-      x.Add(rec.after.time, v);
+      const Vec3 p = BodyPosition(sim, rec.after, box);
+      xz.Add(rec.after.time, Eigen::Vector2d(p.x(), p.z()));
+      lift = std::max(lift, p.z() - z_rest);
+      x.Add(rec.after.time, VecX::Constant(1, p.x()));
     });
-    const std::vector<double> r = BeltReference(x.t, 0.2, 1.0, mu, 9.81);
-    for (size_t i = 0; i < x.t.size(); ++i) {
-      VecX v(1);
-      v(0) = r[i];
-      ref.Add(x.t[i], v);
+    const std::vector<double> r = BeltReference(xz.t, 0.2, 1.0, mu, 9.81);
+    Trajectory ref_xz, ref_x;
+    for (size_t i = 0; i < xz.t.size(); ++i) {
+      ref_xz.Add(xz.t[i], Eigen::Vector2d(r[i], z_rest));
+      ref_x.Add(xz.t[i], VecX::Constant(1, r[i]));
     }
-    errs.push_back(PositionErrorRms(x, ref));
+    errs.push_back(PositionErrorRms(xz, ref_xz));
+    errs_x.push_back(PositionErrorRms(x, ref_x));
+    lifts.push_back(lift);
   }
-  const double small_slope =
-      std::log(errs[2] / errs[1]) / std::log(dts[2] / dts[1]);  // between 1e-2 and 2e-3
+  // Local orders between δt = 1e-2 and 2e-3 (the paper's two smallest steps).
+  const double small_slope = std::log(errs[2] / errs[1]) / std::log(dts[2] / dts[1]);
+  const double small_slope_x = std::log(errs_x[2] / errs_x[1]) / std::log(dts[2] / dts[1]);
   std::ostringstream tab;
-  tab << "| δt [s] | e_q [m] |\n|---|---|\n";
-  for (size_t i = 0; i < dts.size(); ++i) tab << "| " << dts[i] << " | " << Fmt(errs[i], 3) << " |\n";
-  ex.Text("e_q of the box x against the exact Coulomb solution:\n\n" + tab.str());
-  ResultRow& r = ex.Row("order of e_q between δt = 1e-2 and 2e-3", "plateau (SAP's error floor)",
-                        0, small_slope,
+  tab << "| δt [s] | e_q of (x, z) [m] | e_q of x [m] | max lift of the box [m] |\n"
+         "|---|---|---|---|\n";
+  for (size_t i = 0; i < dts.size(); ++i)
+    tab << "| " << dts[i] << " | " << Fmt(errs[i], 3) << " | " << Fmt(errs_x[i], 3) << " | "
+        << Fmt(lifts[i], 3) << " |\n";
+  ex.Text("e_q against the rigid exact Coulomb solution (box centre at z = 0.025 m):\n\n" +
+          tab.str());
+  ResultRow& r = ex.Row("order of e_q (x, z) between δt = 1e-2 and 2e-3",
+                        "plateau (SAP's error floor)", 0, small_slope,
                         "< 0.5 (a plateau: the error stops decreasing at first order)",
                         small_slope < 0.5, src);
   if (small_slope >= 0.5) {
-    r.note = "In x, ContactLab's SAP error keeps decreasing: the gliding offset moves the box in z "
-             "only, and the x motion follows regularized Coulomb friction, whose error vanishes "
-             "with δt. The paper's floor is in its combined contact-velocity error (which includes "
-             "v_n while gliding).";
+    r.note = "ContactLab's SAP error keeps decreasing at this δt. The gliding offset "
+             "(δt + τ_d) μ‖v_t‖ tends to τ_d μ‖v_t‖ ≈ 0.3 mm as δt → 0, which would set a floor "
+             "once the other errors fall below it; at δt = 2e-3 they are still larger. The paper's "
+             "τ_d mantissa is lost (the scene uses 4.9e-4 s), and a larger τ_d would raise the "
+             "floor.";
   }
+  ex.Info("order of e_q (x only) between δt = 1e-2 and 2e-3", "-", small_slope_x, src,
+          "The tangential motion alone follows regularized Coulomb friction.");
+  ex.Text("The box starts at rest on a belt already moving at 1.26 m/s. In the first 0.2 s "
+          "SAP's sliding response lifts and pitches the 3D box (four corner contacts; the "
+          "paper's case is planar) by the lift shown above, and the offset this leaves in x "
+          "persists for the rest of the run, so e_q is dominated by the start and need not "
+          "decrease monotonically with δt. The lift is larger than SAP's gliding offset "
+          "(δt + τ_d) μ‖v_t‖ (at most " + Fmt((0.05 + tau) * mu * 1.2566, 2) + " m even at δt = "
+          "0.05 s, " + Fmt((2e-3 + tau) * mu * 1.2566, 2) + " m at 2e-3 s), so it comes from the "
+          "box pitching on its corner contacts; it is an open question for the engine, not a "
+          "paper figure.");
   ex.Plot("convergence", {"Conveyor belt: e_q vs dt", "dt [s]", "e_q [m]", true, true},
           {{"SAP", dts, errs, kBlue}}, "Box position error against exact Coulomb (Fig. 3).");
   return ex.Finish();
