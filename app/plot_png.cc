@@ -9,8 +9,8 @@
 // include its own copy.
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb/stb_image_write.h>
 #include <stb/stb_easy_font.h>
+#include <stb/stb_image_write.h>
 
 namespace contactlab {
 namespace {
@@ -104,7 +104,8 @@ std::string FormatTick(double v, bool log_axis) {
 std::vector<double> Ticks(double lo, double hi, bool log_axis) {
   std::vector<double> t;
   if (log_axis) {
-    const int a = static_cast<int>(std::ceil(lo - 1e-9)), b = static_cast<int>(std::floor(hi + 1e-9));
+    const int a = static_cast<int>(std::ceil(lo - 1e-9)),
+              b = static_cast<int>(std::floor(hi + 1e-9));
     const int step = std::max(1, (b - a + 1) / 8 + ((b - a + 1) % 8 ? 1 : 0));
     for (int e = a; e <= b; e += step) t.push_back(e);
     return t;

@@ -16,8 +16,8 @@ struct PlotSeries {
              std::uint32_t color_ = 0x1f77b4)
       : label(std::move(label_)), x(std::move(x_)), y(std::move(y_)), color(color_) {}
   std::string label;
-  std::vector<double> x, y;    // points with non-finite (or, on log axes, non-positive) values
-                               // are skipped and break the line
+  std::vector<double> x, y;        // points with non-finite (or, on log axes, non-positive) values
+                                   // are skipped and break the line
   std::uint32_t color = 0x1f77b4;  // 0xRRGGBB
   bool line = true;                // connect the points
   bool markers = true;             // draw a square at each point
@@ -28,8 +28,11 @@ struct PlotOptions {
   PlotOptions() = default;
   PlotOptions(std::string title_, std::string x_label_, std::string y_label_, bool log_x_ = false,
               bool log_y_ = false)
-      : title(std::move(title_)), x_label(std::move(x_label_)), y_label(std::move(y_label_)),
-        log_x(log_x_), log_y(log_y_) {}
+      : title(std::move(title_)),
+        x_label(std::move(x_label_)),
+        y_label(std::move(y_label_)),
+        log_x(log_x_),
+        log_y(log_y_) {}
   std::string title, x_label, y_label;
   bool log_x = false, log_y = false;
   int width = 720, height = 440;  // pixels

@@ -129,7 +129,7 @@ struct StepLog {
   double momentum_error = 0;
   bool converged = true;
   double kinetic = 0, potential = 0;
-  double slip = 0;        // mean stiction slip [m/s]
+  double slip = 0;  // mean stiction slip [m/s]
   int stiction = 0, sliding = 0, cones = 0;
   double penetration = 0;
   double solve_ms = 0;
@@ -200,11 +200,11 @@ std::string RowsTable(const std::vector<ResultRow>& rows) {
   std::ostringstream o;
   o << "| metric | paper | ContactLab | tolerance | agrees |\n|---|---|---|---|---|\n";
   for (const ResultRow& r : rows) {
-    const char* a = r.agrees == Agreement::kAgrees       ? "**yes**"
+    const char* a = r.agrees == Agreement::kAgrees      ? "**yes**"
                     : r.agrees == Agreement::kDisagrees ? "**no**"
                                                         : "n/a";
-    o << "| " << r.metric << " | " << r.paper_value << " | " << Fmt(r.value) << " | "
-      << r.tolerance << " | " << a << " |\n";
+    o << "| " << r.metric << " | " << r.paper_value << " | " << Fmt(r.value) << " | " << r.tolerance
+      << " | " << a << " |\n";
   }
   bool notes = false;
   for (const ResultRow& r : rows) notes |= !r.note.empty();
@@ -256,7 +256,8 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
   const std::string src = "seed_000_sap.md §6.1";
   ex.Text(
       "Cylinder R = 5 cm, 0.5 kg on compliant ground (k = 1e4 N/m, τ_d = 0.02 s) tied to a wall "
-      "by a 100 N/m spring, released at x0 = 0.1 m, δt = 0.02 s (scenes/paper/spring_cylinder*.yaml). "
+      "by a 100 N/m spring, released at x0 = 0.1 m, δt = 0.02 s "
+      "(scenes/paper/spring_cylinder*.yaml). "
       "Energy is kinetic + gravity + spring; the contact's own elastic energy is not included "
       "(about 1e-3 J against 0.5 J).");
   const char* integrators[] = {"midpoint", "symplectic_euler", "implicit_euler"};
@@ -286,8 +287,8 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
       const double e_rest = log.energy0 - e_spring;
       for (double& y : ps.y) y -= e_rest;
       band[std::string(integrators[k]) + (friction ? "_mu1" : "_mu0")] = {
-          100.0 * (hi - lo) / e_spring, (log.steps.back().kinetic + log.steps.back().potential -
-                                          e_rest) / e_spring};
+          100.0 * (hi - lo) / e_spring,
+          (log.steps.back().kinetic + log.steps.back().potential - e_rest) / e_spring};
       // Energy after five periods (implicit Euler's dissipation).
       const CylinderModel cm = CylinderExact(sc, friction == 1);
       const double t5 = 5 * 2 * kPi / cm.omega;
@@ -302,7 +303,8 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
     }
   }
   ex.Row("μ=0 midpoint: energy band peak-to-peak [%]", "0 (conserved exactly)", 0,
-         band["midpoint_mu0"][0], "< 0.1 % (solver tolerance 1e-10; no dissipation without friction)",
+         band["midpoint_mu0"][0],
+         "< 0.1 % (solver tolerance 1e-10; no dissipation without friction)",
          band["midpoint_mu0"][0] < 0.1, src);
   ex.Row("μ=0 symplectic Euler: energy band peak-to-peak [%]", "28", 28,
          band["symplectic_euler_mu0"][0],
@@ -337,15 +339,17 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
     const double b = 100.0 * (hi - lo) / 0.5;
     ex.Row("μ=1 midpoint, cylinder collision shape: energy band peak-to-peak [%]", "0.16", 0.16, b,
            "within a factor 2 (as above)", b >= 0.08 && b <= 0.32, src)
-        .note = "Engine defect, not physics: the half-space vs cylinder contact of the engine (rim "
-                "points) makes the rolling cylinder hop and lose energy; the scene uses a capsule "
-                "of the same radius and length, which touches the ground on the same line.";
+        .note =
+        "Engine defect, not physics: the half-space vs cylinder contact of the engine (rim "
+        "points) makes the rolling cylinder hop and lose energy; the scene uses a capsule "
+        "of the same radius and length, which touches the ground on the same line.";
   }
   ex.Plot("energy_mu0",
           {"Spring-cylinder, frictionless: energy", "t [s]", "E - E_rest [J]", false, false},
           energy_series[0],
           "Mechanical energy above the rest state, μ = 0, δt = 0.02 s (SAP paper Fig. 5).");
-  ex.Plot("energy_mu1", {"Spring-cylinder, mu = 1: energy", "t [s]", "E - E_rest [J]", false, false},
+  ex.Plot("energy_mu1",
+          {"Spring-cylinder, mu = 1: energy", "t [s]", "E - E_rest [J]", false, false},
           energy_series[1], "Mechanical energy above the rest state, μ = 1, δt = 0.02 s (Fig. 6).");
 
   // Long run: time for the rolling cylinder to lose 10 % of its energy with midpoint.
@@ -370,11 +374,11 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
       t10 = slope < 0 ? 0.1 / -slope : std::numeric_limits<double>::infinity();
       how = "extrapolated from the mean loss rate over " + Fmt(t_long) + " s";
     }
-    ResultRow& r = ex.Row("μ=1 midpoint: time to lose 10 % of the energy [s]",
-                          "600 (\"10 min\")", 600, t10,
-                          "within a factor 2 (same reason as the band)", t10 >= 300 && t10 <= 1200,
-                          src);
-    r.note = how + "." + (t10 < 300 ? " Faster loss than the paper's: see the energy band row." : "");
+    ResultRow& r =
+        ex.Row("μ=1 midpoint: time to lose 10 % of the energy [s]", "600 (\"10 min\")", 600, t10,
+               "within a factor 2 (same reason as the band)", t10 >= 300 && t10 <= 1200, src);
+    r.note =
+        how + "." + (t10 < 300 ? " Faster loss than the paper's: see the energy band row." : "");
   }
 
   // Order study against the exact solution x0 cos(ω t), T = 5 s.
@@ -428,17 +432,18 @@ ExperimentResult SpringCylinder(const ReproduceOptions& opt) {
       ps.color = kPalette[k];
       ps.dashed = friction == 0;
       order_series.push_back(ps);
-      ex.Row(std::string(integrators[k]) + (friction ? ", μ=1" : ", μ=0") +
-                 ": order of e_q in δt",
+      ex.Row(std::string(integrators[k]) + (friction ? ", μ=1" : ", μ=0") + ": order of e_q in δt",
              Fmt(expected[k]), expected[k], order,
              "±0.3 (least-squares slope over the three smallest δt, " + Fmt(fit_dts.front()) +
                  " to " + Fmt(fit_dts.back()) + " s; the paper's δt range is only in its Fig. 7)",
              std::abs(order - expected[k]) <= 0.3, src);
     }
   }
-  ex.Text("Position error e_q of x against x0 cos(ω t) over T = 5 s (ω from the rigid model: "
-          "m_eff = total sliding mass, plus I/r² when rolling, r = R − δ/2 the distance to the "
-          "contact point):\n\n" + tab.str());
+  ex.Text(
+      "Position error e_q of x against x0 cos(ω t) over T = 5 s (ω from the rigid model: "
+      "m_eff = total sliding mass, plus I/r² when rolling, r = R − δ/2 the distance to the "
+      "contact point):\n\n" +
+      tab.str());
   ex.Plot("order", {"Spring-cylinder: e_q vs time step", "dt [s]", "e_q [m]", true, true},
           order_series, "Order study (SAP paper Fig. 7). Dashed: μ = 0; solid: μ = 1.");
   return ex.Finish();
@@ -497,9 +502,13 @@ ExperimentResult Clutter(const ReproduceOptions& opt) {
   const std::string src = "seed_000_sap.md §6.2";
   const double T = opt.quick ? 3.0 : 10.0;
   const double steady = opt.quick ? 2.0 : 5.0;
-  ex.Text("40 bodies (spheres 0.524 kg, boxes 1 kg) dropped in 4 columns, k = 1e12 N/m, "
-          "τ_d = δt = 10 ms, μ = 1, σ = 1e-3, ε_r = 1e-5, " + Fmt(T) + " s simulated "
-          "(scenes/paper/clutter_40*.yaml). Steady state: t > " + Fmt(steady) + " s.");
+  ex.Text(
+      "40 bodies (spheres 0.524 kg, boxes 1 kg) dropped in 4 columns, k = 1e12 N/m, "
+      "τ_d = δt = 10 ms, μ = 1, σ = 1e-3, ε_r = 1e-5, " +
+      Fmt(T) +
+      " s simulated "
+      "(scenes/paper/clutter_40*.yaml). Steady state: t > " +
+      Fmt(steady) + " s.");
   std::vector<PlotSeries> series;
   for (int walls = 1; walls >= 0; --walls) {
     const Scene sc = Load(opt, walls ? "clutter_40_walls.yaml" : "clutter_40.yaml");
@@ -515,8 +524,8 @@ ExperimentResult Clutter(const ReproduceOptions& opt) {
              "10 to 42 (factor 2, same reason)",
              cs.step60_iterations >= 10 && cs.step60_iterations <= 42, src);
     } else {
-      ex.Info("no walls: mean Newton iterations per step, steady state",
-              "not given (figure only)", cs.mean_steady_iterations, src, "");
+      ex.Info("no walls: mean Newton iterations per step, steady state", "not given (figure only)",
+              cs.mean_steady_iterations, src, "");
     }
     ex.Row(v + ": max momentum error e_m over all steps", "< 1e-5 (the tolerance)", 1e-5,
            cs.max_momentum_error, "< 1e-5, and no failed step",
@@ -529,8 +538,9 @@ ExperimentResult Clutter(const ReproduceOptions& opt) {
     cs.iterations.markers = false;
     series.push_back(cs.iterations);
   }
-  ex.Plot("iterations", {"Clutter: Newton iterations per step", "t [s]", "iterations", false, false},
-          series, "Newton iterations per step (SAP paper Fig. 9).");
+  ex.Plot("iterations",
+          {"Clutter: Newton iterations per step", "t [s]", "iterations", false, false}, series,
+          "Newton iterations per step (SAP paper Fig. 9).");
   return ex.Finish();
 }
 
@@ -538,13 +548,16 @@ ExperimentResult ClutterScaling(const ReproduceOptions& opt) {
   Experiment ex("clutter_scaling", "Clutter: scaling with the number of bodies",
                 "SAP paper §VI-C (Figs. 11-13)", opt);
   const std::string src = "seed_000_sap.md §6.2";
-  std::vector<int> counts = opt.quick ? std::vector<int>{8, 20, 40}
-                                      : std::vector<int>{8, 20, 40, 80, 160};
+  std::vector<int> counts =
+      opt.quick ? std::vector<int>{8, 20, 40} : std::vector<int>{8, 20, 40, 80, 160};
   const double T = opt.quick ? 1.0 : 3.0;
-  ex.Text("Clutter with walls, N bodies in columns (N = 8, 20, 40: 2×2 columns; 80, 160: 4×4 "
-          "columns at 0.2 m spacing), " + Fmt(T) + " s each. The paper's timings are relative to "
-          "Gurobi and the Geodesic IPM, which ContactLab does not have, so only accuracy and "
-          "ContactLab's own cost are reported.");
+  ex.Text(
+      "Clutter with walls, N bodies in columns (N = 8, 20, 40: 2×2 columns; 80, 160: 4×4 "
+      "columns at 0.2 m spacing), " +
+      Fmt(T) +
+      " s each. The paper's timings are relative to "
+      "Gurobi and the Geodesic IPM, which ContactLab does not have, so only accuracy and "
+      "ContactLab's own cost are reported.");
   PlotSeries ms{"mean solve ms"}, it{"mean iterations"};
   std::vector<double> ns, times;
   std::ostringstream tab;
@@ -585,9 +598,9 @@ ExperimentResult ClutterScaling(const ReproduceOptions& opt) {
   it.color = kOrange;
   ex.Plot("time", {"Clutter scaling: solve time per step", "bodies", "ms", true, true}, {ms},
           "Mean SAP solve time per step against body count (with walls).");
-  ex.Plot("iterations", {"Clutter scaling: iterations per step", "bodies", "iterations", true,
-                         false},
-          {it}, "Mean Newton iterations per step against body count.");
+  ex.Plot("iterations",
+          {"Clutter scaling: iterations per step", "bodies", "iterations", true, false}, {it},
+          "Mean Newton iterations per step against body count.");
   return ex.Finish();
 }
 
@@ -599,19 +612,22 @@ ExperimentResult SigmaSweep(const ReproduceOptions& opt) {
                                          : std::vector<double>{1e-5, 1e-4, 1e-3, 1e-2, 1e-1};
   const double T = opt.quick ? 2.0 : 5.0;
   const double steady = T - 1.0;
-  ex.Text("Clutter, 40 bodies with walls, δt = 10 ms, " + Fmt(T) + " s per σ; slip and "
-          "iterations averaged over t > " + Fmt(steady) + " s; cond(H) of the last step "
+  ex.Text("Clutter, 40 bodies with walls, δt = 10 ms, " + Fmt(T) +
+          " s per σ; slip and "
+          "iterations averaged over t > " +
+          Fmt(steady) +
+          " s; cond(H) of the last step "
           "(re-solved with the dense eigenvalue computation), at the final Newton iterate.");
-  PlotSeries slip{"mean stiction slip"}, bound{"sigma mu dt g"}, cond{"cond(H)"}, iters{"iterations"};
+  PlotSeries slip{"mean stiction slip"}, bound{"sigma mu dt g"}, cond{"cond(H)"},
+      iters{"iterations"};
   std::vector<double> conds, its, log_inv;
   const double g = 9.81, mu = 1.0, dt = 0.01;
   for (double s : sigmas) {
     const Scene sc = Load(opt, "clutter_40_walls.yaml", {"solver.sigma=" + Fmt(s, 17)});
     const ClutterStats cs = RunClutter(sc, T, steady, true);
     const double vs = s * mu * dt * g;
-    ex.Row("σ=" + Fmt(s) + ": mean steady stiction slip [m/s]",
-           "< σ μ δt g = " + Fmt(vs, 3), vs, cs.mean_steady_slip, "< σ μ δt g (the paper's bound)",
-           cs.mean_steady_slip < vs, src);
+    ex.Row("σ=" + Fmt(s) + ": mean steady stiction slip [m/s]", "< σ μ δt g = " + Fmt(vs, 3), vs,
+           cs.mean_steady_slip, "< σ μ δt g (the paper's bound)", cs.mean_steady_slip < vs, src);
     slip.x.push_back(s);
     slip.y.push_back(cs.mean_steady_slip);
     bound.x.push_back(s);
@@ -715,10 +731,13 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
                 "Irrotational contact fields §IX-A (Figs. 2-3)", opt);
   const std::string src = "seed_004_irrotational.md §7 (IX-A)";
   const double T = opt.quick ? 3.0 : 5.0;
-  ex.Text("1 kg box on a belt oscillating at 1 Hz, amplitude 0.2 m, μ = 0.7, k = 1e7 N/m "
-          "(scenes/paper/conveyor_belt.yaml), " + Fmt(T) + " s. Only SAP exists in ContactLab; the "
-          "paper's Lagged and Similar models are not implemented. Reference: the 1D box with exact "
-          "Coulomb friction integrated at 1e-6 s.");
+  ex.Text(
+      "1 kg box on a belt oscillating at 1 Hz, amplitude 0.2 m, μ = 0.7, k = 1e7 N/m "
+      "(scenes/paper/conveyor_belt.yaml), " +
+      Fmt(T) +
+      " s. Only SAP exists in ContactLab; the "
+      "paper's Lagged and Similar models are not implemented. Reference: the 1D box with exact "
+      "Coulomb friction integrated at 1e-6 s.");
   // Main run at δt = 0.01.
   const Scene sc = Load(opt, "conveyor_belt.yaml");
   const int box = sc.model.FindBody("box");
@@ -747,8 +766,10 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
       }
     }
     if (st + sl > 0) ++contact_steps;
-    if (sl > 0) ++slide_steps;
-    else if (st > 0) ++stick_steps;
+    if (sl > 0)
+      ++slide_steps;
+    else if (st > 0)
+      ++stick_steps;
     // Gliding: while sliding steadily SAP holds the box at φ ≈ (δt+τ_d) μ ‖v_t‖ − mg/k_eff
     // (SAP paper §III-D physical form); measure the box's height change against it.
     if (sl > 0 && st == 0 && slip > 0.2) {
@@ -761,10 +782,11 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
          stick_frac, "between 0.05 and 0.95 (both regimes present)",
          stick_frac > 0.05 && stick_frac < 0.95, src);
   const double glide_slope = LinearSlope(glide_pred, glide_meas);
-  ex.Row("gliding height / ((δt+τ_d) μ ‖v_t‖) while sliding", "1 (SAP model, paper §V analysis)",
-         1, glide_slope, "±0.15 (linear fit over sliding steps with ‖v_t‖ > 0.2 m/s)",
+  ex.Row("gliding height / ((δt+τ_d) μ ‖v_t‖) while sliding", "1 (SAP model, paper §V analysis)", 1,
+         glide_slope, "±0.15 (linear fit over sliding steps with ‖v_t‖ > 0.2 m/s)",
          std::abs(glide_slope - 1) <= 0.15, "seed_000_sap.md §1.5; seed_004 §5.5")
-      .note = "ContactLab reproduces SAP's gliding artifact, which the paper's Lagged model removes.";
+      .note =
+      "ContactLab reproduces SAP's gliding artifact, which the paper's Lagged model removes.";
   ref_x.x = bx.x;
   ref_x.y = BeltReference(bx.x, 0.2, 1.0, mu, 9.81);
   bx.color = kBlue;
@@ -812,28 +834,34 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
         << Fmt(lifts[i], 3) << " |\n";
   ex.Text("e_q against the rigid exact Coulomb solution (box centre at z = 0.025 m):\n\n" +
           tab.str());
-  ResultRow& r = ex.Row("order of e_q (x, z) between δt = 1e-2 and 2e-3",
-                        "plateau (SAP's error floor)", 0, small_slope,
-                        "< 0.5 (a plateau: the error stops decreasing at first order)",
-                        small_slope < 0.5, src);
+  ResultRow& r =
+      ex.Row("order of e_q (x, z) between δt = 1e-2 and 2e-3", "plateau (SAP's error floor)", 0,
+             small_slope, "< 0.5 (a plateau: the error stops decreasing at first order)",
+             small_slope < 0.5, src);
   if (small_slope >= 0.5) {
-    r.note = "ContactLab's SAP error keeps decreasing at this δt. The gliding offset "
-             "(δt + τ_d) μ‖v_t‖ tends to τ_d μ‖v_t‖ ≈ 0.3 mm as δt → 0, which would set a floor "
-             "once the other errors fall below it; at δt = 2e-3 they are still larger. The paper's "
-             "τ_d mantissa is lost (the scene uses 4.9e-4 s), and a larger τ_d would raise the "
-             "floor.";
+    r.note =
+        "ContactLab's SAP error keeps decreasing at this δt. The gliding offset "
+        "(δt + τ_d) μ‖v_t‖ tends to τ_d μ‖v_t‖ ≈ 0.3 mm as δt → 0, which would set a floor "
+        "once the other errors fall below it; at δt = 2e-3 they are still larger. The paper's "
+        "τ_d mantissa is lost (the scene uses 4.9e-4 s), and a larger τ_d would raise the "
+        "floor.";
   }
   ex.Info("order of e_q (x only) between δt = 1e-2 and 2e-3", "-", small_slope_x, src,
           "The tangential motion alone follows regularized Coulomb friction.");
-  ex.Text("The box starts at rest on a belt already moving at 1.26 m/s. In the first 0.2 s "
-          "SAP's sliding response lifts and pitches the 3D box (four corner contacts; the "
-          "paper's case is planar) by the lift shown above, and the offset this leaves in x "
-          "persists for the rest of the run, so e_q is dominated by the start and need not "
-          "decrease monotonically with δt. The lift is larger than SAP's gliding offset "
-          "(δt + τ_d) μ‖v_t‖ (at most " + Fmt((0.05 + tau) * mu * 1.2566, 2) + " m even at δt = "
-          "0.05 s, " + Fmt((2e-3 + tau) * mu * 1.2566, 2) + " m at 2e-3 s), so it comes from the "
-          "box pitching on its corner contacts; it is an open question for the engine, not a "
-          "paper figure.");
+  ex.Text(
+      "The box starts at rest on a belt already moving at 1.26 m/s. In the first 0.2 s "
+      "SAP's sliding response lifts and pitches the 3D box (four corner contacts; the "
+      "paper's case is planar) by the lift shown above, and the offset this leaves in x "
+      "persists for the rest of the run, so e_q is dominated by the start and need not "
+      "decrease monotonically with δt. The lift is larger than SAP's gliding offset "
+      "(δt + τ_d) μ‖v_t‖ (at most " +
+      Fmt((0.05 + tau) * mu * 1.2566, 2) +
+      " m even at δt = "
+      "0.05 s, " +
+      Fmt((2e-3 + tau) * mu * 1.2566, 2) +
+      " m at 2e-3 s), so it comes from the "
+      "box pitching on its corner contacts; it is an open question for the engine, not a "
+      "paper figure.");
   ex.Plot("convergence", {"Conveyor belt: e_q vs dt", "dt [s]", "e_q [m]", true, true},
           {{"SAP", dts, errs, kBlue}}, "Box position error against exact Coulomb (Fig. 3).");
   return ex.Finish();
@@ -851,10 +879,11 @@ ExperimentResult FallingSphere(const ReproduceOptions& opt) {
   const double v_td = g * t_touch;
   const double slip0 = std::max(0.0, U0 - 3.5 * mu * v_td);
   const double t_roll = t_touch + slip0 / (3.5 * mu * g);
-  ex.Text("Steel sphere 0.5 kg, r = 2.5 cm, centre at 5 cm, U0 = 2 m/s, μ = 0.5, k = 1e7 N/m "
-          "(scenes/paper/falling_sphere.yaml). Rigid Coulomb predictions: touchdown at " +
-          Fmt(t_touch, 3) + " s, rolling from " + Fmt(t_roll, 3) + " s at 5/7 U0 = " +
-          Fmt(5.0 / 7 * U0, 5) + " m/s.");
+  ex.Text(
+      "Steel sphere 0.5 kg, r = 2.5 cm, centre at 5 cm, U0 = 2 m/s, μ = 0.5, k = 1e7 N/m "
+      "(scenes/paper/falling_sphere.yaml). Rigid Coulomb predictions: touchdown at " +
+      Fmt(t_touch, 3) + " s, rolling from " + Fmt(t_roll, 3) +
+      " s at 5/7 U0 = " + Fmt(5.0 / 7 * U0, 5) + " m/s.");
   const Scene sc = Load(opt, "falling_sphere.yaml");
   const int ball = sc.model.FindBody("ball");
   PlotSeries vx{"v_x"}, wr{"omega r"};
@@ -886,18 +915,19 @@ ExperimentResult FallingSphere(const ReproduceOptions& opt) {
          "±1 % (stiction creep ~σμδtg is 1e-5 m/s; the landing keeps angular momentum about the "
          "contact point)",
          std::abs(final_v / U0 - 5.0 / 7) <= 0.01 * 5.0 / 7, src);
-  ResultRow& rr = ex.Row("onset of rolling [s]", "≈0.07", 0.07, roll_onset,
-                         "±0.01 s (read from the paper's figure)",
-                         std::abs(roll_onset - 0.07) <= 0.01, src);
+  ResultRow& rr =
+      ex.Row("onset of rolling [s]", "≈0.07", 0.07, roll_onset,
+             "±0.01 s (read from the paper's figure)", std::abs(roll_onset - 0.07) <= 0.01, src);
   rr.note = "The rigid Coulomb prediction for the stated setup is " + Fmt(t_roll, 3) +
-            " s (touchdown at " + Fmt(t_touch, 3) + " s with a friction impulse, then sliding); "
+            " s (touchdown at " + Fmt(t_touch, 3) +
+            " s with a friction impulse, then sliding); "
             "ContactLab is " +
             (std::abs(roll_onset - t_roll) < 0.01 ? "within 0.01 s of it" : "off it too") +
             ". The paper's initial height and body (sphere or disk) are ambiguous (digest §9), so "
             "its 0.07 s cannot be matched without guessing.";
-  ex.Row("first contact impulse before rigid touchdown", "yes: SAP contacts early (\"action at a distance\")",
-         kNaN, first_contact, "first γ_n > 0 at t < " + Fmt(t_touch, 3) + " s",
-         first_contact < t_touch, src);
+  ex.Row("first contact impulse before rigid touchdown",
+         "yes: SAP contacts early (\"action at a distance\")", kNaN, first_contact,
+         "first γ_n > 0 at t < " + Fmt(t_touch, 3) + " s", first_contact < t_touch, src);
   vx.color = kBlue;
   wr.color = kOrange;
   vx.markers = wr.markers = false;
@@ -911,9 +941,10 @@ ExperimentResult SlidingRod(const ReproduceOptions& opt) {
   Experiment ex("sliding_rod", "Sliding rod (Painlevé)",
                 "Irrotational contact fields §IX-C (Figs. 8-12)", opt);
   const std::string src = "seed_004_irrotational.md §7 (IX-C)";
-  ex.Text("Rod 0.5 m, 0.3 kg, 30° to the ground, sliding at 10 m/s lower end first, μ = 2.3, "
-          "k = 1e7 N/m, δt = 1e-5 s (scenes/paper/sliding_rod.yaml). Runs without dissipation "
-          "and with τ_d = 4e-6 s. The paper's reference uses δt = 1e-7 s.");
+  ex.Text(
+      "Rod 0.5 m, 0.3 kg, 30° to the ground, sliding at 10 m/s lower end first, μ = 2.3, "
+      "k = 1e7 N/m, δt = 1e-5 s (scenes/paper/sliding_rod.yaml). Runs without dissipation "
+      "and with τ_d = 4e-6 s. The paper's reference uses δt = 1e-7 s.");
   double stick_len[2] = {0, 0}, liftoff[2] = {kNaN, kNaN}, min_slip[2] = {kNaN, kNaN};
   std::vector<PlotSeries> vt_series;
   for (int diss = 0; diss < 2; ++diss) {
@@ -951,31 +982,33 @@ ExperimentResult SlidingRod(const ReproduceOptions& opt) {
     vt_series.push_back(vt);
   }
   ResultRow& r0 = ex.Row("τ_d = 0: duration of stiction at the jam [ms]", "≈0.2", 0.2,
-                         stick_len[0] * 1e3,
-                         "0.1 to 0.4 ms (factor 2: read from a figure inset)",
+                         stick_len[0] * 1e3, "0.1 to 0.4 ms (factor 2: read from a figure inset)",
                          stick_len[0] * 1e3 >= 0.1 && stick_len[0] * 1e3 <= 0.4, src);
   if (stick_len[0] == 0) {
     r0.note = "ContactLab's rod never sticks: friction slows the slip from 10 m/s to " +
               Fmt(min_slip[0], 3) + " m/s and the rod leaves the ground at " +
-              Fmt(liftoff[0] * 1e3, 3) + " ms while still sliding. Possible causes: SAP glides at "
+              Fmt(liftoff[0] * 1e3, 3) +
+              " ms while still sliding. Possible causes: SAP glides at "
               "φ = δt μ‖v_t‖ (0.23 mm at δt = 1e-5 s, against 3e-7 m of elastic compression), so "
               "the normal force builds differently than in the paper's 1e-7 s reference; and "
               "the paper's initial conditions (sliding direction, initial contact state) are "
               "only summarized in the digest. The result also changes with δt (not converged "
               "at 1e-5 s).";
   }
-  ex.Row("τ_d = 0: rod leaves the ground after the jam", "yes (the rod jumps)", kNaN,
+  ex.Row("τ_d = 0: rod jumps (loses contact) after sliding in contact", "yes (the rod jumps)", kNaN,
          std::isnan(liftoff[0]) ? 0 : 1, "1 = contact lost after the contact phase",
          !std::isnan(liftoff[0]), src);
-  ResultRow& r1 = ex.Row("dissipation delays the lift-off [ms]", "later with dissipation (SAP)",
-                         kNaN, (liftoff[1] - liftoff[0]) * 1e3, "> 0", liftoff[1] > liftoff[0],
-                         src);
+  ResultRow& r1 =
+      ex.Row("dissipation delays the lift-off [ms]", "later with dissipation (SAP)", kNaN,
+             (liftoff[1] - liftoff[0]) * 1e3, "> 0", liftoff[1] > liftoff[0], src);
   if (!(liftoff[1] > liftoff[0]))
-    r1.note = "With τ_d = 4e-6 s the gliding offset (δt + τ_d) μ‖v_t‖ grows and the friction "
-              "impulse ends sooner in ContactLab.";
+    r1.note =
+        "With τ_d = 4e-6 s the gliding offset (δt + τ_d) μ‖v_t‖ grows and the friction "
+        "impulse ends sooner in ContactLab.";
   ex.Plot("slip", {"Sliding rod: slip speed at the contact", "t [ms]", "|v_t| [m/s]", false, true},
-          vt_series, "Tangential contact speed while in contact; the dip is the stiction phase "
-                     "(paper Figs. 8-11).");
+          vt_series,
+          "Tangential contact speed while in contact; the dip is the stiction phase "
+          "(paper Figs. 8-11).");
   return ex.Finish();
 }
 
@@ -984,9 +1017,9 @@ ExperimentResult ClutterStiffness(const ReproduceOptions& opt) {
   Experiment ex("clutter_stiffness", "Clutter: contact stiffness sweep up to 1e12 N/m",
                 "Irrotational contact fields §X-A (Figs. 17-18)", opt);
   const std::string src = "seed_004_irrotational.md §7 (X-A)";
-  std::vector<double> ks = opt.quick ? std::vector<double>{1e5, 1e7, 1e12}
-                                     : std::vector<double>{1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-                                                           1e11, 1e12, 1e13};
+  std::vector<double> ks =
+      opt.quick ? std::vector<double>{1e5, 1e7, 1e12}
+                : std::vector<double>{1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13};
   const double T = opt.quick ? 1.0 : 3.0;
   ex.Text("40 bodies with walls, τ_d = 1e-4 s, δt = 5 ms, " + Fmt(T) +
           " s per stiffness (scenes/paper/clutter_stiffness.yaml). Penetration is the mean of the "
@@ -998,8 +1031,8 @@ ExperimentResult ClutterStiffness(const ReproduceOptions& opt) {
   bool robust = true;
   double fail13 = kNaN;
   for (double k : ks) {
-    const Scene sc = Load(opt, "clutter_stiffness.yaml",
-                          {"materials.clutter.stiffness=" + Fmt(k, 17)});
+    const Scene sc =
+        Load(opt, "clutter_stiffness.yaml", {"materials.clutter.stiffness=" + Fmt(k, 17)});
     const double from = opt.quick ? 2.0 * T / 3 : T - 1.25;
     std::vector<double> p;
     double iters = 0, max_it = 0;
@@ -1021,19 +1054,21 @@ ExperimentResult ClutterStiffness(const ReproduceOptions& opt) {
     pen.y.push_back(Mean(p));
   }
   ex.Text(tab.str());
-  ex.Text("SAP's near-rigid clamp R_n ≥ β² w/(4π²) (SAP paper eq. 29) is active for every k above "
-          "about 4π² m/(β² δt²) ≈ 1e6 N/m at δt = 5 ms, so the solve, and the whole run, is "
-          "identical for all larger k: the sweep is flat from there.");
+  ex.Text(
+      "SAP's near-rigid clamp R_n ≥ β² w/(4π²) (SAP paper eq. 29) is active for every k above "
+      "about 4π² m/(β² δt²) ≈ 1e6 N/m at δt = 5 ms, so the solve, and the whole run, is "
+      "identical for all larger k: the sweep is flat from there.");
   ex.Row("no failed step for k ≤ 1e12", "robust up to 1e12", kNaN, robust ? 1 : 0,
          "every solve converges", robust, src);
   if (!std::isnan(fail13)) {
     ResultRow& r = ex.Row("failed steps at k = 1e13", "fails (round-off)", kNaN, fail13,
                           "> 0 failed steps", fail13 > 0, src);
     if (fail13 == 0) {
-      r.note = "SAP's near-rigid clamp makes every k above ≈1e6 N/m at this δt behave the same, "
-               "so k never reaches the solver and there is no round-off failure. The paper's "
-               "failure at 1e13 is for its own models (its SAP comparison may not clamp R_n the "
-               "same way); ContactLab's k sweep cannot reproduce it by construction.";
+      r.note =
+          "SAP's near-rigid clamp makes every k above ≈1e6 N/m at this δt behave the same, "
+          "so k never reaches the solver and there is no round-off failure. The paper's "
+          "failure at 1e13 is for its own models (its SAP comparison may not clamp R_n the "
+          "same way); ContactLab's k sweep cannot reproduce it by construction.";
     }
   }
   it.color = kBlue;
@@ -1051,9 +1086,10 @@ ExperimentResult ClutterStiffness(const ReproduceOptions& opt) {
 ExperimentResult BoxOnRamp(const ReproduceOptions& opt) {
   Experiment ex("box_on_ramp", "Box on a 15° ramp", "Drumwright §8 E7 (Fig. 9)", opt);
   const std::string src = "seed_002_drumwright.md §8 (E7)";
-  ex.Text("1 kg box released at rest on a 15° ramp, h = 0.01 s, 1 s "
-          "(scenes/paper/box_on_ramp.yaml). The paper gives the qualitative outcome; the numbers "
-          "compared are Coulomb's law, s = g (sin θ − μ cos θ) t²/2.");
+  ex.Text(
+      "1 kg box released at rest on a 15° ramp, h = 0.01 s, 1 s "
+      "(scenes/paper/box_on_ramp.yaml). The paper gives the qualitative outcome; the numbers "
+      "compared are Coulomb's law, s = g (sin θ − μ cos θ) t²/2.");
   const double th = 15 * kPi / 180, g = 9.81;
   PlotSeries got{"ContactLab"}, exact{"Coulomb"};
   for (double mu : {0.0, 0.125, 0.25, 0.375}) {
@@ -1068,10 +1104,13 @@ ExperimentResult BoxOnRamp(const ReproduceOptions& opt) {
     });
     const double s = (p1 - p0).norm();
     const double s_exact = std::max(0.0, g * (std::sin(th) - mu * std::cos(th)) * 0.5);
-    const std::string pv = mu == 0 ? "slides freely" : mu >= 0.375 ? "sticks" : "slides less as μ grows";
+    const std::string pv = mu == 0       ? "slides freely"
+                           : mu >= 0.375 ? "sticks"
+                                         : "slides less as μ grows";
     ex.Row("μ=" + Fmt(mu) + ": distance in 1 s [m]", pv + "; Coulomb " + Fmt(s_exact, 4), s_exact,
-           s, "±(2 % + 1e-4 m): symplectic Euler's O(h) error is 1 % at h = 0.01 s; creep bound "
-              "σμδtg·1 s = 3.7e-5 m",
+           s,
+           "±(2 % + 1e-4 m): symplectic Euler's O(h) error is 1 % at h = 0.01 s; creep bound "
+           "σμδtg·1 s = 3.7e-5 m",
            std::abs(s - s_exact) <= 0.02 * s_exact + 1e-4, src);
     got.x.push_back(mu);
     got.y.push_back(s);
@@ -1083,9 +1122,10 @@ ExperimentResult BoxOnRamp(const ReproduceOptions& opt) {
   exact.dashed = true;
   ex.Plot("distance", {"Box on ramp: distance slid in 1 s", "mu", "m", false, false}, {exact, got},
           "Distance slid against μ.");
-  ex.Text("The paper's box stands on four rigid spherical feet on an elastic half-space; "
-          "ContactLab uses the box face on a half-space (k = 1e10 N/m), which gives the same "
-          "Coulomb behaviour.");
+  ex.Text(
+      "The paper's box stands on four rigid spherical feet on an elastic half-space; "
+      "ContactLab uses the box face on a half-space (k = 1e10 N/m), which gives the same "
+      "Coulomb behaviour.");
   return ex.Finish();
 }
 
@@ -1093,8 +1133,9 @@ ExperimentResult SphereStack(const ReproduceOptions& opt) {
   Experiment ex("sphere_stack", "Stack of up to 100 spheres", "Drumwright §8 E8 (Fig. 10)", opt);
   const std::string src = "seed_002_drumwright.md §8 (E8)";
   std::vector<int> ns = opt.quick ? std::vector<int>{10, 25} : std::vector<int>{10, 25, 50, 100};
-  ex.Text("Spheres r = 5 cm released in mid-air, aligned, no walls, h = 0.01 s, 500 steps "
-          "(scenes/paper/sphere_stack.yaml).");
+  ex.Text(
+      "Spheres r = 5 cm released in mid-air, aligned, no walls, h = 0.01 s, 500 steps "
+      "(scenes/paper/sphere_stack.yaml).");
   std::ostringstream tab;
   tab << "| N | mean iterations | mean solve [ms] | final KE [J] | top drift [m] | bottom "
          "penetration [m] | failed |\n|---|---|---|---|---|---|---|\n";
@@ -1127,8 +1168,8 @@ ExperimentResult SphereStack(const ReproduceOptions& opt) {
     stable &= log.finite && log.failures == 0 && drift < 0.005;
     at_rest &= ke < 1e-3 * n;
     worst_ke = std::max(worst_ke, ke / n);
-    tab << "| " << n << " | " << Fmt(it, 3) << " | " << Fmt(sms, 3) << " | " << Fmt(ke, 3)
-        << " | " << Fmt(drift, 3) << " | " << Fmt(pen, 3) << " | " << log.failures << " |\n";
+    tab << "| " << n << " | " << Fmt(it, 3) << " | " << Fmt(sms, 3) << " | " << Fmt(ke, 3) << " | "
+        << Fmt(drift, 3) << " | " << Fmt(pen, 3) << " | " << log.failures << " |\n";
     ms.x.push_back(n);
     ms.y.push_back(sms);
     xs.push_back(n);
@@ -1137,23 +1178,25 @@ ExperimentResult SphereStack(const ReproduceOptions& opt) {
   ex.Text(tab.str());
   ex.Row("stack stands (every N)", "forms a stable stack without walls", kNaN, stable ? 1 : 0,
          "no failed step and the top sphere drifts < 5 mm sideways", stable, src);
-  ResultRow& rest = ex.Row("at rest after 500 steps: largest final KE per sphere [J]",
-                           "stable stack (at rest)", kNaN, worst_ke,
-                           "< 1e-3 J per sphere at every N", at_rest, src);
+  ResultRow& rest =
+      ex.Row("at rest after 500 steps: largest final KE per sphere [J]", "stable stack (at rest)",
+             kNaN, worst_ke, "< 1e-3 J per sphere at every N", at_rest, src);
   if (!at_rest) {
-    rest.note = "The tallest column still oscillates vertically after 5 s. SAP's per-contact "
-                "Delassus estimate w_i sees one sphere's mass, so the near-rigid normal compliance "
-                "of the lower contacts is sized for one sphere while they carry the whole column "
-                "(the SAP paper's own stated limitation for stacks): the column acts as a soft, "
-                "lightly damped spring chain (see the bottom penetration column).";
+    rest.note =
+        "The tallest column still oscillates vertically after 5 s. SAP's per-contact "
+        "Delassus estimate w_i sees one sphere's mass, so the near-rigid normal compliance "
+        "of the lower contacts is sized for one sphere while they carry the whole column "
+        "(the SAP paper's own stated limitation for stacks): the column acts as a soft, "
+        "lightly damped spring chain (see the bottom penetration column).";
   }
   ex.Info("exponent of solve time in N", "figure only (Hessian sparse, ≤ 18m non-zeros)",
           LogLogSlope(xs, ys), src, "Block-tridiagonal H: linear cost is expected.");
   ms.color = kBlue;
   ex.Plot("time", {"Sphere stack: solve time per step", "spheres", "ms", true, true}, {ms},
           "Mean SAP solve time per step against the number of spheres (Fig. 10).");
-  ex.Text("The SAP paper notes (digest §8) that its Delassus estimate w_i underestimates the load "
-          "at the bottom of a stack; the bottom penetration column shows the consequence.");
+  ex.Text(
+      "The SAP paper notes (digest §8) that its Delassus estimate w_i underestimates the load "
+      "at the bottom of a stack; the bottom penetration column shows the consequence.");
   return ex.Finish();
 }
 
@@ -1161,12 +1204,13 @@ ExperimentResult StiffPendulum(const ReproduceOptions& opt) {
   Experiment ex("stiff_pendulum", "Pendulum onto a very stiff joint limit",
                 "Drumwright §8 E4-E5 (Figs. 4, 6)", opt);
   const std::string src = "seed_002_drumwright.md §8 (E4, E5)";
-  std::vector<double> hs = opt.quick ? std::vector<double>{1e-3, 1e-4}
-                                     : std::vector<double>{1e-3, 1e-4, 1e-5};
-  ex.Text("1 kg bob on a 1 m arm released from horizontal (θ = π/2) onto the limit θ ≥ 0 at the "
-          "bottom, 1 s (scenes/paper/stiff_pendulum.yaml). The paper's limit is a k = 1e12 spring; "
-          "ContactLab's limits are rigid SAP constraints (near-rigid regularization), the closest "
-          "expressible form.");
+  std::vector<double> hs =
+      opt.quick ? std::vector<double>{1e-3, 1e-4} : std::vector<double>{1e-3, 1e-4, 1e-5};
+  ex.Text(
+      "1 kg bob on a 1 m arm released from horizontal (θ = π/2) onto the limit θ ≥ 0 at the "
+      "bottom, 1 s (scenes/paper/stiff_pendulum.yaml). The paper's limit is a k = 1e12 spring; "
+      "ContactLab's limits are rigid SAP constraints (near-rigid regularization), the closest "
+      "expressible form.");
   std::vector<PlotSeries> series;
   bool stable = true, dead = true;
   double worst_bounce = 0;
@@ -1194,10 +1238,10 @@ ExperimentResult StiffPendulum(const ReproduceOptions& opt) {
   }
   ex.Row("stable at every h (no energy gain)", "stable for every h", kNaN, stable ? 1 : 0,
          "finite state and E(1 s) ≤ E(0)", stable, src);
-  ex.Row("rebound height after the impact / release height", "≈0 (\"dead\" impact for h ≥ 1e-5)",
-         0, worst_bounce, "< 0.05 at every h", dead, src);
-  ex.Info("E4: joint deviation of a k = 1e15 joint spring in absolute coordinates",
-          "∝ h²", kNaN, src,
+  ex.Row("rebound height after the impact / release height", "≈0 (\"dead\" impact for h ≥ 1e-5)", 0,
+         worst_bounce, "< 0.05 at every h", dead, src);
+  ex.Info("E4: joint deviation of a k = 1e15 joint spring in absolute coordinates", "∝ h²", kNaN,
+          src,
           "Not expressible: ContactLab models joints in generalized coordinates, where the joint "
           "deviation is zero by construction; it has no spatial spring between bodies.");
   ex.Plot("theta", {"Stiff pendulum: joint angle", "t [s]", "theta [rad]", false, false}, series,
@@ -1228,7 +1272,8 @@ ExperimentResult DishPile(const ReproduceOptions& opt) {
   const std::string src = "seed_001_al.md §5 (B1)";
   const int cases = opt.quick ? 20 : 100;
   ex.Text("Bowl, bowl, plate (0.1 kg) and a 5 kg pot as cylinders, settled for 0.5 s, then " +
-          std::to_string(cases) + " single steps from the settled state with random velocity "
+          std::to_string(cases) +
+          " single steps from the settled state with random velocity "
           "kicks v += M⁻¹ w δt for random wrenches w (|f| ≤ 5 N, |τ| ≤ 0.2 N m per dish), which is "
           "what a wrench applied over one step does (scenes/paper/dish_pile.yaml). The residual "
           "is the NCP residual of engine/metrics.h.");
@@ -1274,20 +1319,21 @@ ExperimentResult DishPile(const ReproduceOptions& opt) {
     h.y.push_back(sorted[i]);
   }
   h.color = kBlue;
-  ex.Plot("residual", {"Dish pile: NCP residual over cases", "fraction of cases", "residual",
-                       false, true},
-          {h}, "Sorted NCP residuals of SAP's single steps (paper Fig. 9 plots CANAL/SubADMM/PGS).");
+  ex.Plot("residual",
+          {"Dish pile: NCP residual over cases", "fraction of cases", "residual", false, true}, {h},
+          "Sorted NCP residuals of SAP's single steps (paper Fig. 9 plots CANAL/SubADMM/PGS).");
   return ex.Finish();
 }
 
 ExperimentResult Pouring(const ReproduceOptions& opt) {
   Experiment ex("pouring", "Pouring small spheres", "AL paper C (Figs. 10-11)", opt);
   const std::string src = "seed_001_al.md §5 (C)";
-  std::vector<int> ns = opt.quick ? std::vector<int>{9, 27, 45}
-                                  : std::vector<int>{9, 18, 27, 36, 45};
+  std::vector<int> ns =
+      opt.quick ? std::vector<int>{9, 27, 45} : std::vector<int>{9, 18, 27, 36, 45};
   const double T = opt.quick ? 0.5 : 1.0;
   ex.Text("Spheres r = 5 mm, ρ = 10 g/cm³ dropped into a cup of primitives, δt = 1/240 s, " +
-          Fmt(T) + " s (scenes/paper/pouring.yaml). The paper's humanoid and bottle are not "
+          Fmt(T) +
+          " s (scenes/paper/pouring.yaml). The paper's humanoid and bottle are not "
           "modelled.");
   PlotSeries res{"mean NCP residual"}, ms{"solve ms"};
   std::vector<double> xs, rs, ts;
@@ -1314,8 +1360,9 @@ ExperimentResult Pouring(const ReproduceOptions& opt) {
   const double mn = *std::min_element(rs.begin(), rs.end());
   ex.Row("NCP residual spread over N (max/min)", "roughly independent of N", kNaN, mx / mn,
          "< 10 (within one decade on the paper's log axis)", mx / mn < 10, src)
-      .note = "The paper's statement is about CANAL/SubADMM/PGS at fixed iteration counts; "
-              "ContactLab runs SAP to its tolerance.";
+      .note =
+      "The paper's statement is about CANAL/SubADMM/PGS at fixed iteration counts; "
+      "ContactLab runs SAP to its tolerance.";
   ex.Info("exponent of solve time in N", "CANAL superlinear, well below 3", LogLogSlope(xs, ts),
           src, "SAP, not CANAL.");
   res.color = kBlue;
@@ -1333,13 +1380,20 @@ struct ExperimentDef {
 };
 
 const ExperimentDef kExperiments[] = {
-    {"spring_cylinder", SpringCylinder},   {"clutter", Clutter},
-    {"clutter_scaling", ClutterScaling},   {"sigma_sweep", SigmaSweep},
-    {"conveyor_belt", ConveyorBelt},       {"falling_sphere", FallingSphere},
-    {"sliding_rod", SlidingRod},           {"clutter_stiffness", ClutterStiffness},
-    {"box_on_ramp", BoxOnRamp},            {"sphere_stack", SphereStack},
-    {"stiff_pendulum", StiffPendulum},     {"cube_foundation", CubeFoundation},
-    {"dish_pile", DishPile},               {"pouring", Pouring},
+    {"spring_cylinder", SpringCylinder},
+    {"clutter", Clutter},
+    {"clutter_scaling", ClutterScaling},
+    {"sigma_sweep", SigmaSweep},
+    {"conveyor_belt", ConveyorBelt},
+    {"falling_sphere", FallingSphere},
+    {"sliding_rod", SlidingRod},
+    {"clutter_stiffness", ClutterStiffness},
+    {"box_on_ramp", BoxOnRamp},
+    {"sphere_stack", SphereStack},
+    {"stiff_pendulum", StiffPendulum},
+    {"cube_foundation", CubeFoundation},
+    {"dish_pile", DishPile},
+    {"pouring", Pouring},
 };
 
 nlohmann::json RowJson(const ResultRow& r) {
@@ -1380,7 +1434,8 @@ ExperimentResult RunReproduceExperiment(const std::string& id, const ReproduceOp
     }
   }
   std::string known;
-  for (const ExperimentDef& e : kExperiments) known += std::string(known.empty() ? "" : ", ") + e.id;
+  for (const ExperimentDef& e : kExperiments)
+    known += std::string(known.empty() ? "" : ", ") + e.id;
   throw std::invalid_argument("unknown experiment '" + id + "' (known: " + known + ")");
 }
 
@@ -1400,7 +1455,8 @@ int RunReproduce(const ReproduceOptions& options, std::ostream& log) {
     log << " " << Fmt(results.back().seconds, 3) << " s, " << agree << " agree, " << disagree
         << " disagree" << std::endl;
   }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.out_dir.empty()) return 0;
 
   nlohmann::json rows = nlohmann::json::array();
@@ -1445,8 +1501,8 @@ int RunReproduce(const ReproduceOptions& options, std::ostream& log) {
       d += r.agrees == Agreement::kDisagrees;
       n += r.agrees == Agreement::kNotComparable;
     }
-    md << "| [" << e.title << "](#" << e.id << ") | " << e.paper << " | " << e.rows.size()
-       << " | " << a << " | " << d << " | " << n << " | " << Fmt(e.seconds, 3) << " |\n";
+    md << "| [" << e.title << "](#" << e.id << ") | " << e.paper << " | " << e.rows.size() << " | "
+       << a << " | " << d << " | " << n << " | " << Fmt(e.seconds, 3) << " |\n";
   }
   md << "\n";
   for (const ExperimentResult& e : results) {
@@ -1477,8 +1533,9 @@ void AddReproduceCommand(CLI::App& app, RunOptions* run_options) {
       "reproduce", "Run the papers' experiments and write results.json and report.md");
   cmd->add_flag("--quick", opt->quick, "Shorter runs and fewer sweep points");
   cmd->add_option("--out", opt->out_dir, "Output directory")->required();
-  cmd->add_option("--scenes", opt->scene_dir, "Directory of the paper scenes (default: "
-                                              "scenes/paper of the source tree)");
+  cmd->add_option("--scenes", opt->scene_dir,
+                  "Directory of the paper scenes (default: "
+                  "scenes/paper of the source tree)");
   cmd->add_option("--only", opt->only, "Run only these experiment ids")
       ->check(CLI::IsMember(ReproduceExperimentIds()));
   cmd->callback([opt]() {

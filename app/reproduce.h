@@ -16,11 +16,11 @@ class App;
 namespace contactlab {
 
 struct ReproduceOptions {
-  bool quick = false;              // shorter runs and fewer sweep points
-  std::string out_dir;             // where results.json, report.md and plots go; empty: no files
-  std::string scene_dir;           // directory of the paper scenes; empty: scenes/paper/ of the
-                                   // source tree
-  std::vector<std::string> only;   // experiment ids to run; empty: all
+  bool quick = false;             // shorter runs and fewer sweep points
+  std::string out_dir;            // where results.json, report.md and plots go; empty: no files
+  std::string scene_dir;          // directory of the paper scenes; empty: scenes/paper/ of the
+                                  // source tree
+  std::vector<std::string> only;  // experiment ids to run; empty: all
 };
 
 enum class Agreement { kAgrees, kDisagrees, kNotComparable };
@@ -29,20 +29,20 @@ enum class Agreement { kAgrees, kDisagrees, kNotComparable };
 struct ResultRow {
   std::string experiment;
   std::string metric;
-  std::string paper_value;    // as quoted (number or statement)
+  std::string paper_value;  // as quoted (number or statement)
   double paper_number = std::numeric_limits<double>::quiet_NaN();  // numeric form, if any
   double value = std::numeric_limits<double>::quiet_NaN();         // ContactLab's figure
-  std::string tolerance;      // the acceptance rule and its reason
+  std::string tolerance;  // the acceptance rule and its reason
   Agreement agrees = Agreement::kNotComparable;
-  std::string source;         // digest section the paper value comes from
-  std::string note;           // why it differs / what the engine cannot express
+  std::string source;  // digest section the paper value comes from
+  std::string note;    // why it differs / what the engine cannot express
 };
 
 struct ExperimentResult {
   std::string id, title, paper;
   std::vector<ResultRow> rows;
-  std::string markdown;   // the experiment's section of report.md (setup, tables, plots, notes)
-  double seconds = 0;     // wall time of the experiment
+  std::string markdown;  // the experiment's section of report.md (setup, tables, plots, notes)
+  double seconds = 0;    // wall time of the experiment
 };
 
 // Experiment ids in report order.

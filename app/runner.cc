@@ -5,8 +5,8 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 

@@ -30,7 +30,8 @@ NcpResidual ComputeNcpResidual(const ContactProblem& problem, const SolverResult
       throw std::invalid_argument("ComputeNcpResidual: A block " + std::to_string(t) +
                                   " is not SPD");
     }
-    v.segment(problem.tree_v_start[t], n) += llt.solve(jt_gamma.segment(problem.tree_v_start[t], n));
+    v.segment(problem.tree_v_start[t], n) +=
+        llt.solve(jt_gamma.segment(problem.tree_v_start[t], n));
   }
   VecX vc;
   problem.ConstraintVelocities(v, &vc);
@@ -79,8 +80,7 @@ VecX InterpolateTrajectory(const Trajectory& ref, double t) {
 }
 
 double PositionErrorRms(const Trajectory& x, const Trajectory& ref) {
-  if (x.t.size() < 2 || x.t.size() != x.x.size() || ref.t.size() != ref.x.size() ||
-      ref.t.empty()) {
+  if (x.t.size() < 2 || x.t.size() != x.x.size() || ref.t.size() != ref.x.size() || ref.t.empty()) {
     throw std::invalid_argument("PositionErrorRms: need >= 2 samples and a reference");
   }
   double integral = 0;

@@ -33,8 +33,8 @@ namespace contactlab {
 enum class NcpModel { kCompliant, kRigid };
 
 struct NcpResidual {
-  double residual = 0;        // r above [mixed units: N s and m/s]
-  double max_row = 0;         // largest |γ − T(γ − g)| over rows
+  double residual = 0;  // r above [mixed units: N s and m/s]
+  double max_row = 0;   // largest |γ − T(γ − g)| over rows
   int num_constraints = 0;
 };
 

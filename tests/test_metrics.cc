@@ -1,12 +1,11 @@
 // Tests of engine/metrics.h: the NCP residual on hand-built one-contact problems whose exact
 // Signorini-Coulomb solutions are known in closed form, the position error e_q and the log-log
 // slope fits.
-#include "engine/metrics.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "engine/metrics.h"
 #include "engine/sap_solver.h"
 
 namespace contactlab {

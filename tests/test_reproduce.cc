@@ -4,9 +4,8 @@
 //
 // Rows that the report marks as disagreeing (and explains) are not asserted here: a test must not
 // enshrine a disagreement, and asserting agreement there would fail for a known reason.
-#include "app/reproduce.h"
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -14,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "app/plot_png.h"
+#include "app/reproduce.h"
 #include "app/runner.h"
 #include "app/scene.h"
 
@@ -102,9 +101,8 @@ TEST(Reproduce, UnknownExperimentThrows) {
 }
 
 TEST(Reproduce, WritesResultsReportAndPlots) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("contactlab_reproduce_test_" +
-                                                std::to_string(::getpid()));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("contactlab_reproduce_test_" + std::to_string(::getpid()));
   ReproduceOptions o = Quick();
   o.out_dir = dir.string();
   o.only = {"box_on_ramp", "cube_foundation"};
@@ -115,8 +113,8 @@ TEST(Reproduce, WritesResultsReportAndPlots) {
   const nlohmann::json doc = nlohmann::json::parse(f);
   ASSERT_EQ(doc["rows"].size(), 5u);  // 4 ramp rows + 1 not-expressible row
   for (const auto& row : doc["rows"]) {
-    for (const char* key : {"experiment", "metric", "paper_value", "contactlab_value",
-                            "tolerance", "agrees", "source"})
+    for (const char* key : {"experiment", "metric", "paper_value", "contactlab_value", "tolerance",
+                            "agrees", "source"})
       EXPECT_TRUE(row.contains(key)) << key;
   }
   EXPECT_TRUE(doc["rows"][4]["agrees"].is_null());  // cube on a foundation: not expressible
@@ -139,7 +137,8 @@ TEST(PlotPng, DrawsSeriesInTheirColour) {
   const std::vector<std::uint8_t> img = RenderPlot(po, {s});
   ASSERT_EQ(img.size(), 200u * 150u * 3u);
   int red = 0;
-  for (size_t i = 0; i < img.size(); i += 3) red += img[i] == 255 && img[i + 1] == 0 && img[i + 2] == 0;
+  for (size_t i = 0; i < img.size(); i += 3)
+    red += img[i] == 255 && img[i + 1] == 0 && img[i + 2] == 0;
   EXPECT_GT(red, 100);  // a 2-pixel diagonal across a ~100 x 70 pixel frame
   // On log axes, non-positive values are skipped rather than drawn.
   po.log_y = true;
@@ -195,7 +194,8 @@ TEST(RunReference, PositionErrorAgainstATrajectory) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("contactlab_reference_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  const std::string scene_path = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/paper/falling_sphere.yaml";
+  const std::string scene_path =
+      std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/paper/falling_sphere.yaml";
   RunOptions o;
   o.duration = 0.2;
   o.trajectory_path = (dir / "ref.csv").string();
