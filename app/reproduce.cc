@@ -1025,8 +1025,8 @@ ExperimentResult SlidingRod(const ReproduceOptions& opt) {
         "impulse ends sooner in ContactLab.";
   ex.Plot("slip", {"Sliding rod: slip speed at the contact", "t [ms]", "|v_t| [m/s]", false, true},
           vt_series,
-          "Tangential contact speed while in contact; the dip is the stiction phase "
-          "(paper Figs. 8-11).");
+          "Tangential contact speed while in contact (the paper's Figs. 8-11 show a "
+          "stiction phase before the jump).");
   return ex.Finish();
 }
 
