@@ -202,31 +202,30 @@ bool HalfSpacePoint(const Pose& X_WA, const Vec3& x_h, double margin,
 
 int HalfSpaceCylinder(const Pose& X_WA, const Shape& b, const Pose& X_HB, double margin,
                       std::vector<ContactPoint>* out) {
-  // Rim points of both caps: 8 evenly spaced samples plus the lowest rim point (when the axis is
-  // not vertical). A cylinder resting flat therefore gets 8 support points on its rim, a tilted
-  // one its lowest rim point plus the samples that are still within the margin.
+  // A cap lying flat (its whole rim within the margin band: 2 R sin(tilt) < margin) is supported
+  // by 8 evenly spaced rim points. Otherwise each cap touches at its lowest rim point only, so a
+  // cylinder rolling on its side always has exactly two points, one per cap, like a capsule:
+  // rim samples passing under it would add and remove contact stiffness as it turns and pump
+  // energy into the roll.
   size_t begin = out->size();
   const int kSamples = 8;
   Mat3 R = X_HB.R();
   Vec3 axis = R.col(2);
   Vec3 down_radial = -(Vec3::UnitZ() - axis * axis.z());
-  double down_norm = down_radial.norm();
+  double down_norm = down_radial.norm();  // sin(tilt)
+  const bool flat = 2.0 * b.radius * down_norm < margin;
   for (double side : {-1.0, 1.0}) {
     Vec3 cap = X_HB.p + side * b.half_length * axis;
     // The cap can only touch if its lowest rim point is within the margin.
     double lowest = cap.z() - b.radius * down_norm;
     if (lowest >= margin) continue;
-    if (down_norm > 1e-9) {
+    if (!flat) {
       HalfSpacePoint(X_WA, cap + b.radius * down_radial / down_norm, margin, out);
+      continue;
     }
     for (int k = 0; k < kSamples; ++k) {
       double th = 2.0 * kPi * k / kSamples;
       Vec3 x = cap + b.radius * (std::cos(th) * R.col(0) + std::sin(th) * R.col(1));
-      // Skip samples that coincide with the lowest rim point already added.
-      if (down_norm > 1e-9 &&
-          (x - (cap + b.radius * down_radial / down_norm)).norm() < 1e-6 * b.radius) {
-        continue;
-      }
       HalfSpacePoint(X_WA, x, margin, out);
     }
   }

@@ -1,12 +1,11 @@
 // Dense views and per-tree products of the contact problem of one time step (SAP paper §II-III,
 // §IV-D). J is stored per constraint as one or two per-tree blocks; A and M are stored per tree
-// (block diagonal). The Delassus estimate w_i = ‖W_ii‖_rms with W_ii = Σ_t J_it M_t⁻¹ J_itᵀ over
-// the (at most two) trees the constraint touches (§V-B); because M is block diagonal by tree this
-// diagonal block of W = J M⁻¹ Jᵀ is exact. "rms" is taken as the root mean square of the
-// eigenvalues of the symmetric W_ii, ‖W_ii‖_F / √num_rows: it gives w = 1/m for a point mass, as
-// the paper's derivation of R_n, the rest penetration β²gδt²/(4π²) and the slip bound σμgδt
-// require. (Dividing the Frobenius norm by 3, the RMS of the nine entries, would give
-// 1/(√3 m) and a penetration 0.58 times the paper's estimate.)
+// (block diagonal). The Delassus estimate w_i = ‖W_ii‖_rms = ‖W_ii‖_F / num_rows (eq. 29's
+// "rms": the root mean square of the num_rows² entries of W_ii) with W_ii = Σ_t J_it M_t⁻¹ J_itᵀ
+// over the (at most two) trees the constraint touches (§V-B); because M is block diagonal by tree
+// this diagonal block of W = J M⁻¹ Jᵀ is exact. For a point mass W_ii = I/m and w = 1/(√3 m): the
+// paper's estimates that assume w = 1/m (rest penetration β²gδt²/(4π²), slip σμgδt) come out
+// smaller by 1/√3 with the formula as printed, which is the one implemented here.
 #include "engine/contact_problem.h"
 
 #include <cmath>
@@ -88,7 +87,7 @@ void ContactProblem::ComputeDelassusEstimates() {
       const MatX MinvJt = llt[b.tree].solve(b.J.transpose());  // nv_t x num_rows
       W.noalias() += b.J * MinvJt;
     }
-    c.w = W.norm() / std::sqrt(static_cast<double>(c.num_rows));
+    c.w = W.norm() / c.num_rows;
   }
 }
 

@@ -39,7 +39,7 @@ struct ConstraintData {
   double dissipation_time = 0;  // τ_d [s]
   double friction = 0;          // μ (cones only)
   double phi0 = 0;              // signed distance / constraint function at q0 [m] or [rad]
-  double w = 0;                 // Delassus estimate ‖W_ii‖_F / √num_rows [1/kg] (or [1/(kg m²)])
+  double w = 0;                 // Delassus estimate ‖W_ii‖_F / num_rows [1/kg] (or [1/(kg m²)])
   double beta = -1;             // near-rigid parameter for this constraint; < 0 = solver default
   int source = -1;              // index of the Contact (cones) or Joint (limits) it came from
 };
@@ -66,8 +66,8 @@ struct ContactProblem {
   void ConstraintVelocities(const VecX& v, VecX* vc) const;
   // out += Jᵀ γ  (out has size nv).
   void AddJacobianTransposeTimes(const VecX& gamma, VecX* out) const;
-  // Fills w for every constraint from M: w_i = ‖J_i M⁻¹ J_iᵀ‖_F / √num_rows, the RMS of the
-  // eigenvalues of W_ii (1/m for a point mass, as the paper's §V-B estimates assume).
+  // Fills w for every constraint from M: w_i = ‖J_i M⁻¹ J_iᵀ‖_F / num_rows, the RMS of the
+  // entries of W_ii as printed in eq. 29 (1/(√3 m) for a point mass).
   void ComputeDelassusEstimates();
 };
 

@@ -645,9 +645,9 @@ TEST(SapClosedForm, RestingParticleNormalImpulse) {
         SapSolver solver(Tight());
         SolverResult r;
         ASSERT_EQ(solver.Solve(p, VecX::Zero(3), &r), SolverStatus::kConverged);
-        // w = ‖I/m‖_F / √3 = 1/m (RMS of W_ii's eigenvalues); R_n from eq. 29,
+        // w = ‖I/m‖_F / 3 = √3/(3m) (RMS of W_ii's entries); R_n from eq. 29,
         // v̂_n = −φ0/(δt + τ_d).
-        const double w = 1.0 / m;
+        const double w = std::sqrt(3.0) / (3 * m);
         const double Rn = std::max(w / (4 * kPi * kPi), 1 / (dt * k * (dt + tau_d)));
         const double vhat = -phi0 / (dt + tau_d);
         // Stiction with γ_n = −(v_n − v̂_n)/R_n and m(v_n − v*_n) = γ_n:
@@ -724,7 +724,7 @@ TEST(SapRegularization, FollowsEquations29And30) {
   p.ComputeDelassusEstimates();
   SapParameters prm;
   const SapRegularization reg = ComputeSapRegularization(p, prm);
-  const double w = 0.5;  // ‖I/2‖_F / √3: RMS of the eigenvalues of W_ii = I/2
+  const double w = std::sqrt(3.0) / 6;  // ‖I/2‖_F / 3: RMS of the entries of W_ii = I/2
   EXPECT_NEAR(p.constraints[0].w, w, 1e-15);  // Cholesky of 2I is exact; round-off of the norm
   EXPECT_NEAR(p.constraints[1].w, 0.5, 1e-15);
   const double dt = 1e-3;
@@ -758,8 +758,8 @@ TEST(SapRegularization, DelassusEstimateSumsTwoTrees) {
   p.constraints.push_back(c);
   p.num_rows = 3;
   p.ComputeDelassusEstimates();
-  // W_ii = I/1 + I/4 ⇒ ‖W‖_F / √3 = 1.25.
-  EXPECT_NEAR(p.constraints[0].w, 1.25, 1e-15);
+  // W_ii = I/1 + I/4 ⇒ ‖W‖_F / 3 = 1.25 √3 / 3.
+  EXPECT_NEAR(p.constraints[0].w, 1.25 * std::sqrt(3.0) / 3, 1e-15);
   // Dense views agree with the per-tree products.
   const VecX v = (VecX(6) << 1, 2, 3, 4, 5, 6).finished();
   VecX vc, jt = VecX::Zero(6);
