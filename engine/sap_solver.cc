@@ -12,18 +12,17 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
-#include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "engine/sap_cone.h"
 #include "engine/sap_model.h"
+#include "engine/sap_supernodal.h"
 
 namespace contactlab {
 
@@ -195,14 +194,19 @@ struct SapSolver::Scratch {
   MatX GJ;            // num_rows x nv
   MatX H;             // nv x nv, A + JᵀGJ [kg]
   Eigen::LLT<MatX> llt;
-  // Block-sparse path: lower-triangular blocks (tree_i >= tree_j) of H in a fixed order.
-  std::vector<std::pair<int, int>> block_trees;   // (tree_i, tree_j) per block
-  std::map<std::pair<int, int>, int> block_index;
-  std::vector<MatX> blocks;                       // n_i x n_j per block [kg]
-  std::vector<Eigen::Triplet<double>> triplets;
-  Eigen::SparseMatrix<double> H_sparse;           // nv x nv, lower triangle
-  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> sparse_llt;
-  bool pattern_analyzed = false;
+  // Block-sparse path: H in tree blocks, factorized by BlockSparseCholesky (symbolic analysis
+  // reused while the coupled tree pairs are unchanged).
+  std::vector<std::pair<int, int>> tree_pairs;    // coupled (tree, tree) pairs of the problem
+  BlockSparseCholesky chol;
+  // Per constraint: diagonal blocks of its (one or two) trees and its off-diagonal block, which
+  // holds J_1ᵀ G J_0 when `transposed` (else J_0ᵀ G J_1).
+  struct ConstraintBlocks {
+    int diag[2] = {-1, -1};
+    int off = -1;
+    bool transposed = false;
+  };
+  std::vector<ConstraintBlocks> cblocks;
+  std::vector<double> gj;                         // 2 x 3 x max tree nv, G J_k per block
 };
 
 SapSolver::SapSolver(const SapParameters& params) : scratch_(std::make_unique<Scratch>()) {
@@ -281,24 +285,26 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     s.H.resize(nv, nv);
   } else {
     // Block pattern of H: diagonal tree blocks plus one block per pair of coupled trees.
-    s.block_trees.clear();
-    s.block_index.clear();
-    auto add_block = [&](int ti, int tj) {
-      const auto key = std::make_pair(std::max(ti, tj), std::min(ti, tj));
-      if (s.block_index.count(key)) return;
-      s.block_index[key] = static_cast<int>(s.block_trees.size());
-      s.block_trees.push_back(key);
-    };
-    for (int t = 0; t < problem.num_trees(); ++t) add_block(t, t);
+    s.tree_pairs.clear();
+    int max_nv = 0;
+    for (int t = 0; t < problem.num_trees(); ++t) max_nv = std::max(max_nv, problem.tree_nv[t]);
     for (const ConstraintData& c : problem.constraints) {
-      if (c.num_blocks == 2) add_block(c.blocks[0].tree, c.blocks[1].tree);
+      if (c.num_blocks == 2) s.tree_pairs.emplace_back(c.blocks[0].tree, c.blocks[1].tree);
     }
-    s.blocks.resize(s.block_trees.size());
-    for (size_t b = 0; b < s.block_trees.size(); ++b) {
-      s.blocks[b].resize(problem.tree_nv[s.block_trees[b].first],
-                         problem.tree_nv[s.block_trees[b].second]);
+    s.chol.SetPattern(problem.tree_nv, s.tree_pairs);
+    s.cblocks.resize(nc);
+    for (int i = 0; i < nc; ++i) {
+      const ConstraintData& c = problem.constraints[i];
+      Scratch::ConstraintBlocks& cb = s.cblocks[i];
+      bool tr = false;
+      cb = Scratch::ConstraintBlocks{};
+      for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = s.chol.BlockIndex(c.blocks[k].tree,
+                                                                             c.blocks[k].tree, &tr);
+      if (c.num_blocks == 2) {
+        cb.off = s.chol.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
+      }
     }
-    s.pattern_analyzed = false;
+    if (static_cast<int>(s.gj.size()) < 6 * max_nv) s.gj.resize(6 * max_nv);
   }
 
   // Evaluates everything at s.v: v_c, γ, G, regimes, gradient, p, Jᵀγ. Returns ℓ_p.
@@ -322,7 +328,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     return 0.5 * s.dv_star.dot(s.Adv_star) + cost_R;
   };
 
-  // Assembles H = A + JᵀGJ from s.G (dense path: into s.H; sparse path: into s.H_sparse).
+  // Assembles H = A + JᵀGJ from s.G (dense path: into s.H; block path: into s.chol).
   auto assemble_hessian = [&]() {
     if (dense) {
       for (int i = 0; i < nc; ++i) {
@@ -335,40 +341,36 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       s.H.noalias() += s.J_dense.transpose() * s.GJ;
       return;
     }
-    for (size_t b = 0; b < s.blocks.size(); ++b) {
-      const auto [ti, tj] = s.block_trees[b];
-      if (ti == tj) {
-        s.blocks[b] = problem.A[ti];
-      } else {
-        s.blocks[b].setZero();
-      }
+    BlockSparseCholesky& ch = s.chol;
+    ch.SetZero();
+    for (int t = 0; t < problem.num_trees(); ++t) {
+      bool tr;
+      const int b = ch.BlockIndex(t, t, &tr);
+      const int n = problem.tree_nv[t];
+      Eigen::Map<MatX>(ch.BlockData(b), n, n) += problem.A[t];
     }
     for (int i = 0; i < nc; ++i) {
       const ConstraintData& c = problem.constraints[i];
-      const auto Gi = s.G[i].topLeftCorner(c.num_rows, c.num_rows);
-      for (int a = 0; a < c.num_blocks; ++a) {
-        for (int b = 0; b < c.num_blocks; ++b) {
-          const TreeJacobianBlock& Ba = c.blocks[a];
-          const TreeJacobianBlock& Bb = c.blocks[b];
-          if (Ba.tree < Bb.tree) continue;  // lower blocks only; same-tree pairs both count
-          MatX& blk = s.blocks[s.block_index.at({Ba.tree, Bb.tree})];
-          blk.noalias() += Ba.J.transpose() * (Gi * Bb.J);
-        }
+      const Scratch::ConstraintBlocks& cb = s.cblocks[i];
+      const int r = c.num_rows;
+      const auto Gi = s.G[i].topLeftCorner(r, r);
+      for (int k = 0; k < c.num_blocks; ++k) {
+        const TreeJacobianBlock& B = c.blocks[k];
+        const int n = static_cast<int>(B.J.cols());
+        Eigen::Map<MatX> GJ(s.gj.data() + 3 * k * (s.gj.size() / 6), r, n);
+        GJ.noalias() = Gi * B.J;
+        Eigen::Map<MatX>(ch.BlockData(cb.diag[k]), n, n).noalias() += B.J.transpose() * GJ;
+      }
+      if (c.num_blocks == 2) {
+        // Off-diagonal block J_aᵀ G J_b with a the block's row tree.
+        const int a = cb.transposed ? 1 : 0, b = 1 - a;
+        const MatX& Ja = c.blocks[a].J;
+        const int na = static_cast<int>(Ja.cols());
+        const int nb = static_cast<int>(c.blocks[b].J.cols());
+        Eigen::Map<MatX> GJb(s.gj.data() + 3 * b * (s.gj.size() / 6), r, nb);
+        Eigen::Map<MatX>(ch.BlockData(cb.off), na, nb).noalias() += Ja.transpose() * GJb;
       }
     }
-    s.triplets.clear();
-    for (size_t b = 0; b < s.blocks.size(); ++b) {
-      const auto [ti, tj] = s.block_trees[b];
-      const int r0 = problem.tree_v_start[ti], c0 = problem.tree_v_start[tj];
-      const MatX& blk = s.blocks[b];
-      for (int j = 0; j < blk.cols(); ++j) {
-        for (int i = (ti == tj ? j : 0); i < blk.rows(); ++i) {
-          s.triplets.emplace_back(r0 + i, c0 + j, blk(i, j));
-        }
-      }
-    }
-    s.H_sparse.resize(nv, nv);
-    s.H_sparse.setFromTriplets(s.triplets.begin(), s.triplets.end());
   };
 
   auto condition_number = [&]() {
@@ -376,8 +378,20 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     if (dense) {
       Hd = s.H;
     } else {
-      const MatX lower = MatX(s.H_sparse);
-      Hd = lower.selfadjointView<Eigen::Lower>();
+      // Dense H from the assembled (not yet factorized) blocks.
+      Hd.setZero(nv, nv);
+      const BlockSparseCholesky& ch = s.chol;
+      for (int b = 0; b < ch.num_blocks(); ++b) {
+        const int ti = ch.BlockRowTree(b), tj = ch.BlockColTree(b);
+        const Eigen::Map<const MatX> blk(s.chol.BlockData(b), ch.BlockRows(b), ch.BlockCols(b));
+        const int r0 = problem.tree_v_start[ti], c0 = problem.tree_v_start[tj];
+        if (ti == tj) {
+          Hd.block(r0, c0, blk.rows(), blk.cols()) = blk;
+        } else {
+          Hd.block(r0, c0, blk.rows(), blk.cols()) = blk;
+          Hd.block(c0, r0, blk.cols(), blk.rows()) = blk.transpose();
+        }
+      }
     }
     Eigen::SelfAdjointEigenSolver<MatX> es(Hd, Eigen::EigenvaluesOnly);
     const VecX& ev = es.eigenvalues();
@@ -466,14 +480,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         s.dv = -s.dv;
       }
     } else {
-      if (!s.pattern_analyzed) {
-        s.sparse_llt.analyzePattern(s.H_sparse);
-        s.pattern_analyzed = true;
-      }
-      s.sparse_llt.factorize(s.H_sparse);
-      factored = s.sparse_llt.info() == Eigen::Success;
+      factored = s.chol.Factor();
       if (factored) {
-        s.dv = s.sparse_llt.solve(s.grad);
+        s.chol.Solve(s.grad, &s.dv);
         s.dv = -s.dv;
       }
     }
