@@ -23,6 +23,7 @@
 #include "engine/sap_cone.h"
 #include "engine/sap_model.h"
 #include "engine/sap_supernodal.h"
+#include "engine/small_kernels.h"
 
 namespace contactlab {
 
@@ -353,13 +354,13 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       const ConstraintData& c = problem.constraints[i];
       const Scratch::ConstraintBlocks& cb = s.cblocks[i];
       const int r = c.num_rows;
-      const auto Gi = s.G[i].topLeftCorner(r, r);
+      const int stride = 3 * static_cast<int>(s.gj.size() / 6);
       for (int k = 0; k < c.num_blocks; ++k) {
         const TreeJacobianBlock& B = c.blocks[k];
         const int n = static_cast<int>(B.J.cols());
-        Eigen::Map<MatX> GJ(s.gj.data() + 3 * k * (s.gj.size() / 6), r, n);
-        GJ.noalias() = Gi * B.J;
-        Eigen::Map<MatX>(ch.BlockData(cb.diag[k]), n, n).noalias() += B.J.transpose() * GJ;
+        double* GJ = s.gj.data() + k * stride;
+        kernels::SetGJ(s.G[i], B.J.data(), r, n, GJ);
+        kernels::AddJtGJ(B.J.data(), r, n, GJ, n, ch.BlockData(cb.diag[k]));
       }
       if (c.num_blocks == 2) {
         // Off-diagonal block J_aᵀ G J_b with a the block's row tree.
@@ -367,8 +368,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         const MatX& Ja = c.blocks[a].J;
         const int na = static_cast<int>(Ja.cols());
         const int nb = static_cast<int>(c.blocks[b].J.cols());
-        Eigen::Map<MatX> GJb(s.gj.data() + 3 * b * (s.gj.size() / 6), r, nb);
-        Eigen::Map<MatX>(ch.BlockData(cb.off), na, nb).noalias() += Ja.transpose() * GJb;
+        kernels::AddJtGJ(Ja.data(), r, na, s.gj.data() + b * stride, nb, ch.BlockData(cb.off));
       }
     }
   };
