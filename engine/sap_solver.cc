@@ -135,9 +135,9 @@ void SapParameters::Validate() const {
   CheckRange("cost_rel_tolerance", cost_rel_tolerance, 0, true, 1, false);
 }
 
-SapRegularization ComputeSapRegularization(const ContactProblem& problem,
-                                           const SapParameters& params) {
-  SapRegularization reg;
+void ComputeSapRegularization(const ContactProblem& problem, const SapParameters& params,
+                              SapRegularization* out) {
+  SapRegularization& reg = *out;
   const int nc = static_cast<int>(problem.constraints.size());
   reg.R.setZero(problem.num_rows);
   reg.v_hat.setZero(problem.num_rows);
@@ -166,6 +166,12 @@ SapRegularization ComputeSapRegularization(const ContactProblem& problem,
       reg.v_hat(c.first_row) = vn_hat;
     }
   }
+}
+
+SapRegularization ComputeSapRegularization(const ContactProblem& problem,
+                                           const SapParameters& params) {
+  SapRegularization reg;
+  ComputeSapRegularization(problem, params, &reg);
   return reg;
 }
 
@@ -240,6 +246,14 @@ double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// stats = SolverStats{} keeping the history's capacity (repeated solves do not allocate).
+void ResetStats(SolverStats* stats) {
+  std::vector<IterationRecord> history = std::move(stats->history);
+  history.clear();
+  *stats = SolverStats{};
+  stats->history = std::move(history);
+}
+
 }  // namespace
 
 SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess,
@@ -248,7 +262,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   Scratch& s = *scratch_;
   const SapParameters& prm = params_;
   SolverStats& stats = result->stats;
-  stats = SolverStats{};
+  ResetStats(&stats);
   const int nv = problem.nv;
   const int nr = problem.num_rows;
   const int nc = static_cast<int>(problem.constraints.size());
@@ -272,7 +286,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     result->near_rigid.clear();
     return fail_input(error);
   }
-  s.reg = ComputeSapRegularization(problem, prm);
+  ComputeSapRegularization(problem, prm, &s.reg);
   result->R = s.reg.R;
   result->v_hat = s.reg.v_hat;
   result->near_rigid = s.reg.near_rigid;
@@ -299,7 +313,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     // An island hit the iteration cap or failed: the monolithic solve below is reported instead,
     // so that the cap, the failure diagnostics and the returned iterate refer to one Newton
     // sequence on the whole problem.
-    stats = SolverStats{};
+    ResetStats(&stats);
   }
   if (dense) {
     s.A_dense = problem.DenseA();

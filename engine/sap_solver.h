@@ -60,6 +60,9 @@ struct SapRegularization {
 };
 SapRegularization ComputeSapRegularization(const ContactProblem& problem,
                                            const SapParameters& params);
+// In place (no allocation when the problem's sizes are unchanged).
+void ComputeSapRegularization(const ContactProblem& problem, const SapParameters& params,
+                              SapRegularization* reg);
 
 class SapSolver final : public ContactSolver {
  public:
