@@ -123,13 +123,15 @@ void BlockSparseCholesky::Analyze() {
     for (int u : adj[t]) w += tree_nv_[u];
     return w;
   };
+  std::vector<long> w_cache(nt);
+  for (int t = 0; t < nt; ++t) w_cache[t] = weight(t);
   std::vector<int> merged;
   for (int step = 0; step < nt; ++step) {
     int best = -1;
     long best_w = std::numeric_limits<long>::max();
     for (int t = 0; t < nt; ++t) {
       if (eliminated[t]) continue;
-      const long w = weight(t);
+      const long w = w_cache[t];
       if (w < best_w) {
         best_w = w;
         best = t;
@@ -149,6 +151,7 @@ void BlockSparseCholesky::Analyze() {
                                   [&](int x) { return x == u || x == best; }),
                    merged.end());
       adj[u].swap(merged);
+      w_cache[u] = weight(u);
     }
     adj[best].clear();
   }
