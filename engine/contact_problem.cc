@@ -12,6 +12,8 @@
 
 #include <Eigen/Cholesky>
 
+#include "engine/small_kernels.h"
+
 namespace contactlab {
 
 namespace {
@@ -53,41 +55,49 @@ VecX ContactProblem::StackedBias() const {
 void ContactProblem::ConstraintVelocities(const VecX& v, VecX* vc) const {
   vc->resize(num_rows);
   for (const ConstraintData& c : constraints) {
-    auto vc_i = vc->segment(c.first_row, c.num_rows);
-    vc_i = c.bias.head(c.num_rows);
+    double* vc_i = vc->data() + c.first_row;
+    for (int r = 0; r < c.num_rows; ++r) vc_i[r] = c.bias(r);
     for (int k = 0; k < c.num_blocks; ++k) {
       const TreeJacobianBlock& b = c.blocks[k];
-      vc_i.noalias() += b.J * v.segment(tree_v_start[b.tree], tree_nv[b.tree]);
+      kernels::AddJx(b.J.data(), c.num_rows, tree_nv[b.tree], v.data() + tree_v_start[b.tree],
+                     vc_i);
     }
   }
 }
 
 void ContactProblem::AddJacobianTransposeTimes(const VecX& gamma, VecX* out) const {
   for (const ConstraintData& c : constraints) {
-    const auto gamma_i = gamma.segment(c.first_row, c.num_rows);
     for (int k = 0; k < c.num_blocks; ++k) {
       const TreeJacobianBlock& b = c.blocks[k];
-      out->segment(tree_v_start[b.tree], tree_nv[b.tree]).noalias() += b.J.transpose() * gamma_i;
+      kernels::AddJtx(b.J.data(), c.num_rows, tree_nv[b.tree], gamma.data() + c.first_row,
+                      out->data() + tree_v_start[b.tree]);
     }
   }
 }
 
 void ContactProblem::ComputeDelassusEstimates() {
-  // One Cholesky factorization of M_t per tree, reused by every constraint on that tree.
-  std::vector<Eigen::LLT<MatX>> llt(num_trees());
-  std::vector<bool> factored(num_trees(), false);
+  // M_t⁻¹ once per tree touched by a constraint, reused by every constraint on that tree.
+  std::vector<MatX> Minv(num_trees());
+  std::vector<char> inverted(num_trees(), 0);
   for (ConstraintData& c : constraints) {
-    MatX W = MatX::Zero(c.num_rows, c.num_rows);  // W_ii, num_rows x num_rows [1/kg]
+    const int r = c.num_rows;
+    Mat3 W = Mat3::Zero();  // W_ii (top-left num_rows x num_rows used) [1/kg]
     for (int k = 0; k < c.num_blocks; ++k) {
       const TreeJacobianBlock& b = c.blocks[k];
-      if (!factored[b.tree]) {
-        llt[b.tree].compute(M[b.tree]);
-        factored[b.tree] = true;
+      const int n = tree_nv[b.tree];
+      if (!inverted[b.tree]) {
+        Minv[b.tree] = M[b.tree].llt().solve(MatX::Identity(n, n));
+        inverted[b.tree] = 1;
       }
-      const MatX MinvJt = llt[b.tree].solve(b.J.transpose());  // nv_t x num_rows
-      W.noalias() += b.J * MinvJt;
+      if (r == 3 && n == 6) {
+        const kernels::CMap<3, 6> J(b.J.data());
+        const Eigen::Matrix<double, 3, 6> JMinv = J * kernels::CMap<6, 6>(Minv[b.tree].data());
+        W.noalias() += JMinv * J.transpose();
+      } else {
+        W.topLeftCorner(r, r) += b.J * Minv[b.tree] * b.J.transpose();
+      }
     }
-    c.w = W.norm() / c.num_rows;
+    c.w = W.topLeftCorner(r, r).norm() / r;
   }
 }
 

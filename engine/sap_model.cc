@@ -2,6 +2,7 @@
 #include "engine/sap_model.h"
 
 #include "engine/sap_cone.h"
+#include "engine/small_kernels.h"
 
 namespace contactlab {
 
@@ -46,7 +47,7 @@ void SapMultiplyA(const ContactProblem& problem, const VecX& x, VecX* y) {
   y->resize(problem.nv);
   for (int t = 0; t < problem.num_trees(); ++t) {
     const int s = problem.tree_v_start[t], n = problem.tree_nv[t];
-    y->segment(s, n).noalias() = problem.A[t] * x.segment(s, n);
+    kernels::SetAx(problem.A[t].data(), n, x.data() + s, y->data() + s);
   }
 }
 
@@ -55,8 +56,8 @@ void SapMultiplyJ(const ContactProblem& problem, const VecX& x, VecX* y) {
   for (const ConstraintData& c : problem.constraints) {
     for (int k = 0; k < c.num_blocks; ++k) {
       const TreeJacobianBlock& b = c.blocks[k];
-      y->segment(c.first_row, c.num_rows).noalias() +=
-          b.J * x.segment(problem.tree_v_start[b.tree], problem.tree_nv[b.tree]);
+      kernels::AddJx(b.J.data(), c.num_rows, problem.tree_nv[b.tree],
+                     x.data() + problem.tree_v_start[b.tree], y->data() + c.first_row);
     }
   }
 }

@@ -12,18 +12,18 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
-#include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "engine/sap_cone.h"
 #include "engine/sap_model.h"
+#include "engine/sap_supernodal.h"
+#include "engine/small_kernels.h"
 
 namespace contactlab {
 
@@ -135,9 +135,9 @@ void SapParameters::Validate() const {
   CheckRange("cost_rel_tolerance", cost_rel_tolerance, 0, true, 1, false);
 }
 
-SapRegularization ComputeSapRegularization(const ContactProblem& problem,
-                                           const SapParameters& params) {
-  SapRegularization reg;
+void ComputeSapRegularization(const ContactProblem& problem, const SapParameters& params,
+                              SapRegularization* out) {
+  SapRegularization& reg = *out;
   const int nc = static_cast<int>(problem.constraints.size());
   reg.R.setZero(problem.num_rows);
   reg.v_hat.setZero(problem.num_rows);
@@ -166,6 +166,12 @@ SapRegularization ComputeSapRegularization(const ContactProblem& problem,
       reg.v_hat(c.first_row) = vn_hat;
     }
   }
+}
+
+SapRegularization ComputeSapRegularization(const ContactProblem& problem,
+                                           const SapParameters& params) {
+  SapRegularization reg;
+  ComputeSapRegularization(problem, params, &reg);
   return reg;
 }
 
@@ -195,14 +201,30 @@ struct SapSolver::Scratch {
   MatX GJ;            // num_rows x nv
   MatX H;             // nv x nv, A + JᵀGJ [kg]
   Eigen::LLT<MatX> llt;
-  // Block-sparse path: lower-triangular blocks (tree_i >= tree_j) of H in a fixed order.
-  std::vector<std::pair<int, int>> block_trees;   // (tree_i, tree_j) per block
-  std::map<std::pair<int, int>, int> block_index;
-  std::vector<MatX> blocks;                       // n_i x n_j per block [kg]
-  std::vector<Eigen::Triplet<double>> triplets;
-  Eigen::SparseMatrix<double> H_sparse;           // nv x nv, lower triangle
-  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> sparse_llt;
-  bool pattern_analyzed = false;
+  // Block-sparse path: H in tree blocks, factorized by BlockSparseCholesky (symbolic analysis
+  // reused while the coupled tree pairs are unchanged).
+  std::vector<std::pair<int, int>> tree_pairs;    // coupled (tree, tree) pairs of the problem
+  BlockSparseCholesky chol;
+  // Per constraint: diagonal blocks of its (one or two) trees and its off-diagonal block, which
+  // holds J_1ᵀ G J_0 when `transposed` (else J_0ᵀ G J_1).
+  struct ConstraintBlocks {
+    int diag[2] = {-1, -1};
+    int off = -1;
+    bool transposed = false;
+  };
+  std::vector<ConstraintBlocks> cblocks;
+  std::vector<double> gj;                         // 2 x 3 x max tree nv, G J_k per block
+  // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
+  std::vector<int> uf_parent, tree_island, island_of_root, constraint_island;
+  struct Island {
+    std::vector<int> trees, constraints;  // indices into the full problem, increasing
+    ContactProblem problem;
+    VecX guess;
+    SolverResult result;
+    std::unique_ptr<SapSolver> solver;
+  };
+  std::vector<Island> islands;
+  int num_islands = 0;
 };
 
 SapSolver::SapSolver(const SapParameters& params) : scratch_(std::make_unique<Scratch>()) {
@@ -224,6 +246,14 @@ double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// stats = SolverStats{} keeping the history's capacity (repeated solves do not allocate).
+void ResetStats(SolverStats* stats) {
+  std::vector<IterationRecord> history = std::move(stats->history);
+  history.clear();
+  *stats = SolverStats{};
+  stats->history = std::move(history);
+}
+
 }  // namespace
 
 SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess,
@@ -232,7 +262,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   Scratch& s = *scratch_;
   const SapParameters& prm = params_;
   SolverStats& stats = result->stats;
-  stats = SolverStats{};
+  ResetStats(&stats);
   const int nv = problem.nv;
   const int nr = problem.num_rows;
   const int nc = static_cast<int>(problem.constraints.size());
@@ -256,7 +286,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     result->near_rigid.clear();
     return fail_input(error);
   }
-  s.reg = ComputeSapRegularization(problem, prm);
+  ComputeSapRegularization(problem, prm, &s.reg);
   result->R = s.reg.R;
   result->v_hat = s.reg.v_hat;
   result->near_rigid = s.reg.near_rigid;
@@ -274,6 +304,17 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   if (!s.D.allFinite()) return fail_input("diag(M) has a non-positive entry");
 
   const bool dense = prm.linear_solver == SapParameters::LinearSolver::kDense;
+  if (!dense && prm.islands && !prm.compute_condition_number &&
+      SolveIslands(problem, v_guess, result)) {
+    if (stats.status == SolverStatus::kConverged) {
+      stats.solve_ms = MsSince(t_start);
+      return stats.status;
+    }
+    // An island hit the iteration cap or failed: the monolithic solve below is reported instead,
+    // so that the cap, the failure diagnostics and the returned iterate refer to one Newton
+    // sequence on the whole problem.
+    ResetStats(&stats);
+  }
   if (dense) {
     s.A_dense = problem.DenseA();
     s.J_dense = problem.DenseJ();
@@ -281,24 +322,26 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     s.H.resize(nv, nv);
   } else {
     // Block pattern of H: diagonal tree blocks plus one block per pair of coupled trees.
-    s.block_trees.clear();
-    s.block_index.clear();
-    auto add_block = [&](int ti, int tj) {
-      const auto key = std::make_pair(std::max(ti, tj), std::min(ti, tj));
-      if (s.block_index.count(key)) return;
-      s.block_index[key] = static_cast<int>(s.block_trees.size());
-      s.block_trees.push_back(key);
-    };
-    for (int t = 0; t < problem.num_trees(); ++t) add_block(t, t);
+    s.tree_pairs.clear();
+    int max_nv = 0;
+    for (int t = 0; t < problem.num_trees(); ++t) max_nv = std::max(max_nv, problem.tree_nv[t]);
     for (const ConstraintData& c : problem.constraints) {
-      if (c.num_blocks == 2) add_block(c.blocks[0].tree, c.blocks[1].tree);
+      if (c.num_blocks == 2) s.tree_pairs.emplace_back(c.blocks[0].tree, c.blocks[1].tree);
     }
-    s.blocks.resize(s.block_trees.size());
-    for (size_t b = 0; b < s.block_trees.size(); ++b) {
-      s.blocks[b].resize(problem.tree_nv[s.block_trees[b].first],
-                         problem.tree_nv[s.block_trees[b].second]);
+    s.chol.SetPattern(problem.tree_nv, s.tree_pairs);
+    s.cblocks.resize(nc);
+    for (int i = 0; i < nc; ++i) {
+      const ConstraintData& c = problem.constraints[i];
+      Scratch::ConstraintBlocks& cb = s.cblocks[i];
+      bool tr = false;
+      cb = Scratch::ConstraintBlocks{};
+      for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = s.chol.BlockIndex(c.blocks[k].tree,
+                                                                             c.blocks[k].tree, &tr);
+      if (c.num_blocks == 2) {
+        cb.off = s.chol.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
+      }
     }
-    s.pattern_analyzed = false;
+    if (static_cast<int>(s.gj.size()) < 6 * max_nv) s.gj.resize(6 * max_nv);
   }
 
   // Evaluates everything at s.v: v_c, γ, G, regimes, gradient, p, Jᵀγ. Returns ℓ_p.
@@ -322,7 +365,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     return 0.5 * s.dv_star.dot(s.Adv_star) + cost_R;
   };
 
-  // Assembles H = A + JᵀGJ from s.G (dense path: into s.H; sparse path: into s.H_sparse).
+  // Assembles H = A + JᵀGJ from s.G (dense path: into s.H; block path: into s.chol).
   auto assemble_hessian = [&]() {
     if (dense) {
       for (int i = 0; i < nc; ++i) {
@@ -335,40 +378,35 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       s.H.noalias() += s.J_dense.transpose() * s.GJ;
       return;
     }
-    for (size_t b = 0; b < s.blocks.size(); ++b) {
-      const auto [ti, tj] = s.block_trees[b];
-      if (ti == tj) {
-        s.blocks[b] = problem.A[ti];
-      } else {
-        s.blocks[b].setZero();
-      }
+    BlockSparseCholesky& ch = s.chol;
+    ch.SetZero();
+    for (int t = 0; t < problem.num_trees(); ++t) {
+      bool tr;
+      const int b = ch.BlockIndex(t, t, &tr);
+      const int n = problem.tree_nv[t];
+      Eigen::Map<MatX>(ch.BlockData(b), n, n) += problem.A[t];
     }
     for (int i = 0; i < nc; ++i) {
       const ConstraintData& c = problem.constraints[i];
-      const auto Gi = s.G[i].topLeftCorner(c.num_rows, c.num_rows);
-      for (int a = 0; a < c.num_blocks; ++a) {
-        for (int b = 0; b < c.num_blocks; ++b) {
-          const TreeJacobianBlock& Ba = c.blocks[a];
-          const TreeJacobianBlock& Bb = c.blocks[b];
-          if (Ba.tree < Bb.tree) continue;  // lower blocks only; same-tree pairs both count
-          MatX& blk = s.blocks[s.block_index.at({Ba.tree, Bb.tree})];
-          blk.noalias() += Ba.J.transpose() * (Gi * Bb.J);
-        }
+      const Scratch::ConstraintBlocks& cb = s.cblocks[i];
+      const int r = c.num_rows;
+      const int stride = 3 * static_cast<int>(s.gj.size() / 6);
+      for (int k = 0; k < c.num_blocks; ++k) {
+        const TreeJacobianBlock& B = c.blocks[k];
+        const int n = static_cast<int>(B.J.cols());
+        double* GJ = s.gj.data() + k * stride;
+        kernels::SetGJ(s.G[i], B.J.data(), r, n, GJ);
+        kernels::AddJtGJ(B.J.data(), r, n, GJ, n, ch.BlockData(cb.diag[k]));
+      }
+      if (c.num_blocks == 2) {
+        // Off-diagonal block J_aᵀ G J_b with a the block's row tree.
+        const int a = cb.transposed ? 1 : 0, b = 1 - a;
+        const MatX& Ja = c.blocks[a].J;
+        const int na = static_cast<int>(Ja.cols());
+        const int nb = static_cast<int>(c.blocks[b].J.cols());
+        kernels::AddJtGJ(Ja.data(), r, na, s.gj.data() + b * stride, nb, ch.BlockData(cb.off));
       }
     }
-    s.triplets.clear();
-    for (size_t b = 0; b < s.blocks.size(); ++b) {
-      const auto [ti, tj] = s.block_trees[b];
-      const int r0 = problem.tree_v_start[ti], c0 = problem.tree_v_start[tj];
-      const MatX& blk = s.blocks[b];
-      for (int j = 0; j < blk.cols(); ++j) {
-        for (int i = (ti == tj ? j : 0); i < blk.rows(); ++i) {
-          s.triplets.emplace_back(r0 + i, c0 + j, blk(i, j));
-        }
-      }
-    }
-    s.H_sparse.resize(nv, nv);
-    s.H_sparse.setFromTriplets(s.triplets.begin(), s.triplets.end());
   };
 
   auto condition_number = [&]() {
@@ -376,8 +414,20 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     if (dense) {
       Hd = s.H;
     } else {
-      const MatX lower = MatX(s.H_sparse);
-      Hd = lower.selfadjointView<Eigen::Lower>();
+      // Dense H from the assembled (not yet factorized) blocks.
+      Hd.setZero(nv, nv);
+      const BlockSparseCholesky& ch = s.chol;
+      for (int b = 0; b < ch.num_blocks(); ++b) {
+        const int ti = ch.BlockRowTree(b), tj = ch.BlockColTree(b);
+        const Eigen::Map<const MatX> blk(s.chol.BlockData(b), ch.BlockRows(b), ch.BlockCols(b));
+        const int r0 = problem.tree_v_start[ti], c0 = problem.tree_v_start[tj];
+        if (ti == tj) {
+          Hd.block(r0, c0, blk.rows(), blk.cols()) = blk;
+        } else {
+          Hd.block(r0, c0, blk.rows(), blk.cols()) = blk;
+          Hd.block(c0, r0, blk.cols(), blk.rows()) = blk.transpose();
+        }
+      }
     }
     Eigen::SelfAdjointEigenSolver<MatX> es(Hd, Eigen::EigenvaluesOnly);
     const VecX& ev = es.eigenvalues();
@@ -466,14 +516,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         s.dv = -s.dv;
       }
     } else {
-      if (!s.pattern_analyzed) {
-        s.sparse_llt.analyzePattern(s.H_sparse);
-        s.pattern_analyzed = true;
-      }
-      s.sparse_llt.factorize(s.H_sparse);
-      factored = s.sparse_llt.info() == Eigen::Success;
+      factored = s.chol.Factor();
       if (factored) {
-        s.dv = s.sparse_llt.solve(s.grad);
+        s.chol.Solve(s.grad, &s.dv);
         s.dv = -s.dv;
       }
     }
@@ -602,6 +647,212 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   }
   stats.solve_ms = MsSince(t_start);
   return stats.status;
+}
+
+// Islands: connected components of the graph whose nodes are trees and whose edges are
+// constraints on two trees. Trees without constraints form one extra island (H = A there, one
+// Newton step). Each island is copied into a sub-problem (storage reused between calls) and solved
+// by a child solver with its own Newton loop, stopping criterion (eq. 26 on the island's
+// momentum) and line search, so a settled island converges at its guess with 0 iterations.
+// Merged statistics: iterations = max over islands; history[m] merges the islands' records at
+// iteration min(m, iterations_island): cost and regime counts summed, ‖D∇ℓ‖ and the eq. 26 scale
+// combined as root-sum-squares (e_m = their ratio, within √2 of the monolithic definition), α the
+// smallest step among the islands still iterating at m, line-search evaluations summed over them.
+// If any island does not converge, Solve discards this result and solves the whole problem.
+bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
+                             SolverResult* result) {
+  Scratch& s = *scratch_;
+  const int nt = problem.num_trees();
+  const int nc = static_cast<int>(problem.constraints.size());
+  // Union-find on trees.
+  s.uf_parent.resize(nt);
+  for (int t = 0; t < nt; ++t) s.uf_parent[t] = t;
+  auto find = [&](int x) {
+    while (s.uf_parent[x] != x) x = s.uf_parent[x] = s.uf_parent[s.uf_parent[x]];
+    return x;
+  };
+  for (const ConstraintData& c : problem.constraints) {
+    if (c.num_blocks == 2) {
+      const int a = find(c.blocks[0].tree), b = find(c.blocks[1].tree);
+      if (a != b) s.uf_parent[std::max(a, b)] = std::min(a, b);
+    }
+  }
+  // Island ids in order of first tree; constraint-free trees share the last id.
+  s.island_of_root.assign(nt, -1);
+  s.tree_island.assign(nt, -1);
+  std::vector<int>& has_constraint = s.constraint_island;  // reused as a per-tree flag first
+  has_constraint.assign(nt, 0);
+  for (const ConstraintData& c : problem.constraints) {
+    for (int k = 0; k < c.num_blocks; ++k) has_constraint[find(c.blocks[k].tree)] = 1;
+  }
+  int num = 0;
+  bool any_free = false;
+  for (int t = 0; t < nt; ++t) {
+    const int r = find(t);
+    if (!has_constraint[r]) {
+      any_free = true;
+      continue;
+    }
+    if (s.island_of_root[r] < 0) s.island_of_root[r] = num++;
+    s.tree_island[t] = s.island_of_root[r];
+  }
+  const int free_island = any_free ? num++ : -1;
+  if (num < 2) return false;
+  for (int t = 0; t < nt; ++t) {
+    if (s.tree_island[t] < 0) s.tree_island[t] = free_island;
+  }
+  s.constraint_island.resize(nc);
+  for (int i = 0; i < nc; ++i) {
+    const ConstraintData& c = problem.constraints[i];
+    s.constraint_island[i] = c.num_blocks > 0 ? s.tree_island[c.blocks[0].tree] : -1;
+  }
+  s.num_islands = num;
+  if (static_cast<int>(s.islands.size()) < num) s.islands.resize(num);
+  SapParameters child_params = params_;
+  child_params.islands = false;
+  for (int k = 0; k < num; ++k) {
+    Scratch::Island& isl = s.islands[k];
+    isl.trees.clear();
+    isl.constraints.clear();
+    if (!isl.solver) {
+      isl.solver = std::make_unique<SapSolver>(child_params);
+    } else {
+      isl.solver->params_ = child_params;
+    }
+  }
+  for (int t = 0; t < nt; ++t) s.islands[s.tree_island[t]].trees.push_back(t);
+  // Constraints with no blocks act on no tree: they go with island 0 (γ from the bias only).
+  for (int i = 0; i < nc; ++i) {
+    const int k = s.constraint_island[i] >= 0 ? s.constraint_island[i] : 0;
+    s.constraint_island[i] = k;
+    s.islands[k].constraints.push_back(i);
+  }
+
+  // Sub-problems. Local tree index = rank in isl.trees (tree_local reuses uf_parent).
+  std::vector<int>& tree_local = s.uf_parent;
+  for (int k = 0; k < num; ++k) {
+    Scratch::Island& isl = s.islands[k];
+    ContactProblem& sub = isl.problem;
+    const int snt = static_cast<int>(isl.trees.size());
+    sub.time_step = problem.time_step;
+    sub.tree_v_start.resize(snt);
+    sub.tree_nv.resize(snt);
+    sub.A.resize(snt);
+    const bool have_M = static_cast<int>(problem.M.size()) == nt;
+    sub.M.resize(have_M ? snt : 0);
+    int nv = 0;
+    for (int j = 0; j < snt; ++j) {
+      const int t = isl.trees[j];
+      tree_local[t] = j;
+      sub.tree_v_start[j] = nv;
+      sub.tree_nv[j] = problem.tree_nv[t];
+      sub.A[j] = problem.A[t];
+      if (have_M) sub.M[j] = problem.M[t];
+      nv += problem.tree_nv[t];
+    }
+    sub.nv = nv;
+    sub.v_star.resize(nv);
+    sub.v0.resize(nv);
+    isl.guess.resize(nv);
+    const bool have_v0 = problem.v0.size() == problem.nv;
+    for (int j = 0; j < snt; ++j) {
+      const int t = isl.trees[j];
+      const int n = problem.tree_nv[t], st = problem.tree_v_start[t], ss = sub.tree_v_start[j];
+      sub.v_star.segment(ss, n) = problem.v_star.segment(st, n);
+      sub.v0.segment(ss, n) = have_v0 ? problem.v0.segment(st, n) : problem.v_star.segment(st, n);
+      isl.guess.segment(ss, n) = v_guess.segment(st, n);
+    }
+    const int snc = static_cast<int>(isl.constraints.size());
+    sub.constraints.resize(snc);
+    int rows = 0;
+    for (int j = 0; j < snc; ++j) {
+      const ConstraintData& c = problem.constraints[isl.constraints[j]];
+      ConstraintData& d = sub.constraints[j];
+      d = c;
+      d.first_row = rows;
+      for (int b = 0; b < d.num_blocks; ++b) d.blocks[b].tree = tree_local[c.blocks[b].tree];
+      rows += c.num_rows;
+    }
+    sub.num_rows = rows;
+  }
+
+  // Solve and merge.
+  SolverStats& stats = result->stats;
+  result->v.resize(problem.nv);
+  result->vc.resize(problem.num_rows);
+  result->gamma.resize(problem.num_rows);
+  result->regime.resize(nc);
+  stats.status = SolverStatus::kConverged;
+  stats.iterations = 0;
+  stats.cost = 0;
+  stats.message.clear();
+  for (int k = 0; k < num; ++k) {
+    Scratch::Island& isl = s.islands[k];
+    isl.solver->Solve(isl.problem, isl.guess, &isl.result);
+    const SolverStats& st = isl.result.stats;
+    if (st.status != SolverStatus::kConverged && stats.status == SolverStatus::kConverged) {
+      stats.status = st.status;
+      std::ostringstream os;
+      os << "island " << k << ": " << st.message;
+      stats.message = os.str();
+    }
+    stats.iterations = std::max(stats.iterations, st.iterations);
+    stats.cost += st.cost;
+    for (size_t j = 0; j < isl.trees.size(); ++j) {
+      const int t = isl.trees[j];
+      result->v.segment(problem.tree_v_start[t], problem.tree_nv[t]) =
+          isl.result.v.segment(isl.problem.tree_v_start[j], problem.tree_nv[t]);
+    }
+    for (size_t j = 0; j < isl.constraints.size(); ++j) {
+      const ConstraintData& c = problem.constraints[isl.constraints[j]];
+      const int r0 = isl.problem.constraints[j].first_row;
+      result->vc.segment(c.first_row, c.num_rows) = isl.result.vc.segment(r0, c.num_rows);
+      result->gamma.segment(c.first_row, c.num_rows) = isl.result.gamma.segment(r0, c.num_rows);
+      result->regime[isl.constraints[j]] = isl.result.regime[j];
+    }
+  }
+  // Merged per-iteration history.
+  stats.history.resize(stats.iterations + 1);
+  for (int m = 0; m <= stats.iterations; ++m) {
+    IterationRecord& rec = stats.history[m];
+    rec = IterationRecord{};
+    rec.iteration = m;
+    double g2 = 0, scale2 = 0;
+    double alpha = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < num; ++k) {
+      const SolverStats& st = s.islands[k].result.stats;
+      const IterationRecord& r = st.history[std::min<int>(m, st.history.size() - 1)];
+      rec.cost += r.cost;
+      g2 += r.gradient_norm * r.gradient_norm;
+      if (r.momentum_residual > 0 && std::isfinite(r.momentum_residual)) {
+        const double sc = r.gradient_norm / r.momentum_residual;
+        scale2 += sc * sc;
+      }
+      rec.num_stiction += r.num_stiction;
+      rec.num_sliding += r.num_sliding;
+      rec.num_no_contact += r.num_no_contact;
+      if (m > 0 && m <= st.iterations) {
+        alpha = std::min(alpha, r.alpha);
+        rec.line_search_evaluations += r.line_search_evaluations;
+      }
+    }
+    rec.gradient_norm = std::sqrt(g2);
+    rec.momentum_residual = rec.gradient_norm == 0 ? 0.0
+                            : scale2 > 0 ? rec.gradient_norm / std::sqrt(scale2)
+                                         : std::numeric_limits<double>::infinity();
+    rec.alpha = std::isfinite(alpha) ? alpha : 0.0;
+  }
+  stats.momentum_error = stats.history.back().momentum_residual;
+  double slack = 0;
+  for (const ConstraintData& c : problem.constraints) {
+    const auto g_i = result->vc.segment(c.first_row, c.num_rows) -
+                     s.reg.v_hat.segment(c.first_row, c.num_rows) +
+                     s.reg.R.segment(c.first_row, c.num_rows)
+                         .cwiseProduct(result->gamma.segment(c.first_row, c.num_rows));
+    slack += std::abs(g_i.dot(result->gamma.segment(c.first_row, c.num_rows)));
+  }
+  stats.complementarity_error = (nc > 0 && stats.cost > 0) ? slack / nc / stats.cost : 0.0;
+  return true;
 }
 
 }  // namespace contactlab

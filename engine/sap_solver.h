@@ -42,6 +42,11 @@ struct SapParameters {
   enum class LinearSolver { kDense, kBlockSparse };
   LinearSolver linear_solver = LinearSolver::kBlockSparse;  // kDense: the reference path
   bool compute_condition_number = false;  // cond₂(H) per iteration (costs an eigen-solve)
+  // Block path only: solve each connected component of the tree/constraint graph (an island) with
+  // its own Newton loop, stopping criterion and line search. Ignored by kDense and when
+  // compute_condition_number is set (cond₂ is defined for the whole H). If an island hits the
+  // iteration cap or fails, the whole problem is re-solved monolithically and that is reported.
+  bool islands = true;
 
   // Throws std::invalid_argument naming the field and its valid range.
   void Validate() const;
@@ -55,6 +60,9 @@ struct SapRegularization {
 };
 SapRegularization ComputeSapRegularization(const ContactProblem& problem,
                                            const SapParameters& params);
+// In place (no allocation when the problem's sizes are unchanged).
+void ComputeSapRegularization(const ContactProblem& problem, const SapParameters& params,
+                              SapRegularization* reg);
 
 class SapSolver final : public ContactSolver {
  public:
@@ -67,6 +75,10 @@ class SapSolver final : public ContactSolver {
   void set_parameters(const SapParameters& p);  // validates
 
  private:
+  // The island path of Solve on a validated problem: one child solve per island, merged into
+  // `result`. Returns false (and does nothing) when the problem has fewer than two islands.
+  bool SolveIslands(const ContactProblem& problem, const VecX& v_guess, SolverResult* result);
+
   SapParameters params_;
   struct Scratch;
   std::unique_ptr<Scratch> scratch_;  // reused between solves

@@ -260,15 +260,28 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     problem->tree_v_start[tr] = model_.trees[tr].v_start;
     problem->tree_nv[tr] = model_.trees[tr].nv;
   }
-  problem->constraints.clear();
+  // Constraint storage (and its Jacobian blocks) is reused from the previous step.
+  int num_out = 0;
+  auto next_constraint = [&]() -> ConstraintData& {
+    if (num_out == static_cast<int>(problem->constraints.size())) {
+      problem->constraints.emplace_back();
+    }
+    ConstraintData& cd = problem->constraints[num_out++];
+    for (TreeJacobianBlock& b : cd.blocks) b.tree = -1;
+    cd.num_blocks = 0;
+    cd.beta = -1;
+    cd.w = 0;
+    cd.bias.setZero();
+    return cd;
+  };
   int row = 0;
-  MatX Jp;
+  MatX Jp, CJ;
   for (int ci = 0; ci < static_cast<int>(contacts.size()); ++ci) {
     const Contact& c = contacts[ci];
     const int tree_a = model_.BodyTree(c.body_a);
     const int tree_b = model_.BodyTree(c.body_b);
     if (tree_a < 0 && tree_b < 0) continue;
-    ConstraintData cd;
+    ConstraintData& cd = next_constraint();
     cd.kind = ConstraintKind::kFrictionCone;
     cd.first_row = row;
     cd.num_rows = 3;
@@ -282,15 +295,15 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     auto add_block = [&](int body, int tree, double sign) {
       if (tree < 0) return;
       multibody_->PointJacobian(kin, body, c.point, &Jp);
-      MatX blk = sign * (C * Jp);
+      CJ.noalias() = C * Jp;
       for (int k = 0; k < cd.num_blocks; ++k) {
         if (cd.blocks[k].tree == tree) {
-          cd.blocks[k].J += blk;
+          cd.blocks[k].J += sign * CJ;
           return;
         }
       }
       cd.blocks[cd.num_blocks].tree = tree;
-      cd.blocks[cd.num_blocks].J = std::move(blk);
+      cd.blocks[cd.num_blocks].J = sign * CJ;
       ++cd.num_blocks;
     };
     add_block(c.body_b, tree_b, 1.0);
@@ -299,7 +312,6 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     const Vec3 va = tree_a < 0 ? multibody_->PrescribedPointVelocity(c.body_a, c.point, t) : Vec3::Zero();
     cd.bias = C * (vb - va);
     row += 3;
-    problem->constraints.push_back(std::move(cd));
   }
   // Joint limits: g = [q − lower, upper − q] >= 0, J = [e, −e]. Near-rigid (k = ∞), τ_d = 0.
   for (int ji = 0; ji < static_cast<int>(model_.joints.size()); ++ji) {
@@ -312,22 +324,22 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     for (int side = 0; side < 2; ++side) {
       const double bound = side == 0 ? j.lower : j.upper;
       if (!std::isfinite(bound)) continue;
-      ConstraintData cd;
+      ConstraintData& cd = next_constraint();
       cd.kind = ConstraintKind::kUnilateral;
       cd.first_row = row;
       cd.num_rows = 1;
       cd.num_blocks = 1;
       cd.blocks[0].tree = tree;
-      cd.blocks[0].J = MatX::Zero(1, model_.trees[tree].nv);
+      cd.blocks[0].J.setZero(1, model_.trees[tree].nv);
       cd.blocks[0].J(0, local) = side == 0 ? 1.0 : -1.0;
       cd.stiffness = std::numeric_limits<double>::infinity();
       cd.dissipation_time = 0;
       cd.phi0 = side == 0 ? qj - bound : bound - qj;
       cd.source = ji;
       row += 1;
-      problem->constraints.push_back(std::move(cd));
     }
   }
+  problem->constraints.resize(num_out);
   problem->num_rows = row;
   problem->ComputeDelassusEstimates();
 }

@@ -1,0 +1,331 @@
+// Block-sparse (tree-supernodal) Cholesky: minimum-degree order on the tree graph, block fill by
+// symbolic elimination, right-looking numeric factorization with dense per-block kernels.
+#include "engine/sap_supernodal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace contactlab {
+
+namespace {
+
+template <int R, int C>
+using BlockMap = Eigen::Map<Eigen::Matrix<double, R, C>>;
+using DynMap = Eigen::Map<MatX>;
+
+// In-place lower Cholesky of the n x n column-major block d (reads the lower triangle).
+template <int N>
+bool CholeskyInPlace(double* d, int n_dyn) {
+  const int n = N > 0 ? N : n_dyn;
+  for (int j = 0; j < n; ++j) {
+    double s = d[j + j * n];
+    for (int p = 0; p < j; ++p) s -= d[j + p * n] * d[j + p * n];
+    if (!(s > 0)) return false;
+    const double l = std::sqrt(s);
+    d[j + j * n] = l;
+    const double inv = 1.0 / l;
+    for (int i = j + 1; i < n; ++i) {
+      double t = d[i + j * n];
+      for (int p = 0; p < j; ++p) t -= d[i + p * n] * d[j + p * n];
+      d[i + j * n] = t * inv;
+    }
+  }
+  return true;
+}
+
+// B (r x n) := B L⁻ᵀ with L the n x n lower factor.
+template <int N>
+void SolveRightLowerTranspose(const double* L, int n_dyn, double* B, int r) {
+  const int n = N > 0 ? N : n_dyn;
+  for (int j = 0; j < n; ++j) {
+    const double inv = 1.0 / L[j + j * n];
+    double* bj = B + j * r;
+    for (int p = 0; p < j; ++p) {
+      const double l = L[j + p * n];
+      const double* bp = B + p * r;
+      for (int i = 0; i < r; ++i) bj[i] -= bp[i] * l;
+    }
+    for (int i = 0; i < r; ++i) bj[i] *= inv;
+  }
+}
+
+// T (ri x rj) -= Bi (ri x n) Bjᵀ (n x rj).
+template <int RI, int RJ, int N>
+void SubtractOuter(const double* Bi, int ri, const double* Bj, int rj, int n, double* T) {
+  if constexpr (RI > 0 && RJ > 0 && N > 0) {
+    BlockMap<RI, RJ>(T).noalias() -= BlockMap<RI, N>(const_cast<double*>(Bi)) *
+                                     BlockMap<RJ, N>(const_cast<double*>(Bj)).transpose();
+  } else {
+    DynMap(T, ri, rj).noalias() -=
+        DynMap(const_cast<double*>(Bi), ri, n) * DynMap(const_cast<double*>(Bj), rj, n).transpose();
+  }
+}
+
+}  // namespace
+
+bool BlockSparseCholesky::SetPattern(const std::vector<int>& tree_nv,
+                                     const std::vector<std::pair<int, int>>& pairs) {
+  pairs_scratch_.clear();
+  for (const auto& [a, b] : pairs) {
+    if (a == b) continue;
+    pairs_scratch_.emplace_back(std::max(a, b), std::min(a, b));
+  }
+  std::sort(pairs_scratch_.begin(), pairs_scratch_.end());
+  pairs_scratch_.erase(std::unique(pairs_scratch_.begin(), pairs_scratch_.end()),
+                       pairs_scratch_.end());
+  if (analyzed_ && tree_nv == tree_nv_ && pairs_scratch_ == pairs_) return false;
+  tree_nv_ = tree_nv;
+  pairs_.swap(pairs_scratch_);
+  Analyze();
+  return true;
+}
+
+void BlockSparseCholesky::Analyze() {
+  const int nt = num_trees();
+  ++num_analyses_;
+  analyzed_ = true;
+  tree_start_.assign(nt + 1, 0);
+  for (int t = 0; t < nt; ++t) tree_start_[t + 1] = tree_start_[t] + tree_nv_[t];
+
+  // Connected components (union-find).
+  std::vector<int> parent(nt);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const auto& [a, b] : pairs_) parent[find(a)] = find(b);
+  component_.assign(nt, -1);
+  num_components_ = 0;
+  std::vector<int> root_id(nt, -1);
+  for (int t = 0; t < nt; ++t) {
+    const int r = find(t);
+    if (root_id[r] < 0) root_id[r] = num_components_++;
+    component_[t] = root_id[r];
+  }
+
+  // Minimum-degree elimination on the tree graph (degree weighted by dofs, ties by index). The
+  // neighbors of a tree when it is eliminated are the row trees of its column of L.
+  std::vector<std::vector<int>> adj(nt);
+  for (const auto& [a, b] : pairs_) {
+    adj[a].push_back(b);
+    adj[b].push_back(a);
+  }
+  for (auto& l : adj) std::sort(l.begin(), l.end());
+  std::vector<char> eliminated(nt, 0);
+  std::vector<std::vector<int>> col_rows(nt);
+  order_.clear();
+  position_.assign(nt, -1);
+  auto weight = [&](int t) {
+    long w = 0;
+    for (int u : adj[t]) w += tree_nv_[u];
+    return w;
+  };
+  std::vector<long> w_cache(nt);
+  for (int t = 0; t < nt; ++t) w_cache[t] = weight(t);
+  std::vector<int> merged;
+  for (int step = 0; step < nt; ++step) {
+    int best = -1;
+    long best_w = std::numeric_limits<long>::max();
+    for (int t = 0; t < nt; ++t) {
+      if (eliminated[t]) continue;
+      const long w = w_cache[t];
+      if (w < best_w) {
+        best_w = w;
+        best = t;
+      }
+    }
+    eliminated[best] = 1;
+    position_[best] = step;
+    order_.push_back(best);
+    const std::vector<int> nbrs = adj[best];
+    col_rows[best] = nbrs;
+    for (int u : nbrs) {
+      // adj[u] := adj[u] ∪ nbrs \ {u, best}
+      merged.clear();
+      std::set_union(adj[u].begin(), adj[u].end(), nbrs.begin(), nbrs.end(),
+                     std::back_inserter(merged));
+      merged.erase(std::remove_if(merged.begin(), merged.end(),
+                                  [&](int x) { return x == u || x == best; }),
+                   merged.end());
+      adj[u].swap(merged);
+      w_cache[u] = weight(u);
+    }
+    adj[best].clear();
+  }
+
+  // Block layout: per column, the diagonal block then the row blocks by elimination position.
+  col_begin_.assign(nt + 1, 0);
+  block_row_tree_.clear();
+  block_col_tree_.clear();
+  block_offset_.clear();
+  block_rows_.clear();
+  block_cols_.clear();
+  lookup_.assign(nt, {});
+  int offset = 0;
+  auto add_block = [&](int row_tree, int col_tree) {
+    const int b = static_cast<int>(block_offset_.size());
+    block_row_tree_.push_back(row_tree);
+    block_col_tree_.push_back(col_tree);
+    block_offset_.push_back(offset);
+    block_rows_.push_back(tree_nv_[row_tree]);
+    block_cols_.push_back(tree_nv_[col_tree]);
+    offset += tree_nv_[row_tree] * tree_nv_[col_tree];
+    lookup_[col_tree].emplace_back(row_tree, b);
+    if (row_tree != col_tree) lookup_[row_tree].emplace_back(col_tree, b);
+    return b;
+  };
+  for (int k = 0; k < nt; ++k) {
+    const int t = order_[k];
+    col_begin_[k] = static_cast<int>(block_offset_.size());
+    add_block(t, t);
+    std::vector<int>& rows = col_rows[t];
+    std::sort(rows.begin(), rows.end(),
+              [&](int a, int b) { return position_[a] < position_[b]; });
+    for (int r : rows) add_block(r, t);
+  }
+  col_begin_[nt] = static_cast<int>(block_offset_.size());
+  for (auto& l : lookup_) std::sort(l.begin(), l.end());
+  values_.assign(offset, 0.0);
+  work_.resize(tree_start_[nt]);
+
+  // Schur-complement update targets.
+  update_begin_.assign(nt + 1, 0);
+  update_target_.clear();
+  for (int k = 0; k < nt; ++k) {
+    update_begin_[k] = static_cast<int>(update_target_.size());
+    const int b0 = col_begin_[k] + 1, b1 = col_begin_[k + 1];
+    for (int bi = b0; bi < b1; ++bi) {
+      for (int bj = b0; bj <= bi; ++bj) {
+        bool transposed = false;
+        const int target = BlockIndex(block_row_tree_[bi], block_row_tree_[bj], &transposed);
+        // Rows are sorted by position, so (bi, bj) is in the lower triangle: never transposed.
+        update_target_.push_back(target);
+      }
+    }
+  }
+  update_begin_[nt] = static_cast<int>(update_target_.size());
+}
+
+int BlockSparseCholesky::BlockIndex(int ti, int tj, bool* transposed) const {
+  if (ti < 0 || tj < 0 || ti >= num_trees() || tj >= num_trees()) return -1;
+  if (ti == tj) {
+    *transposed = false;
+    return col_begin_[position_[ti]];
+  }
+  const auto& l = lookup_[ti];
+  const auto it = std::lower_bound(l.begin(), l.end(), std::make_pair(tj, -1));
+  if (it == l.end() || it->first != tj) return -1;
+  *transposed = block_row_tree_[it->second] != ti;
+  return it->second;
+}
+
+void BlockSparseCholesky::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }
+
+bool BlockSparseCholesky::Factor() {
+  const int nt = num_trees();
+  double* v = values_.data();
+  for (int k = 0; k < nt; ++k) {
+    const int bd = col_begin_[k];
+    const int n = block_rows_[bd];
+    double* L = v + block_offset_[bd];
+    const bool six = n == 6;
+    if (!(six ? CholeskyInPlace<6>(L, n) : CholeskyInPlace<-1>(L, n))) return false;
+    const int b0 = bd + 1, b1 = col_begin_[k + 1];
+    for (int b = b0; b < b1; ++b) {
+      double* B = v + block_offset_[b];
+      if (six) {
+        SolveRightLowerTranspose<6>(L, n, B, block_rows_[b]);
+      } else {
+        SolveRightLowerTranspose<-1>(L, n, B, block_rows_[b]);
+      }
+    }
+    int u = update_begin_[k];
+    for (int bi = b0; bi < b1; ++bi) {
+      const int ri = block_rows_[bi];
+      const double* Bi = v + block_offset_[bi];
+      for (int bj = b0; bj <= bi; ++bj, ++u) {
+        const int rj = block_rows_[bj];
+        double* T = v + block_offset_[update_target_[u]];
+        const double* Bj = v + block_offset_[bj];
+        if (six && ri == 6 && rj == 6) {
+          SubtractOuter<6, 6, 6>(Bi, ri, Bj, rj, n, T);
+        } else {
+          SubtractOuter<-1, -1, -1>(Bi, ri, Bj, rj, n, T);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
+  const int nt = num_trees();
+  work_ = b;
+  double* y = work_.data();
+  const double* v = values_.data();
+  // Forward: L y = b.
+  for (int k = 0; k < nt; ++k) {
+    const int t = order_[k];
+    const int bd = col_begin_[k];
+    const int n = tree_nv_[t];
+    const double* L = v + block_offset_[bd];
+    double* yt = y + tree_start_[t];
+    for (int j = 0; j < n; ++j) {
+      double s = yt[j];
+      for (int p = 0; p < j; ++p) s -= L[j + p * n] * yt[p];
+      yt[j] = s / L[j + j * n];
+    }
+    for (int b = bd + 1; b < col_begin_[k + 1]; ++b) {
+      const int r = block_rows_[b];
+      const double* B = v + block_offset_[b];
+      double* yr = y + tree_start_[block_row_tree_[b]];
+      for (int j = 0; j < n; ++j) {
+        const double yj = yt[j];
+        for (int i = 0; i < r; ++i) yr[i] -= B[i + j * r] * yj;
+      }
+    }
+  }
+  // Backward: Lᵀ x = y.
+  for (int k = nt - 1; k >= 0; --k) {
+    const int t = order_[k];
+    const int bd = col_begin_[k];
+    const int n = tree_nv_[t];
+    double* yt = y + tree_start_[t];
+    for (int b = bd + 1; b < col_begin_[k + 1]; ++b) {
+      const int r = block_rows_[b];
+      const double* B = v + block_offset_[b];
+      const double* yr = y + tree_start_[block_row_tree_[b]];
+      for (int j = 0; j < n; ++j) {
+        double s = 0;
+        for (int i = 0; i < r; ++i) s += B[i + j * r] * yr[i];
+        yt[j] -= s;
+      }
+    }
+    const double* L = v + block_offset_[bd];
+    for (int j = n - 1; j >= 0; --j) {
+      double s = yt[j];
+      for (int i = j + 1; i < n; ++i) s -= L[i + j * n] * yt[i];
+      yt[j] = s / L[j + j * n];
+    }
+  }
+  *x = work_;
+}
+
+double BlockSparseCholesky::DiagonalConditionEstimate() const {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (int k = 0; k < num_trees(); ++k) {
+    const int bd = col_begin_[k];
+    const int n = block_rows_[bd];
+    const double* L = values_.data() + block_offset_[bd];
+    for (int j = 0; j < n; ++j) {
+      lo = std::min(lo, L[j + j * n]);
+      hi = std::max(hi, L[j + j * n]);
+    }
+  }
+  return hi > 0 ? (hi / lo) * (hi / lo) : 1.0;
+}
+
+}  // namespace contactlab
