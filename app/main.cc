@@ -2,6 +2,7 @@
 //   contactlab run SCENE [--steps N | --duration T] [--set KEY=VALUE ...] [--stats FILE]
 //                        [--trajectory FILE]
 //   contactlab validate SCENE [--set KEY=VALUE ...]
+//   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
 // Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
 // codes for usage errors.
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench.h"
 #include "app/runner.h"
 #include "app/scene.h"
 
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   validate->add_option("scene", scene_path, "Scene file (YAML)")->required();
   validate->add_option("--set", overrides, "Override a scene value")->allow_extra_args(false);
 
+  contactlab::AddBenchCommand(app);  // `bench`: runs inside the parse (app/bench.h)
   CLI11_PARSE(app, argc, argv);
 
   try {
