@@ -45,64 +45,142 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// A probe resolved against one scene's bodies.
-struct ResolvedProbe {
-  int index = -1;  // into BenchResult::probes
-  int body = -1;
-  int reference = -1;  // -1: world
+struct ProbeSpec {
+  std::string body, reference;  // reference empty: world
+  double from = 0;              // [s]
 };
 
-// Splits BODY@REF. Throws std::invalid_argument on an empty part.
-std::pair<std::string, std::string> SplitProbe(const std::string& probe) {
-  const size_t at = probe.find('@');
-  std::string body = probe.substr(0, at);
-  std::string ref = at == std::string::npos ? "" : probe.substr(at + 1);
-  if (body.empty() || (at != std::string::npos && ref.empty())) {
-    throw std::invalid_argument("--probe '" + probe + "': expected BODY or BODY@REF");
+// Parses BODY[@REF][:FROM]. Throws std::invalid_argument when malformed.
+ProbeSpec ParseProbe(const std::string& probe) {
+  const auto fail = [&probe](const std::string& why) {
+    throw std::invalid_argument("--probe '" + probe + "': " + why +
+                                " (expected BODY[@REF][:FROM], FROM in seconds >= 0)");
+  };
+  ProbeSpec spec;
+  std::string rest = probe;
+  const size_t colon = rest.rfind(':');
+  if (colon != std::string::npos) {
+    const std::string from = rest.substr(colon + 1);
+    size_t used = 0;
+    try {
+      spec.from = std::stod(from, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (from.empty() || used != from.size() || !std::isfinite(spec.from) || spec.from < 0) {
+      fail("FROM is not a number >= 0");
+    }
+    rest = rest.substr(0, colon);
   }
-  return {body, ref};
+  const size_t at = rest.find('@');
+  spec.body = rest.substr(0, at);
+  if (at != std::string::npos) spec.reference = rest.substr(at + 1);
+  if (spec.body.empty() || (at != std::string::npos && spec.reference.empty())) {
+    fail("empty body name");
+  }
+  return spec;
 }
 
-std::vector<ResolvedProbe> ResolveProbes(const Model& model, const BenchOptions& options,
-                                         std::vector<BenchProbe>* probes) {
-  std::vector<ResolvedProbe> out;
-  for (const std::string& p : options.probes) {
-    const auto [body, ref] = SplitProbe(p);
-    ResolvedProbe r;
-    r.body = model.FindBody(body);
-    r.reference = ref.empty() ? -1 : model.FindBody(ref);
-    if (r.body < 0 || (!ref.empty() && r.reference < 0)) continue;
-    r.index = static_cast<int>(probes->size());
-    BenchProbe bp;
-    bp.name = p;
-    probes->push_back(bp);
-    out.push_back(r);
+// The probes present in one scene, and their positions at their start times.
+class ProbeTracker {
+ public:
+  // Keeps the probes whose bodies the model has; adds a BenchProbe for each to `probes`.
+  ProbeTracker(const Model& model, const BenchOptions& options, double time_step,
+               std::vector<BenchProbe>* probes)
+      : half_step_(0.5 * time_step) {
+    for (const std::string& p : options.probes) {
+      const ProbeSpec spec = ParseProbe(p);
+      Item item;
+      item.body = model.FindBody(spec.body);
+      item.reference = spec.reference.empty() ? -1 : model.FindBody(spec.reference);
+      if (item.body < 0 || (!spec.reference.empty() && item.reference < 0)) continue;
+      item.from = spec.from;
+      item.index = static_cast<int>(probes->size());
+      BenchProbe bp;
+      bp.name = p;
+      bp.from = spec.from;
+      probes->push_back(bp);
+      items_.push_back(item);
+    }
   }
-  return out;
-}
 
-// Position of a probe's body relative to its reference, from a pose lookup.
-template <typename PoseOf>
-Vec3 ProbePosition(const ResolvedProbe& p, PoseOf pose_of) {
-  Vec3 x = pose_of(p.body).p;
-  if (p.reference >= 0) x -= pose_of(p.reference).p;
-  return x;
-}
+  void Restart() {
+    for (Item& item : items_) item.started = false;
+  }
+
+  // True when a probe's start time is reached at time t and its position is still unknown.
+  bool Due(double t) const {
+    for (const Item& item : items_) {
+      if (!item.started && t >= item.from - half_step_) return true;
+    }
+    return false;
+  }
+
+  // Records the start positions due at time t; pose_of(body) gives the current world pose.
+  template <typename PoseOf>
+  void Observe(double t, PoseOf pose_of) {
+    for (Item& item : items_) {
+      if (item.started || t < item.from - half_step_) continue;
+      item.start = Position(item, pose_of);
+      item.started = true;
+    }
+  }
+
+  // Displacements at the end of the run, written into `probes` (ContactLab or peer fields).
+  // Returns the largest. Throws std::invalid_argument when a start time was never reached.
+  template <typename PoseOf>
+  double Finish(PoseOf pose_of, bool peer, std::vector<BenchProbe>* probes) const {
+    double largest = 0;
+    for (const Item& item : items_) {
+      BenchProbe& bp = (*probes)[item.index];
+      if (!item.started) {
+        throw std::invalid_argument("--probe '" + bp.name + "': the run ends before FROM");
+      }
+      const Vec3 d = Position(item, pose_of) - item.start;
+      if (peer) {
+        bp.has_peer = true;
+        bp.peer_displacement = d;
+      } else {
+        bp.displacement = d;
+      }
+      largest = std::max(largest, d.norm());
+    }
+    return largest;
+  }
+
+ private:
+  struct Item {
+    int index = -1;  // into BenchResult::probes
+    int body = -1;
+    int reference = -1;  // -1: world
+    double from = 0;
+    bool started = false;
+    Vec3 start = Vec3::Zero();
+  };
+
+  template <typename PoseOf>
+  static Vec3 Position(const Item& item, PoseOf pose_of) {
+    Vec3 x = pose_of(item.body).p;
+    if (item.reference >= 0) x -= pose_of(item.reference).p;
+    return x;
+  }
+
+  double half_step_;
+  std::vector<Item> items_;
+};
 
 #ifdef CONTACTLAB_HAVE_MUJOCO
 // One MuJoCo run of the scene; grows MuJoCo's preallocated buffers and starts over when they
 // overflow (MuJoCo 2.2.2 drops contacts silently past them).
-void RunMujoco(const Scene& scene, int steps, const std::vector<ResolvedProbe>& probes,
-               BenchResult* r) {
+void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult* r) {
   MjcfExportOptions export_options;
   for (int attempt = 0;; ++attempt) {
     MujocoPeer peer(scene, export_options);
     r->peer_version = MujocoPeer::Version();
     r->peer_notes = peer.exported().notes;
-    std::vector<Vec3> start;
-    for (const ResolvedProbe& p : probes) {
-      start.push_back(ProbePosition(p, [&](int b) { return peer.BodyPose(b); }));
-    }
+    auto pose_of = [&peer](int b) { return peer.BodyPose(b); };
+    probes->Restart();
+    probes->Observe(peer.time(), pose_of);
     std::vector<double> ms;
     ms.reserve(steps);
     double iterations = 0, contacts = 0;
@@ -114,6 +192,7 @@ void RunMujoco(const Scene& scene, int steps, const std::vector<ResolvedProbe>& 
       contacts += peer.num_contacts();
       r->peer_max_contacts = std::max(r->peer_max_contacts, peer.num_contacts());
       r->peer_max_penetration = std::max(r->peer_max_penetration, peer.max_penetration());
+      if (probes->Due(peer.time())) probes->Observe(peer.time(), pose_of);
     }
     if (peer.overflowed()) {
       if (attempt >= 4) throw std::runtime_error("MuJoCo's contact buffers overflowed");
@@ -126,14 +205,7 @@ void RunMujoco(const Scene& scene, int steps, const std::vector<ResolvedProbe>& 
     r->peer_iterations = iterations / steps;
     r->peer_contacts = contacts / steps;
     r->peer_realtime_factor = r->time_step * 1e3 / r->peer_ms_per_step;
-    r->peer_drift = 0;
-    for (size_t k = 0; k < probes.size(); ++k) {
-      BenchProbe& bp = r->probes[probes[k].index];
-      bp.has_peer = true;
-      bp.peer_displacement =
-          ProbePosition(probes[k], [&](int b) { return peer.BodyPose(b); }) - start[k];
-      r->peer_drift = std::max(r->peer_drift, bp.peer_displacement.norm());
-    }
+    r->peer_drift = probes->Finish(pose_of, /*peer=*/true, &r->probes);
     r->ratio = r->ms_per_step / r->peer_ms_per_step;
     r->peer_status = "ok";
     return;
@@ -182,6 +254,7 @@ nlohmann::json BenchResult::ToJson() const {
   for (const BenchProbe& p : probes) {
     nlohmann::json o;
     o["probe"] = p.name;
+    o["from"] = p.from;
     o["displacement"] = {p.displacement.x(), p.displacement.y(), p.displacement.z()};
     o["distance"] = p.displacement.norm();
     if (p.has_peer) {
@@ -230,14 +303,17 @@ BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
   r.steps = RunStepCount(scene, run_options);
   r.time_step = scene.settings.time_step;
   for (const Body& b : scene.model.bodies) r.bodies += b.tree >= 0 ? 1 : 0;
-  const std::vector<ResolvedProbe> probes = ResolveProbes(scene.model, options, &r.probes);
+  ProbeTracker probes(scene.model, options, r.time_step, &r.probes);
 
   Simulator sim(scene.model, scene.settings);
   KinematicsCache kin;
-  auto sim_pose = [&](int b) { return kin.X_WB[b]; };
-  sim.multibody().UpdateKinematics(sim.state().q, sim.state().time, &kin);
-  std::vector<Vec3> start;
-  for (const ResolvedProbe& p : probes) start.push_back(ProbePosition(p, sim_pose));
+  auto pose_of = [&kin](int b) { return kin.X_WB[b]; };
+  auto observe = [&] {
+    if (!probes.Due(sim.state().time)) return;
+    sim.multibody().UpdateKinematics(sim.state().q, sim.state().time, &kin);
+    probes.Observe(sim.state().time, pose_of);
+  };
+  observe();
 
   std::vector<double> ms;
   ms.reserve(r.steps);
@@ -255,6 +331,7 @@ BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
     r.max_contacts = std::max(r.max_contacts, rec.metrics.num_contacts);
     r.max_penetration = std::max(r.max_penetration, rec.metrics.max_penetration);
     if (st.status != SolverStatus::kConverged) ++r.failures;
+    observe();
   }
   r.simulated_time = sim.state().time;
   r.ms_per_step = Median(ms);
@@ -263,11 +340,7 @@ BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
   r.contacts = contacts / r.steps;
   r.realtime_factor = r.time_step * 1e3 / r.ms_per_step;
   sim.multibody().UpdateKinematics(sim.state().q, sim.state().time, &kin);
-  for (size_t k = 0; k < probes.size(); ++k) {
-    BenchProbe& bp = r.probes[probes[k].index];
-    bp.displacement = ProbePosition(probes[k], sim_pose) - start[k];
-    r.drift = std::max(r.drift, bp.displacement.norm());
-  }
+  r.drift = probes.Finish(pose_of, /*peer=*/false, &r.probes);
 
   if (options.peer.empty()) return r;
   r.peer = options.peer;
@@ -277,7 +350,7 @@ BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
   }
 #ifdef CONTACTLAB_HAVE_MUJOCO
   try {
-    RunMujoco(scene, r.steps, probes, &r);
+    RunMujoco(scene, r.steps, &probes, &r);
   } catch (const std::exception& e) {
     r.peer_status = std::string("failed: ") + e.what();
   }
@@ -324,9 +397,10 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
   scenes.reserve(scene_paths.size());
   for (const std::string& path : scene_paths) scenes.push_back(LoadScene(path, options.overrides));
   for (const std::string& p : options.probes) {
-    const auto [body, ref] = SplitProbe(p);
+    const ProbeSpec spec = ParseProbe(p);
     const bool found = std::any_of(scenes.begin(), scenes.end(), [&](const Scene& s) {
-      return s.model.FindBody(body) >= 0 && (ref.empty() || s.model.FindBody(ref) >= 0);
+      return s.model.FindBody(spec.body) >= 0 &&
+             (spec.reference.empty() || s.model.FindBody(spec.reference) >= 0);
     });
     if (!found) throw std::invalid_argument("--probe '" + p + "': no scene has that body");
   }
@@ -380,8 +454,8 @@ void AddBenchCommand(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   bench
       ->add_option("--probe", args->options.probes,
-                   "Report the displacement of BODY (relative to REF) over the run")
-      ->type_name("BODY[@REF]")
+                   "Report the displacement of BODY (relative to REF) from time FROM to the end")
+      ->type_name("BODY[@REF][:FROM]")
       ->allow_extra_args(false);
   bench->add_option("--set", args->options.overrides, "Override a value in every scene")
       ->allow_extra_args(false);

@@ -1,7 +1,7 @@
 // `contactlab bench`: runs scenes for a fixed simulated time and reports speed beside accuracy,
 // optionally side by side with MuJoCo 2.2.2 in the same process (app/mujoco_peer.h).
 //
-//   contactlab bench [--peer mujoco] [--json FILE] [--duration T] [--probe BODY[@REF] ...]
+//   contactlab bench [--peer mujoco] [--json FILE] [--duration T] [--probe BODY[@REF][:FROM] ...]
 //                    [--set KEY=VALUE ...] SCENES...
 //
 // Per scene (ContactLab; with a peer the same quantities from MuJoCo beside them):
@@ -11,10 +11,13 @@
 //   contacts         mean number of contact constraints per step
 //   realtime_factor  δt / ms_per_step: simulated seconds per wall-clock second
 //   max_penetration  largest overlap over the run, from each step's contacts at t^n [m]
-//   probes           per probe, the displacement of BODY's frame origin over the run, relative to
-//                    REF when given (BODY@REF): (p_BODY − p_REF)(T) − (p_BODY − p_REF)(0) [m];
-//                    `drift` is the largest probe displacement. A probe naming a body a scene does
-//                    not have is skipped for that scene (and is an error if no scene has it).
+//   probes           per probe, the displacement of BODY's frame origin from time FROM (default
+//                    0) to the end of the run T, relative to REF when given (BODY@REF):
+//                    (p_BODY − p_REF)(T) − (p_BODY − p_REF)(FROM) [m]; `drift` is the largest
+//                    probe displacement. A probe naming a body a scene does not have is skipped
+//                    for that scene (and is an error if no scene has it). FROM skips a setup
+//                    phase, e.g. cube@carriage:1 measures the slip of a grasped cube during a
+//                    lift that starts at 1 s.
 //   ratio            ContactLab ms_per_step / MuJoCo ms_per_step (> 1: ContactLab is slower)
 #pragma once
 
@@ -35,12 +38,13 @@ namespace contactlab {
 struct BenchOptions {
   std::string peer;                    // "" (none) or "mujoco"
   double duration = 0;                 // [s]; 0: each scene's `duration`
-  std::vector<std::string> probes;     // BODY or BODY@REF
+  std::vector<std::string> probes;     // BODY[@REF][:FROM]
   std::vector<std::string> overrides;  // --set, applied to every scene
 };
 
 struct BenchProbe {
-  std::string name;  // as given: BODY or BODY@REF
+  std::string name;  // as given: BODY[@REF][:FROM]
+  double from = 0;   // [s], start of the measured interval
   Vec3 displacement = Vec3::Zero();       // ContactLab [m]
   bool has_peer = false;
   Vec3 peer_displacement = Vec3::Zero();  // MuJoCo [m]

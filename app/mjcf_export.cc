@@ -53,6 +53,10 @@ std::string PoseAttributes(const Pose& X) {
   return s;
 }
 
+// MuJoCo 2.2.2's XML reader rejects keyframe attributes with more numbers than this (mesh
+// vertex lists are read without that limit).
+constexpr size_t kMaxAttributeNumbers = 1000;
+
 bool SameMu(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }
 
 class Exporter {
@@ -272,7 +276,7 @@ class Exporter {
           }
         }
         mesh_xml_ << "\"/>\n";
-        size = "";
+
         xml << indent << "<geom name=\"" << Escape(geom_name_[g]) << "\" type=\"mesh\" mesh=\""
             << Escape(mesh) << "\"" << PoseAttributes(X) << GeomCommon(g) << "/>\n";
         return;
@@ -389,31 +393,40 @@ class Exporter {
     xml << "  </actuator>\n";
   }
 
+  // The initial state in MuJoCo's layout, and as a keyframe when MuJoCo can read it back.
   void WriteKeyframe(std::ostream& xml) {
     const Model& m = model_;
-    if (out_.joint_order.empty()) return;
-    std::string qpos, qvel;
-    auto add = [](std::string* s, double x) {
-      if (!s->empty()) *s += ' ';
-      *s += Num(x);
-    };
+    std::vector<double>& qpos = out_.initial_qpos;
+    std::vector<double>& qvel = out_.initial_qvel;
     for (int ji : out_.joint_order) {
       const Joint& j = m.joints[ji];
       if (j.type == JointType::kFree) {
         const VecX q = m.q_default.segment(j.q_start, 7);
-        for (int k = 0; k < 7; ++k) add(&qpos, q[k]);
+        for (int k = 0; k < 7; ++k) qpos.push_back(q[k]);
         const Quat R(q[3], q[4], q[5], q[6]);
         const Vec3 v = m.v_default.segment<3>(j.v_start);
         const Vec3 w_B = R.normalized().conjugate() * Vec3(m.v_default.segment<3>(j.v_start + 3));
-        for (int k = 0; k < 3; ++k) add(&qvel, v[k]);
-        for (int k = 0; k < 3; ++k) add(&qvel, w_B[k]);
+        for (int k = 0; k < 3; ++k) qvel.push_back(v[k]);
+        for (int k = 0; k < 3; ++k) qvel.push_back(w_B[k]);
       } else {
-        add(&qpos, m.q_default[j.q_start]);
-        add(&qvel, m.v_default[j.v_start]);
+        qpos.push_back(m.q_default[j.q_start]);
+        qvel.push_back(m.v_default[j.v_start]);
       }
     }
-    xml << "  <keyframe>\n    <key name=\"initial\" qpos=\"" << qpos << "\" qvel=\"" << qvel
-        << "\"/>\n  </keyframe>\n";
+    if (qpos.empty()) return;
+    if (qpos.size() > kMaxAttributeNumbers || qvel.size() > kMaxAttributeNumbers) {
+      out_.notes.push_back("no keyframe: MuJoCo 2.2.2 reads at most " +
+                           std::to_string(kMaxAttributeNumbers) +
+                           " numbers per attribute; the initial state is set through mjData");
+      return;
+    }
+    auto join = [](const std::vector<double>& x) {
+      std::string s;
+      for (double v : x) s += (s.empty() ? "" : " ") + Num(v);
+      return s;
+    };
+    xml << "  <keyframe>\n    <key name=\"initial\" qpos=\"" << join(qpos) << "\" qvel=\""
+        << join(qvel) << "\"/>\n  </keyframe>\n";
   }
 
   void EstimateSizes() {

@@ -29,9 +29,10 @@
 //              differs from that maximum, the two bodies are excluded from MuJoCo's dynamic
 //              collision (<exclude>) and every colliding geom pair between them is listed as an
 //              explicit <pair> with the ContactLab μ.
-//   initial    a keyframe "initial" holds q_default / v_default in MuJoCo's layout (free
-//   state      joints: MuJoCo's angular velocity is in the body frame, ContactLab's in the world
-//              frame; the export rotates it).
+//   initial    q_default / v_default in MuJoCo's layout (free joints: MuJoCo's angular
+//   state      velocity is in the body frame, ContactLab's in the world frame; the export rotates
+//              it), as MjcfExport::initial_qpos / initial_qvel and as a keyframe "initial" when
+//              MuJoCo 2.2.2 can read it (at most 1000 numbers per attribute, ~140 free bodies).
 // Not exported (listed in MjcfExport::notes when the scene uses them): contact stiffness and
 // dissipation (MuJoCo's default solref / solimp are used: a 0.02 s time constant, critically
 // damped, impedance 0.9-0.95), conveyor surface velocities, ContactLab integrators other than
@@ -67,6 +68,8 @@ struct MjcfExport {
   std::vector<int> actuated_joints;
   // ContactLab joints in MuJoCo's joint order (fixed joints have no MuJoCo joint).
   std::vector<int> joint_order;
+  // The initial state in MuJoCo's qpos / qvel layout.
+  std::vector<double> initial_qpos, initial_qvel;
   int nq = 0, nv = 0;        // MuJoCo's coordinate counts
   int nconmax = 0, njmax = 0;  // the sizes written to <size>
 };

@@ -82,7 +82,8 @@ MujocoPeer::MujocoPeer(const Scene& scene, const MjcfExportOptions& options)
   }
   s.d = mj_makeData(s.m);
   if (!s.d) throw std::runtime_error("MuJoCo could not allocate mjData");
-  if (s.m->nkey > 0) mj_resetDataKeyframe(s.m, s.d, 0);
+  std::copy(s.exported.initial_qpos.begin(), s.exported.initial_qpos.end(), s.d->qpos);
+  std::copy(s.exported.initial_qvel.begin(), s.exported.initial_qvel.end(), s.d->qvel);
 
   const int nb = static_cast<int>(scene.model.bodies.size());
   s.mj_body.assign(nb, -1);

@@ -453,6 +453,25 @@ TEST_F(MjcfExportTest, KeyframeHoldsTheInitialState) {
   EXPECT_EQ(qpos[29], 0.05) << "slider joint_position";
 }
 
+TEST(MjcfExport, LargeModelsCarryTheInitialStateOutsideTheXml) {
+  // 150 free bodies: nq = 1050 numbers, more than MuJoCo 2.2.2 reads from one attribute.
+  const char yaml[] = R"(templates:
+  - {name: ball, mass: 1, geoms: [{shape: sphere, radius: 0.05}]}
+generators:
+  - grid: {name: b, templates: [ball], count: [150, 1, 1], spacing: [0.2, 0, 0], origin: [0, 0, 1]}
+)";
+  const Scene s = ParseScene(yaml, "many.yaml");
+  const MjcfExport e = ExportMjcf(s);
+  EXPECT_EQ(e.xml.find("<keyframe>"), std::string::npos);
+  ASSERT_EQ(e.initial_qpos.size(), 1050u);
+  ASSERT_EQ(e.initial_qvel.size(), 900u);
+  EXPECT_EQ(e.initial_qpos[7 * 149], 0.2 * 149) << "x of the last ball";
+  EXPECT_EQ(e.initial_qpos[7 * 149 + 3], 1.0) << "qw";
+  bool noted = false;
+  for (const std::string& n : e.notes) noted |= n.find("no keyframe") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(MjcfExport, RejectsAnUnfinalizedScene) {
   SceneOptions o;
   o.finalize = false;
@@ -602,6 +621,36 @@ bodies:
   // Closed form: z_n = z0 + n δt v0 − g δt² n (n + 1) / 2.
   const double h = 0.01, n = 50;
   EXPECT_NEAR(peer.BodyPose(ball).p.z(), 2 + n * h * 1 - 9.81 * h * h * n * (n + 1) / 2, 1e-12);
+}
+
+// Without a keyframe the peer sets the initial state itself: a spinning, moving body starts
+// with ContactLab's velocities (checked through the first free-flight step).
+TEST(MjcfExportMuJoCo, PeerStartsFromContactLabsInitialState) {
+  const char yaml[] = R"(time_step: 0.01
+gravity: [0, 0, 0]
+templates:
+  - {name: ball, mass: 1, geoms: [{shape: sphere, radius: 0.05}]}
+bodies:
+  - {name: spinner, mass: 1, position: [0, 5, 1], rotation: {rpy_deg: [30, 0, 0]},
+     velocity: [1, 0, 0], angular_velocity: [0, 0, 2],
+     geoms: [{shape: box, size: [0.1, 0.2, 0.3]}]}
+generators:
+  - grid: {name: b, templates: [ball], count: [150, 1, 1], spacing: [0.2, 0, 0], origin: [0, 0, 1]}
+)";
+  Scene s = ParseScene(yaml, "many.yaml");
+  MujocoPeer peer(s);
+  Simulator sim(s.model, s.settings);
+  peer.Step();
+  sim.Step();
+  KinematicsCache kin;
+  sim.multibody().UpdateKinematics(sim.state().q, sim.state().time, &kin);
+  const int b = s.model.FindBody("spinner");
+  const Pose X = peer.BodyPose(b);
+  // One step of x += v δt and a rotation by ω δt about world z in both engines: equal up to the
+  // engines' quaternion integration round-off.
+  EXPECT_LT((X.p - kin.X_WB[b].p).norm(), 1e-12);
+  EXPECT_LT(X.q.angularDistance(kin.X_WB[b].q), 1e-7);
+  EXPECT_NEAR(X.p.x(), 0.01, 1e-15);
 }
 
 #endif  // CONTACTLAB_HAVE_MUJOCO
