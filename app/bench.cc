@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "app/mjcf_export.h"
 #include "app/runner.h"
 #include "engine/multibody.h"
 #include "engine/simulator.h"
@@ -417,6 +418,15 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
   out << BenchTableHeader(with_peer) << std::endl;
   std::vector<BenchResult> results;
   for (const Scene& scene : scenes) {
+    if (!options.mjcf_dir.empty()) {
+      std::string name = BaseName(scene.path);
+      const size_t dot = name.rfind('.');
+      if (dot != std::string::npos) name = name.substr(0, dot);
+      const std::string path = options.mjcf_dir + "/" + name + ".xml";
+      std::ofstream xml(path);
+      xml << ExportMjcf(scene).xml;
+      if (!xml.flush()) throw std::runtime_error("cannot write MJCF file '" + path + "'");
+    }
     results.push_back(BenchScene(scene, options));
     out << BenchTableRow(results.back(), with_peer) << std::endl;
     if (json.is_open()) json << results.back().ToJson().dump() << '\n' << std::flush;
@@ -459,6 +469,8 @@ void AddBenchCommand(CLI::App& app) {
       ->allow_extra_args(false);
   bench->add_option("--set", args->options.overrides, "Override a value in every scene")
       ->allow_extra_args(false);
+  bench->add_option("--mjcf-dir", args->options.mjcf_dir,
+                    "Write each scene's MJCF export to DIR/<scene>.xml (for MuJoCo's viewer)");
   bench->callback([args]() {
     int code = 0;
     try {

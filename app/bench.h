@@ -2,7 +2,7 @@
 // optionally side by side with MuJoCo 2.2.2 in the same process (app/mujoco_peer.h).
 //
 //   contactlab bench [--peer mujoco] [--json FILE] [--duration T] [--probe BODY[@REF][:FROM] ...]
-//                    [--set KEY=VALUE ...] SCENES...
+//                    [--set KEY=VALUE ...] [--mjcf-dir DIR] SCENES...
 //
 // Per scene (ContactLab; with a peer the same quantities from MuJoCo beside them):
 //   ms_per_step      median wall time of one Simulator::Step() (mj_step for the peer) [ms]
@@ -40,6 +40,7 @@ struct BenchOptions {
   double duration = 0;                 // [s]; 0: each scene's `duration`
   std::vector<std::string> probes;     // BODY[@REF][:FROM]
   std::vector<std::string> overrides;  // --set, applied to every scene
+  std::string mjcf_dir;                // when set, each scene's MJCF export is written here
 };
 
 struct BenchProbe {
