@@ -1,9 +1,17 @@
 // Rigid multibody kinematics and dynamics. All quantities are in the world frame; Jacobians are
-// built column by column from the per-dof world motions in KinematicsCache (O(n²) per tree).
+// built column by column from the per-dof world motions in KinematicsCache (O(n²) per tree). The
+// mass matrix comes from the Composite Rigid Body Algorithm and the bias forces from the Recursive
+// Newton-Euler Algorithm (O(n) per tree), both in world-axis spatial algebra (engine/spatial.h).
+// The Jacobian-based formulations they replaced are kept at the end of this file as test
+// references (engine/multibody_reference.h).
 #include "engine/multibody.h"
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include "engine/multibody_reference.h"
+#include "engine/spatial.h"
 
 namespace contactlab {
 namespace {
@@ -169,22 +177,101 @@ Vec3 Multibody::PointVelocity(const KinematicsCache& kin, const VecX& v, int bod
   return vp;
 }
 
+namespace {
+
+// Motion subspace column of dof `dof`: the spatial velocity (about r0) a unit rate produces.
+SpatialMotion DofMotion(const KinematicsCache& kin, int dof, const Vec3& r0) {
+  const Vec3& w = kin.dof_angular[dof];
+  return {w, kin.dof_linear[dof] + w.cross(r0 - kin.dof_origin[dof])};
+}
+
+// Spatial inertia of body b about r0, world axes.
+SpatialInertia BodySpatialInertia(const Model& m, const KinematicsCache& kin, int b,
+                                  const Vec3& r0) {
+  const Body& body = m.bodies[b];
+  const Mat3 R = kin.X_WB[b].R();
+  return SpatialInertia::FromBody(body.mass, kin.com_W[b] - r0, R * body.inertia * R.transpose());
+}
+
+// Per-tree work arrays of the recursive algorithms, reused across calls.
+struct TreeWorkspace {
+  std::vector<int> parent;          // per tree body: index of its parent in Tree::bodies, or -1
+  std::vector<int> dof0, ndof;      // per tree body: first tree dof and dof count of its joint
+  std::vector<SpatialMotion> S;     // per tree dof: motion subspace column
+  std::vector<SpatialInertia> Ic;   // per tree body: composite inertia (CRBA)
+  std::vector<SpatialMotion> V, A;  // per tree body: velocity, velocity-product acceleration
+  std::vector<SpatialForce> F;      // per tree body: net force, then subtree force (RNEA)
+
+  // Sizes the arrays and fills `parent`, `dof0`, `ndof` and `S` for tree `tr`, with reference
+  // point r0.
+  void Prepare(const Model& m, const Tree& tr, const KinematicsCache& kin, const Vec3& r0) {
+    const int n = static_cast<int>(tr.bodies.size());
+    parent.resize(n);
+    dof0.resize(n);
+    ndof.resize(n);
+    S.resize(tr.nv);
+    Ic.resize(n);
+    V.resize(n);
+    A.resize(n);
+    F.resize(n);
+    for (int i = 0; i < n; ++i) {
+      // Bodies are in topological order, so the parent precedes the body (usually just before).
+      const Joint& jt = m.joints[m.bodies[tr.bodies[i]].joint];
+      ndof[i] = JointNv(jt.type);
+      dof0[i] = ndof[i] > 0 ? jt.v_start - tr.v_start : 0;  // fixed joints: v_start = -1
+      const int P = jt.parent;
+      parent[i] = -1;
+      for (int k = i - 1; k >= 0; --k) {
+        if (tr.bodies[k] == P) {
+          parent[i] = k;
+          break;
+        }
+      }
+    }
+    for (int k = 0; k < tr.nv; ++k) S[k] = DofMotion(kin, tr.v_start + k, r0);
+  }
+};
+
+TreeWorkspace& Workspace() {
+  thread_local TreeWorkspace ws;
+  return ws;
+}
+
+}  // namespace
+
+// Composite Rigid Body Algorithm. Spatial quantities are taken about the tree root's origin (a
+// point fixed in space at this instant), in world axes, so no frame transforms are needed and
+// coordinates stay small wherever the tree is. The composite inertia I^c_b of each body's subtree
+// is accumulated leaf to root; for each dof j of b's joint, F = I^c_b S_j is the force that
+// accelerates the subtree rigidly along S_j, and M_kj = M_jk = S_kᵀ F for every dof k of b's
+// joint and of its ancestors' joints.
 void Multibody::MassMatrix(const KinematicsCache& kin, int tree, MatX* M) const {
   const Model& m = *model_;
   const Tree& tr = m.trees[tree];
   M->setZero(tr.nv, tr.nv);
-  MatX Jc, Jw;
-  for (int b : tr.bodies) {
-    const Body& body = m.bodies[b];
-    PointJacobian(kin, b, kin.com_W[b], &Jc);
-    AngularJacobian(kin, b, &Jw);
-    const Mat3 R = kin.X_WB[b].R();
-    const Mat3 I_W = R * body.inertia * R.transpose();
-    M->noalias() += body.mass * Jc.transpose() * Jc;
-    M->noalias() += Jw.transpose() * I_W * Jw;
+  const Vec3 r0 = kin.X_WB[tr.root_body].p;
+  TreeWorkspace& ws = Workspace();
+  ws.Prepare(m, tr, kin, r0);
+  const int n = static_cast<int>(tr.bodies.size());
+  for (int i = 0; i < n; ++i) ws.Ic[i] = BodySpatialInertia(m, kin, tr.bodies[i], r0);
+  for (int i = n - 1; i >= 0; --i) {
+    // All descendants of i come after it, so Ic[i] is complete here.
+    for (int a = 0; a < ws.ndof[i]; ++a) {
+      const int col = ws.dof0[i] + a;
+      const SpatialForce f = ws.Ic[i] * ws.S[col];
+      // The joint's own block; each entry is written to both triangles, so M is exactly
+      // symmetric.
+      for (int row = ws.dof0[i]; row <= col; ++row) {
+        (*M)(row, col) = (*M)(col, row) = Dot(ws.S[row], f);
+      }
+      for (int k = ws.parent[i]; k >= 0; k = ws.parent[k]) {
+        for (int row = ws.dof0[k]; row < ws.dof0[k] + ws.ndof[k]; ++row) {
+          (*M)(row, col) = (*M)(col, row) = Dot(ws.S[row], f);
+        }
+      }
+    }
+    if (ws.parent[i] >= 0) ws.Ic[ws.parent[i]] += ws.Ic[i];
   }
-  // Remove round-off asymmetry so that M is exactly symmetric.
-  *M = 0.5 * (*M + M->transpose()).eval();
 }
 
 void Multibody::SpringDamperForces(const VecX& q, const VecX& v, double t, VecX* k1) const {
@@ -228,68 +315,52 @@ void Multibody::SpringDamperDiagonals(const VecX& q, const VecX& v, double t, Ve
   }
 }
 
+// Recursive Newton-Euler Algorithm with v̇ = 0, per tree, about the tree root's origin in world
+// axes. Forward pass: body velocities V_i = V_p + S_i v_i and velocity-product accelerations
+// A_i = A_p + V_p ×ₘ (S_i v_i) (a revolute or prismatic subspace is fixed in the parent body). A
+// free joint's columns depend on the body origin x, which moves: with v = [ẋ, ω] constant the
+// velocity of the point at r0, ẋ + ω × (r0 − x), changes at ẋ × ω. Backward pass: net forces
+// F_i = I_i (A_i − [0; g]) + V_i ×f I_i V_i summed over subtrees; k2_i = −S_iᵀ F_i.
 void Multibody::BiasForces(const KinematicsCache& kin, const VecX& v, const Vec3& gravity,
                            VecX* k2) const {
   const Model& m = *model_;
-  const int nb = static_cast<int>(m.bodies.size());
   k2->setZero(m.nv);
-  // Per body (world frame): angular velocity, velocity-product angular acceleration, velocity and
-  // velocity-product acceleration of the body-frame origin (accelerations with v̇ = 0).
-  std::vector<Vec3> w(nb, Vec3::Zero()), alpha(nb, Vec3::Zero());
-  std::vector<Vec3> v_o(nb, Vec3::Zero()), a_o(nb, Vec3::Zero());
-  MatX Jc, Jw;
-  for (int t = 0; t < static_cast<int>(m.trees.size()); ++t) {
-    const Tree& tr = m.trees[t];
-    VecX k2_tree = VecX::Zero(tr.nv);
-    for (int b : tr.bodies) {
-      const Body& body = m.bodies[b];
-      const Joint& jt = m.joints[body.joint];
-      const Vec3& x = kin.X_WB[b].p;  // origin of b
-      if (jt.type == JointType::kFree) {
-        v_o[b] = v.segment<3>(jt.v_start);
-        w[b] = v.segment<3>(jt.v_start + 3);
-        alpha[b].setZero();
-        a_o[b].setZero();
-      } else {
-        // Parent motion (zero for the world and for bodies without dofs).
-        const int P = jt.parent;
-        const bool moving = P >= 0 && m.bodies[P].tree >= 0;
-        const Vec3 w_P = moving ? w[P] : Vec3::Zero();
-        const Vec3 alpha_P = moving ? alpha[P] : Vec3::Zero();
-        const Vec3 r = moving ? Vec3(x - kin.X_WB[P].p) : Vec3::Zero();
-        // Velocity and acceleration of the point of P coincident with x.
-        const Vec3 v_Px = moving ? Vec3(v_o[P] + w_P.cross(r)) : Vec3::Zero();
-        const Vec3 a_Px =
-            moving ? Vec3(a_o[P] + alpha_P.cross(r) + w_P.cross(w_P.cross(r))) : Vec3::Zero();
-        Vec3 w_rel = Vec3::Zero(), v_rel = Vec3::Zero(), a_rel = Vec3::Zero();
-        if (jt.type == JointType::kRevolute) {
-          const int d = jt.v_start;
-          w_rel = kin.dof_angular[d] * v[d];
-          const Vec3 rx = x - kin.dof_origin[d];
-          v_rel = w_rel.cross(rx);
-          a_rel = w_rel.cross(v_rel);  // centripetal acceleration of the relative rotation
-        } else if (jt.type == JointType::kPrismatic) {
-          const int d = jt.v_start;
-          v_rel = kin.dof_linear[d] * v[d];
-        }
-        w[b] = w_P + w_rel;
-        alpha[b] = alpha_P + w_P.cross(w_rel);
-        v_o[b] = v_Px + v_rel;
-        a_o[b] = a_Px + a_rel + 2.0 * w_P.cross(v_rel);
+  TreeWorkspace& ws = Workspace();
+  for (const Tree& tr : m.trees) {
+    const Vec3 r0 = kin.X_WB[tr.root_body].p;
+    ws.Prepare(m, tr, kin, r0);
+    const int n = static_cast<int>(tr.bodies.size());
+    for (int i = 0; i < n; ++i) {
+      const int b = tr.bodies[i];
+      const Joint& jt = m.joints[m.bodies[b].joint];
+      const int P = ws.parent[i];
+      SpatialMotion vj;  // joint velocity S_i v_i
+      for (int a = 0; a < ws.ndof[i]; ++a) {
+        vj += ws.S[ws.dof0[i] + a] * v[tr.v_start + ws.dof0[i] + a];
       }
-      // Velocity-product acceleration of the COM and the resulting generalized forces.
-      const Vec3 rc = kin.com_W[b] - x;
-      const Vec3 a_com = a_o[b] + alpha[b].cross(rc) + w[b].cross(w[b].cross(rc));
-      const Mat3 R = kin.X_WB[b].R();
-      const Mat3 I_W = R * body.inertia * R.transpose();
-      const Vec3 force = body.mass * (gravity - a_com);
-      const Vec3 torque = -(I_W * alpha[b]) - w[b].cross(I_W * w[b]);
-      PointJacobian(kin, b, kin.com_W[b], &Jc);
-      AngularJacobian(kin, b, &Jw);
-      k2_tree.noalias() += Jc.transpose() * force;
-      k2_tree.noalias() += Jw.transpose() * torque;
+      if (P >= 0) {
+        ws.V[i] = ws.V[P] + vj;
+        ws.A[i] = ws.A[P] + CrossMotion(ws.V[P], vj);
+      } else {
+        // Tree root: the parent (world, a static body or a welded chain) does not move.
+        ws.V[i] = vj;
+        ws.A[i] = SpatialMotion();
+        if (jt.type == JointType::kFree) {
+          ws.A[i].v = v.segment<3>(jt.v_start).cross(v.segment<3>(jt.v_start + 3));
+        }
+      }
+      const SpatialInertia I = BodySpatialInertia(m, kin, b, r0);
+      // Gravity is the uniform acceleration field [0; g], so it enters as A_i − [0; g].
+      ws.F[i] =
+          I * SpatialMotion{ws.A[i].w, ws.A[i].v - gravity} + CrossForce(ws.V[i], I * ws.V[i]);
     }
-    k2->segment(tr.v_start, tr.nv) = k2_tree;
+    for (int i = n - 1; i >= 0; --i) {
+      for (int a = 0; a < ws.ndof[i]; ++a) {
+        const int d = ws.dof0[i] + a;
+        (*k2)[tr.v_start + d] = -Dot(ws.S[d], ws.F[i]);
+      }
+      if (ws.parent[i] >= 0) ws.F[ws.parent[i]] += ws.F[i];
+    }
   }
 }
 
@@ -368,4 +439,90 @@ double Multibody::PotentialEnergy(const KinematicsCache& kin, const VecX& q,
   return e;
 }
 
+namespace internal {
+
+void ReferenceMassMatrix(const Multibody& mb, const KinematicsCache& kin, int tree, MatX* M) {
+  const Model& m = mb.model();
+  const Tree& tr = m.trees[tree];
+  M->setZero(tr.nv, tr.nv);
+  MatX Jc, Jw;
+  for (int b : tr.bodies) {
+    const Body& body = m.bodies[b];
+    mb.PointJacobian(kin, b, kin.com_W[b], &Jc);
+    mb.AngularJacobian(kin, b, &Jw);
+    const Mat3 R = kin.X_WB[b].R();
+    const Mat3 I_W = R * body.inertia * R.transpose();
+    M->noalias() += body.mass * Jc.transpose() * Jc;
+    M->noalias() += Jw.transpose() * I_W * Jw;
+  }
+  // Remove round-off asymmetry so that M is exactly symmetric.
+  *M = 0.5 * (*M + M->transpose()).eval();
+}
+
+void ReferenceBiasForces(const Multibody& mb, const KinematicsCache& kin, const VecX& v,
+                         const Vec3& gravity, VecX* k2) {
+  const Model& m = mb.model();
+  const int nb = static_cast<int>(m.bodies.size());
+  k2->setZero(m.nv);
+  // Per body (world frame): angular velocity, velocity-product angular acceleration, velocity and
+  // velocity-product acceleration of the body-frame origin (accelerations with v̇ = 0).
+  std::vector<Vec3> w(nb, Vec3::Zero()), alpha(nb, Vec3::Zero());
+  std::vector<Vec3> v_o(nb, Vec3::Zero()), a_o(nb, Vec3::Zero());
+  MatX Jc, Jw;
+  for (int t = 0; t < static_cast<int>(m.trees.size()); ++t) {
+    const Tree& tr = m.trees[t];
+    VecX k2_tree = VecX::Zero(tr.nv);
+    for (int b : tr.bodies) {
+      const Body& body = m.bodies[b];
+      const Joint& jt = m.joints[body.joint];
+      const Vec3& x = kin.X_WB[b].p;  // origin of b
+      if (jt.type == JointType::kFree) {
+        v_o[b] = v.segment<3>(jt.v_start);
+        w[b] = v.segment<3>(jt.v_start + 3);
+        alpha[b].setZero();
+        a_o[b].setZero();
+      } else {
+        // Parent motion (zero for the world and for bodies without dofs).
+        const int P = jt.parent;
+        const bool moving = P >= 0 && m.bodies[P].tree >= 0;
+        const Vec3 w_P = moving ? w[P] : Vec3::Zero();
+        const Vec3 alpha_P = moving ? alpha[P] : Vec3::Zero();
+        const Vec3 r = moving ? Vec3(x - kin.X_WB[P].p) : Vec3::Zero();
+        // Velocity and acceleration of the point of P coincident with x.
+        const Vec3 v_Px = moving ? Vec3(v_o[P] + w_P.cross(r)) : Vec3::Zero();
+        const Vec3 a_Px =
+            moving ? Vec3(a_o[P] + alpha_P.cross(r) + w_P.cross(w_P.cross(r))) : Vec3::Zero();
+        Vec3 w_rel = Vec3::Zero(), v_rel = Vec3::Zero(), a_rel = Vec3::Zero();
+        if (jt.type == JointType::kRevolute) {
+          const int d = jt.v_start;
+          w_rel = kin.dof_angular[d] * v[d];
+          const Vec3 rx = x - kin.dof_origin[d];
+          v_rel = w_rel.cross(rx);
+          a_rel = w_rel.cross(v_rel);  // centripetal acceleration of the relative rotation
+        } else if (jt.type == JointType::kPrismatic) {
+          const int d = jt.v_start;
+          v_rel = kin.dof_linear[d] * v[d];
+        }
+        w[b] = w_P + w_rel;
+        alpha[b] = alpha_P + w_P.cross(w_rel);
+        v_o[b] = v_Px + v_rel;
+        a_o[b] = a_Px + a_rel + 2.0 * w_P.cross(v_rel);
+      }
+      // Velocity-product acceleration of the COM and the resulting generalized forces.
+      const Vec3 rc = kin.com_W[b] - x;
+      const Vec3 a_com = a_o[b] + alpha[b].cross(rc) + w[b].cross(w[b].cross(rc));
+      const Mat3 R = kin.X_WB[b].R();
+      const Mat3 I_W = R * body.inertia * R.transpose();
+      const Vec3 force = body.mass * (gravity - a_com);
+      const Vec3 torque = -(I_W * alpha[b]) - w[b].cross(I_W * w[b]);
+      mb.PointJacobian(kin, b, kin.com_W[b], &Jc);
+      mb.AngularJacobian(kin, b, &Jw);
+      k2_tree.noalias() += Jc.transpose() * force;
+      k2_tree.noalias() += Jw.transpose() * torque;
+    }
+    k2->segment(tr.v_start, tr.nv) = k2_tree;
+  }
+}
+
+}  // namespace internal
 }  // namespace contactlab

@@ -48,7 +48,7 @@ class Multibody {
   // Velocity of the material point of any body at p_W given v.
   Vec3 PointVelocity(const KinematicsCache& kin, const VecX& v, int body, const Vec3& p_W) const;
 
-  // Mass matrix block of one tree, nv_t x nv_t, SPD.
+  // Mass matrix block of one tree, nv_t x nv_t, SPD (composite rigid body algorithm).
   void MassMatrix(const KinematicsCache& kin, int tree, MatX* M) const;
 
   // k1(q, v, t): springs, dampers, PD actuators (effort-limited), size nv.
@@ -56,7 +56,7 @@ class Multibody {
   // Diagonal stiffness K = −∂k1/∂q and damping D = −∂k1/∂v (size nv; zero for free joints and
   // for actuators saturated at their effort limit).
   void SpringDamperDiagonals(const VecX& q, const VecX& v, double t, VecX* K, VecX* D) const;
-  // k2(q, v) = gravity − C(q, v) v, size nv.
+  // k2(q, v) = gravity − C(q, v) v, size nv (recursive Newton-Euler, O(n) per tree).
   void BiasForces(const KinematicsCache& kin, const VecX& v, const Vec3& gravity, VecX* k2) const;
 
   // q̇ = N(q) v.

@@ -1,13 +1,20 @@
 // Tests of the rigid multibody layer: kinematics, Jacobians, mass matrix, bias forces, springs and
-// actuators, integration of positions and prescribed motion.
+// actuators, integration of positions and prescribed motion. The recursive mass matrix (CRBA) and
+// bias forces (RNEA) are also compared with the Jacobian-based references.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
+#include <string>
+#include <vector>
 
+#include "app/scene.h"
 #include "engine/multibody.h"
+#include "engine/multibody_reference.h"
 
 namespace contactlab {
 namespace {
@@ -732,6 +739,162 @@ TEST(MultibodyTest, PotentialEnergyIncludesSprings) {
   // −m gᵀ x + ½ k (q − q_ref)² with x = (0.35, 0, 0): a handful of flops, round-off only.
   const double expected = -2.0 * (-1.0 * 0.35) + 0.5 * 40.0 * 0.25 * 0.25;
   EXPECT_NEAR(mb.PotentialEnergy(kin, q, g), expected, 1e-13);
+}
+
+// Free base carrying two branches (a two-link arm and a single slider), the whole system far from
+// the world origin: exercises composite inertias that merge at a branching body, and spatial
+// quantities of bodies whose coordinates are large compared with their sizes.
+Model BranchedFloatingModel(std::mt19937* rng) {
+  Model m;
+  const int base =
+      AddBody(&m, "base", 5.0, Vec3(0.03, -0.02, 0.01), AsymmetricInertia(rng, 0.1, 0.15, 0.2));
+  const int upper =
+      AddBody(&m, "upper", 1.5, Vec3(0.0, 0.02, -0.2), AsymmetricInertia(rng, 0.02, 0.025, 0.006));
+  const int lower =
+      AddBody(&m, "lower", 0.9, Vec3(0.01, 0.0, -0.18), AsymmetricInertia(rng, 0.01, 0.012, 0.003));
+  const int slider = AddBody(&m, "slider", 0.4, Vec3(0.02, 0.01, 0.0),
+                             AsymmetricInertia(rng, 0.001, 0.002, 0.0025));
+  m.bodies[base].pose0 = Pose{Vec3(40.0, -25.0, 12.0), RandomQuat(rng)};
+  AddJoint(&m, "free", JointType::kFree, -1, base, Pose(), Pose(), Vec3::UnitZ());
+  AddJoint(&m, "shoulder", JointType::kRevolute, base, upper,
+           Pose{Vec3(0.15, 0.05, 0), RandomQuat(rng)}, Pose{Vec3(0, 0, 0.05), RandomQuat(rng)},
+           Vec3(0.2, 1.0, -0.3));
+  AddJoint(&m, "elbow", JointType::kRevolute, upper, lower, Pose{Vec3(0, 0, -0.4), RandomQuat(rng)},
+           Pose{Vec3(0.01, 0, 0.04), Quat::Identity()}, Vec3(1.0, 0.1, 0.0));
+  AddJoint(&m, "rail", JointType::kPrismatic, base, slider,
+           Pose{Vec3(-0.1, 0, 0.1), RandomQuat(rng)}, Pose{Vec3(0, 0.02, 0), RandomQuat(rng)},
+           Vec3(0.3, -0.2, 1.0));
+  m.Finalize();
+  return m;
+}
+
+// Serial chain of n revolute links with alternating, tilted axes hanging from the world.
+Model LongChainModel(int n, std::mt19937* rng) {
+  Model m;
+  int parent = -1;
+  for (int i = 0; i < n; ++i) {
+    const int b = AddBody(&m, "l" + std::to_string(i), 0.5 + 0.05 * i, Vec3(0.01, 0.0, -0.1),
+                          AsymmetricInertia(rng, 0.002, 0.003, 0.004));
+    const Pose X_PJ = parent < 0 ? Pose{Vec3(0, 0, 3), Quat::Identity()}
+                                 : Pose{Vec3(0, 0.01, -0.2), RandomQuat(rng)};
+    AddJoint(&m, "j" + std::to_string(i), JointType::kRevolute, parent, b, X_PJ, Pose(),
+             i % 2 ? Vec3(1.0, 0.1, 0.0) : Vec3(0.0, 1.0, 0.2));
+    parent = b;
+  }
+  m.Finalize();
+  return m;
+}
+
+// Compares MassMatrix and BiasForces with the Jacobian-based references on `trials` random
+// configurations and velocities (with gravity, so both the gravity and the velocity-product
+// parts of k2 are checked).
+void CheckAgainstReference(const Model& m, std::mt19937* rng, int trials, double v_scale) {
+  const Multibody mb(&m);
+  const Vec3 g(0.4, -0.7, -9.81);
+  for (int trial = 0; trial < trials; ++trial) {
+    const VecX q = RandomConfiguration(m, mb, rng);
+    const VecX v = RandomVelocity(m, rng, v_scale);
+    KinematicsCache kin;
+    mb.UpdateKinematics(q, 0.0, &kin);
+    double max_mass_entry = 0;  // largest |M_ij| over all trees
+    for (int t = 0; t < static_cast<int>(m.trees.size()); ++t) {
+      MatX M, M_ref;
+      mb.MassMatrix(kin, t, &M);
+      internal::ReferenceMassMatrix(mb, kin, t, &M_ref);
+      ASSERT_EQ(M.rows(), M_ref.rows());
+      ASSERT_EQ(M.cols(), M_ref.cols());
+      // Both are sums of a few products of O(1)-conditioned terms per entry (the spatial
+      // quantities are taken about the tree's root, so positions far from the origin do not
+      // cancel): the two orders of summation differ by round-off, ~1e-15 of the largest entry.
+      // A wrong subspace or a missing parallel-axis term would be O(1) relative.
+      EXPECT_LE((M - M_ref).cwiseAbs().maxCoeff(), 1e-12 * M_ref.cwiseAbs().maxCoeff())
+          << "tree " << t << "\nM =\n"
+          << M << "\nreference =\n"
+          << M_ref;
+      EXPECT_EQ(M, M.transpose());  // CRBA mirrors each entry it computes
+      max_mass_entry = std::max(max_mass_entry, M_ref.cwiseAbs().maxCoeff());
+    }
+    if (m.nv == 0) continue;  // nothing moves: no bias forces to compare
+    VecX k2, k2_ref;
+    mb.BiasForces(kin, v, g, &k2);
+    internal::ReferenceBiasForces(mb, kin, v, g, &k2_ref);
+    ASSERT_EQ(k2.size(), k2_ref.size());
+    // RNEA accumulates forces over subtrees and the reference projects per-body forces through
+    // Jacobians; both sum the same products of masses, lever arms, gravity and velocities, so
+    // they differ by round-off, a few ulps of the largest term (~1e-15 relative here). A missing
+    // Coriolis, centripetal or gyroscopic term would be O(1) relative, so 1e-10 leaves a wide
+    // margin without hiding errors. An entry can be small by cancellation (ω × I ω of a body
+    // with isotropic inertia vanishes), so the scale is at least the size of the products being
+    // summed, |M| (|g| + |v|²).
+    const double v_max = v.cwiseAbs().maxCoeff();
+    const double scale =
+        std::max(k2_ref.cwiseAbs().maxCoeff(), max_mass_entry * (g.norm() + v_max * v_max));
+    EXPECT_LE((k2 - k2_ref).cwiseAbs().maxCoeff(), 1e-10 * scale)
+        << "k2 = " << k2.transpose() << "\nreference = " << k2_ref.transpose();
+    // The velocity-product part alone (no gravity), which is smaller than the gravity part; same
+    // round-off argument with products of size |M| |v|².
+    mb.BiasForces(kin, v, Vec3::Zero(), &k2);
+    internal::ReferenceBiasForces(mb, kin, v, Vec3::Zero(), &k2_ref);
+    const double scale_v = std::max(k2_ref.cwiseAbs().maxCoeff(), max_mass_entry * v_max * v_max);
+    EXPECT_LE((k2 - k2_ref).cwiseAbs().maxCoeff(), 1e-10 * scale_v)
+        << "k2 = " << k2.transpose() << "\nreference = " << k2_ref.transpose();
+  }
+}
+
+TEST(MultibodyTest, CrbaAndRneaMatchReferenceOnChain) {
+  std::mt19937 rng(21);
+  CheckAgainstReference(ChainModel(&rng), &rng, 20, 3.0);
+}
+
+TEST(MultibodyTest, CrbaAndRneaMatchReferenceOnFloatingBaseWithChildren) {
+  std::mt19937 rng(22);
+  CheckAgainstReference(FloatingChainModel(&rng), &rng, 20, 3.0);
+  CheckAgainstReference(BranchedFloatingModel(&rng), &rng, 20, 3.0);
+}
+
+TEST(MultibodyTest, CrbaAndRneaMatchReferenceOnFreeBodyStaticBaseAndLongChain) {
+  std::mt19937 rng(23);
+  CheckAgainstReference(FreeBodyModel(&rng), &rng, 20, 3.0);
+  CheckAgainstReference(ArmOnStaticBaseModel(&rng), &rng, 20, 3.0);
+  CheckAgainstReference(LongChainModel(20, &rng), &rng, 5, 2.0);
+}
+
+// Several independent trees in one model: each block and each segment of k2 is checked.
+TEST(MultibodyTest, CrbaAndRneaMatchReferenceWithSeveralTrees) {
+  std::mt19937 rng(24);
+  Model m = FloatingChainModel(&rng);
+  const Model chain = ChainModel(&rng);
+  const int offset_b = static_cast<int>(m.bodies.size());
+  const int offset_j = static_cast<int>(m.joints.size());
+  for (Body b : chain.bodies) {
+    b.joint += offset_j;  // every chain body has an inbound joint
+    m.bodies.push_back(b);
+  }
+  for (Joint j : chain.joints) {
+    j.parent = j.parent < 0 ? -1 : j.parent + offset_b;
+    j.child += offset_b;
+    m.joints.push_back(j);
+  }
+  m.Finalize();
+  ASSERT_EQ(m.trees.size(), 2u);
+  CheckAgainstReference(m, &rng, 10, 3.0);
+}
+
+// Every shipped scene's model (free bodies, grippers, pendulum chains, prescribed bodies).
+TEST(MultibodyTest, CrbaAndRneaMatchReferenceOnShippedScenes) {
+  std::vector<std::string> files;
+  const std::filesystem::path root = std::filesystem::path(CONTACTLAB_SOURCE_DIR) / "scenes";
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  std::mt19937 rng(25);
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
+    const Scene scene = LoadScene(f);
+    CheckAgainstReference(scene.model, &rng, 2, 2.0);
+  }
 }
 
 }  // namespace

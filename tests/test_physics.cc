@@ -281,3 +281,95 @@ TEST(Physics, DeterministicTrajectories) {
 
 }  // namespace
 }  // namespace contactlab
+
+namespace contactlab {
+namespace {
+
+using namespace contactlab::testing;  // NOLINT
+
+// A joint limit is a unilateral SAP constraint: a horizontal link falling about a hinge stops at
+// the upper limit and rests there, violating it only by the near-rigid stabilization offset.
+TEST(Physics, JointLimitStopsAFallingLink) {
+  Model m;
+  const double L = 0.5, mass = 2.0, upper = 0.3;
+  const int b = AddJointedBody(&m, "link", -1, JointType::kRevolute, Vec3::UnitY(), Pose{},
+                               Pose{}, mass, SphereInertia(mass, 0.05), Vec3(L, 0, 0));
+  Joint& j = m.joints[m.bodies[b].joint];
+  j.limited = true;
+  j.lower = -1.0;
+  j.upper = upper;
+  m.Finalize();
+  StepSettings s;
+  s.time_step = 1e-3;
+  s.sap.rel_tolerance = 1e-10;
+  Simulator sim(m, s);
+  double max_q = -1e9;
+  for (int i = 0; i < 2000; ++i) {
+    sim.Step();
+    max_q = std::max(max_q, sim.state().q(0));
+  }
+  // Rest violation: the limit row is near-rigid (β = 0.1), so at rest the angle exceeds the
+  // limit by β²/(4π²) w τ δt (w = 1/I_hinge, τ = gravity torque) — about 1e-9 rad here; the
+  // impact overshoot is one step of motion at the impact speed, < 3e-3 rad.
+  EXPECT_NEAR(sim.state().q(0), upper, 1e-6);
+  EXPECT_LT(max_q, upper + 3e-3);
+  EXPECT_NEAR(sim.state().v(0), 0.0, 1e-6);
+}
+
+// A PD actuator on a vertical slide holds the load below its setpoint by m g / kp at rest.
+TEST(Physics, PdActuatorSteadyStateError) {
+  Model m;
+  const double mass = 1.5, kp = 2000, kd = 80, setpoint = 0.1;
+  const int b = AddJointedBody(&m, "carriage", -1, JointType::kPrismatic, Vec3::UnitZ(), Pose{},
+                               Pose{}, mass, SphereInertia(mass, 0.05));
+  Actuator& a = m.joints[m.bodies[b].joint].actuator;
+  a.enabled = true;
+  a.kp = kp;
+  a.kd = kd;
+  a.setpoint.value = setpoint;
+  m.Finalize();
+  StepSettings s;
+  s.time_step = 1e-3;
+  s.integrator = Integrator::kImplicitEuler;
+  Simulator sim(m, s);
+  for (int i = 0; i < 5000; ++i) sim.Step();
+  // Critically damped-ish (ζ = kd / (2√(kp m)) = 0.73) after 5 s: transients are e^-40 gone.
+  EXPECT_NEAR(sim.state().q(0), setpoint - mass * kG / kp, 1e-9);
+}
+
+// A box dropped at rest on a conveyor belt (a prescribed body with surface velocity u) is
+// accelerated by kinetic friction μ g until it moves with the belt at t1 = u / (μ g), then
+// rides along: x(T) = ½ μ g t1² + u (T − t1).
+TEST(Physics, ConveyorBeltCarriesABox) {
+  Model m;
+  const double mu = 0.5, u = 1.0;
+  const int mat = AddMaterial(&m, "belt", 1e12, 1e-3, mu);
+  Body belt;
+  belt.name = "belt";
+  belt.prescribed = true;
+  belt.motion.surface_velocity = Vec3(u, 0, 0);
+  m.bodies.push_back(belt);
+  Shape plane;
+  plane.type = ShapeType::kHalfSpace;
+  AddGeom(&m, 0, plane, mat);
+  const Vec3 half(0.05, 0.05, 0.05);
+  Pose p;
+  p.p = Vec3(0, 0, half.z());
+  const int b = AddFreeBody(&m, "box", 1.0, BoxInertia(1.0, half), p);
+  AddGeom(&m, b, BoxShape(half), mat);
+  m.Finalize();
+  StepSettings s;
+  s.time_step = 1e-3;
+  Simulator sim(m, s);
+  const double T = 0.6;
+  for (int i = 0; i < 600; ++i) sim.Step();
+  const double t1 = u / (mu * kG);
+  const double expected = 0.5 * mu * kG * t1 * t1 + u * (T - t1);
+  // Sliding phase integrated with δt = 1e-3 (0.5% of t1) and stiction slip σμgδt: 0.5% of the
+  // distance covers both.
+  EXPECT_NEAR(sim.state().q(0), expected, 5e-3 * expected);
+  EXPECT_NEAR(sim.state().v(0), u, 1e-3);
+}
+
+}  // namespace
+}  // namespace contactlab

@@ -1,0 +1,53 @@
+// Exports of the debugger: per-step statistics of a History, per-iteration statistics of one step
+// (CSV and JSON), and the frozen contact problem of one step as plain files that other tools
+// (NumPy/SciPy, MATLAB, Julia) load directly. The file layout is described in docs/debugging.md
+// and in the README.txt written next to the files.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "engine/history.h"
+#include "engine/sap_solver.h"
+#include "engine/simulator.h"
+
+namespace contactlab {
+
+// One row/object per held step, oldest first. Columns/keys:
+//   step, time (after the step) [s], contacts, iterations, status, momentum_error,
+//   complementarity_error, cost [J], solve_ms, step_ms, max_penetration [m], kinetic_energy [J],
+//   potential_energy [J], total_energy [J], mean_stiction_slip [m/s]
+// CSV: a header line, then one line per step; numbers with 17 significant digits.
+// JSON: an array of objects (NaN/inf written as null).
+void WriteHistoryCsv(const History& history, std::ostream& out);
+void WriteHistoryJson(const History& history, std::ostream& out);
+
+// One row/object per Newton iteration of the step (iteration 0 = the guess). Columns/keys:
+//   iteration, cost, momentum_residual, gradient_norm, alpha, line_search_evaluations,
+//   num_stiction, num_sliding, num_no_contact, condition_number (NaN/null unless requested)
+// JSON: {"step": ..., "status": ..., "iterations": [ {...}, ... ]}.
+void WriteIterationsCsv(const StepRecord& record, std::ostream& out);
+void WriteIterationsJson(const StepRecord& record, std::ostream& out);
+
+// Writes the step's contact problem, the solver's regularization and its solution to `dir`
+// (created if needed; existing files of the same names are overwritten):
+//   A.mtx, M.mtx (nv x nv), J.mtx (num_rows x nv): Matrix Market coordinate real general,
+//     1-based, entries != 0, values printed with %.17g (exact round trip);
+//   one number per line (%.17g): v_star.txt, v0.txt, guess.txt, solution_v.txt (nv);
+//     bias.txt, R.txt, v_hat.txt, gamma.txt, vc.txt (num_rows);
+//     mu.txt, phi0.txt, stiffness.txt, dissipation_time.txt, w.txt, beta.txt (per constraint);
+//   problem.json: sizes, trees, per-constraint kind/rows/trees, the solver parameters and the
+//     recorded solver status; README.txt: conventions and units.
+// `params` are the solver parameters the step was solved with (StepSettings::sap).
+// Throws std::runtime_error when a file cannot be written.
+void ExportStepProblem(const StepRecord& record, const SapParameters& params,
+                       const std::string& dir);
+
+// `contactlab export-step SCENE --step N --out DIR`: loads SCENE, runs it from its default state
+// through step N (StepRecord::step, 0 = the first step, i.e. N + 1 steps; the line with
+// "step": N + 1 in `contactlab run --stats`) and exports that step with ExportStepProblem.
+// Prints one line naming the directory to stdout and errors to stderr. Returns 0 on success,
+// 2 for a bad scene or a negative step, 1 when the files cannot be written.
+int ExportStepFromRun(const std::string& scene, int step, const std::string& dir);
+
+}  // namespace contactlab
