@@ -196,9 +196,14 @@ void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult*
       if (probes->Due(peer.time())) probes->Observe(peer.time(), pose_of);
     }
     if (peer.overflowed()) {
-      if (attempt >= 4) throw std::runtime_error("MuJoCo's contact buffers overflowed");
+      const int cap = MjcfMaxConstraintRows(peer.exported().nv);
+      if (attempt >= 4 || peer.exported().njmax >= cap) {
+        throw std::runtime_error("MuJoCo ran out of contacts / constraint rows (nconmax = " +
+                                 std::to_string(peer.exported().nconmax) + ", njmax = " +
+                                 std::to_string(peer.exported().njmax) + ")");
+      }
       export_options.nconmax = 2 * peer.exported().nconmax;
-      export_options.njmax = 2 * peer.exported().njmax;
+      export_options.njmax = std::min(2 * peer.exported().njmax, cap);
       continue;
     }
     r->peer_ms_per_step = Median(ms);

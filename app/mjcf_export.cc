@@ -209,7 +209,8 @@ class Exporter {
     out_.body_names[b] = body_name_[b];
     // Pose relative to the parent body frame with zero joint coordinates.
     const Pose X_PB =
-        j.type == JointType::kFree ? body.pose0 : j.parent_from_joint * j.child_from_joint.Inverse();
+        j.type == JointType::kFree ? body.pose0
+                                   : j.parent_from_joint * j.child_from_joint.Inverse();
     xml << indent << "<body name=\"" << Escape(body_name_[b]) << "\"" << PoseAttributes(X_PB)
         << ">\n";
     const std::string in2 = indent + "  ";
@@ -317,7 +318,8 @@ class Exporter {
         // PairMaterial takes geoms; emulate it with the material rules directly.
         Material pair = CombineMaterials(m.materials[a], m.materials[b]);
         for (const PairOverride& o : m.pair_overrides) {
-          if ((o.material_a == a && o.material_b == b) || (o.material_a == b && o.material_b == a)) {
+          if ((o.material_a == a && o.material_b == b) ||
+              (o.material_a == b && o.material_b == a)) {
             pair = o.values;
           }
         }
@@ -328,7 +330,9 @@ class Exporter {
     if (!any) return;
     std::vector<std::pair<int, int>> jointed;
     for (const Joint& j : m.joints) {
-      if (j.parent >= 0) jointed.emplace_back(std::min(j.parent, j.child), std::max(j.parent, j.child));
+      if (j.parent >= 0) {
+        jointed.emplace_back(std::min(j.parent, j.child), std::max(j.parent, j.child));
+      }
     }
     // (mj body a, mj body b) -> geom pairs.
     std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> by_bodies;
@@ -439,6 +443,13 @@ class Exporter {
     out_.nconmax = options_.nconmax > 0 ? options_.nconmax : 4 * colliding + 64;
     // Elliptic cones: 3 rows per contact (condim 3); limits one row each.
     out_.njmax = options_.njmax > 0 ? options_.njmax : 3 * out_.nconmax + limits + 64;
+    const int cap = MjcfMaxConstraintRows(out_.nv);
+    if (out_.njmax > cap) {
+      out_.njmax = cap;
+      out_.nconmax = std::min(out_.nconmax, (cap - limits) / 3);
+      out_.notes.push_back("MuJoCo's constraint rows capped at njmax = " + std::to_string(cap) +
+                           " (MuJoCo 2.2.2 cannot allocate mjData beyond 2 GB)");
+    }
   }
 
   const Scene& scene_;
@@ -453,6 +464,16 @@ class Exporter {
 }  // namespace
 
 std::string MjcfFriction(double mu) { return Num(mu) + " 0.005 0.0001"; }
+
+int MjcfMaxConstraintRows(int nv) {
+  // mjData of MuJoCo 2.2.2 holds, per constraint row, about 24 nv + 12 njmax + 150 bytes (J, Jᵀ
+  // and their column indices, the dense AR and its indices, and per-row scalars); the buffer is
+  // indexed with an int. Keep the rows' share below 1.75e9 bytes, 12 x² + (24 nv + 150) x =
+  // 1.75e9 (at nv = 6000, 7500 rows load and 9000 do not).
+  const double b = 24.0 * nv + 150;
+  const double x = (-b + std::sqrt(b * b + 4 * 12 * 1.75e9)) / (2 * 12);
+  return static_cast<int>(x);
+}
 
 MjcfExport ExportMjcf(const Scene& scene, const MjcfExportOptions& options) {
   return Exporter(scene, options).Run();

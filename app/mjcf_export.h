@@ -78,6 +78,9 @@ struct MjcfExport {
 // is not finalized.
 MjcfExport ExportMjcf(const Scene& scene, const MjcfExportOptions& options = {});
 
+// Largest njmax for which MuJoCo 2.2.2 can still allocate mjData for a model with nv dofs.
+int MjcfMaxConstraintRows(int nv);
+
 // The friction="..." triple written for a sliding coefficient μ.
 std::string MjcfFriction(double mu);
 

@@ -16,7 +16,8 @@ namespace contactlab {
 
 class MujocoPeer {
  public:
-  // Exports and loads the scene and sets MuJoCo's state to ContactLab's default state. Throws std::runtime_error with MuJoCo's message when the model does not load.
+  // Exports and loads the scene and sets MuJoCo's state to ContactLab's default state. Throws
+  // std::runtime_error with MuJoCo's message when the model does not load.
   explicit MujocoPeer(const Scene& scene, const MjcfExportOptions& options = {});
   ~MujocoPeer();
   MujocoPeer(const MujocoPeer&) = delete;

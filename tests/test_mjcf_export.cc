@@ -496,7 +496,9 @@ TEST(MjcfExport, ConvexMeshBecomesAMeshAsset) {
   ASSERT_NE(mesh, nullptr);
   const auto& hull = *s.model.geoms[0].shape.hull;
   EXPECT_EQ(mesh->Numbers("vertex").size(), 3 * hull.vertices.size());
-  const Element* geom = doc->First("mujoco")->First("worldbody")->Find("body", "rock")->First("geom");
+  const Element* body = doc->First("mujoco")->First("worldbody")->Find("body", "rock");
+  ASSERT_NE(body, nullptr);
+  const Element* geom = body->First("geom");
   EXPECT_EQ(geom->At("type"), "mesh");
   EXPECT_EQ(geom->At("mesh"), mesh->At("name"));
 }
