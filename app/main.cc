@@ -2,6 +2,9 @@
 //   contactlab run SCENE [--steps N | --duration T] [--set KEY=VALUE ...] [--stats FILE]
 //                        [--trajectory FILE]
 //   contactlab validate SCENE [--set KEY=VALUE ...]
+//   contactlab export-step SCENE --step N --out DIR
+//   contactlab view SCENE [--frames N] [--screenshot FILE.png] [--set KEY=VALUE ...]
+//                         [--width W] [--height H] [--msaa N] [--transparent] [--labels]
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
 // Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
 // codes for usage errors.
@@ -12,8 +15,13 @@
 #include <vector>
 
 #include "app/bench.h"
+#include "app/export.h"
+#include "app/reproduce.h"
 #include "app/runner.h"
 #include "app/scene.h"
+#ifdef CONTACTLAB_HAVE_VIEWER
+#include "app/viewer/viewer.h"
+#endif
 
 namespace {
 
@@ -59,8 +67,41 @@ int main(int argc, char** argv) {
   validate->add_option("scene", scene_path, "Scene file (YAML)")->required();
   validate->add_option("--set", overrides, "Override a scene value")->allow_extra_args(false);
 
+  int export_step = 0;
+  std::string export_dir;
+  CLI::App* export_cmd = app.add_subcommand(
+      "export-step", "Run a scene to step N and export that step's contact problem to DIR");
+  export_cmd->add_option("scene", scene_path, "Scene file (YAML)")->required();
+  export_cmd->add_option("--step", export_step, "Step index (0 = first step)")->required();
+  export_cmd->add_option("--out", export_dir, "Output directory")->required();
+  contactlab::AddReproduceCommand(app, &run_options);
+
+#ifdef CONTACTLAB_HAVE_VIEWER
+  contactlab::ViewerOptions view_options;
+  CLI::App* view = app.add_subcommand("view", "Open the interactive viewer on a scene");
+  view->add_option("scene", view_options.scene_path, "Scene file (YAML)")->required();
+  view->add_option("--frames", view_options.frames,
+                   "Scripted mode: run N frames with the overlays on, then exit");
+  view->add_option("--screenshot", view_options.screenshot_path,
+                   "Scripted mode: write a PNG after the last frame");
+  view->add_option("--set", view_options.overrides, "Override a scene value")
+      ->allow_extra_args(false);
+  view->add_option("--width", view_options.width, "Window width [px]");
+  view->add_option("--height", view_options.height, "Window height [px]");
+  view->add_option("--msaa", view_options.msaa_samples,
+                   "Samples per pixel (0 off; default: auto, off on software GL)");
+  view->add_flag("--transparent", view_options.transparent, "Start with transparent bodies");
+  view->add_flag("--labels", view_options.labels, "Start with contact labels");
+#endif
+
   contactlab::AddBenchCommand(app);  // `bench`: runs inside the parse (app/bench.h)
   CLI11_PARSE(app, argc, argv);
+
+#ifdef CONTACTLAB_HAVE_VIEWER
+  if (*view) return contactlab::RunViewer(view_options);
+#endif
+
+  if (*export_cmd) return contactlab::ExportStepFromRun(scene_path, export_step, export_dir);
 
   try {
     contactlab::Scene scene = contactlab::LoadScene(scene_path, overrides);

@@ -4,10 +4,13 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "engine/metrics.h"
 #include "engine/multibody.h"
 #include "engine/simulator.h"
 
@@ -26,6 +29,37 @@ void WritePoses(std::ostream& out, const Simulator& sim, const std::vector<int>&
   }
 }
 
+// Reads a trajectory CSV (`step,time,body,x,y,z,...`) into per-body position trajectories.
+std::map<std::string, Trajectory> ReadReference(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read reference trajectory '" + path + "'");
+  std::map<std::string, Trajectory> out;
+  std::string line;
+  std::getline(in, line);  // header
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    try {
+      if (cells.size() < 6) throw std::invalid_argument("short row");
+      VecX p(3);
+      p << std::stod(cells[3]), std::stod(cells[4]), std::stod(cells[5]);
+      Trajectory& tr = out[cells[2]];
+      const double t = std::stod(cells[1]);
+      if (!tr.t.empty() && t <= tr.t.back()) throw std::invalid_argument("time not increasing");
+      tr.Add(t, p);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("reference trajectory '" + path + "' line " +
+                               std::to_string(line_no) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RunSummary::ToJson() const {
@@ -42,6 +76,7 @@ std::string RunSummary::ToJson() const {
   j["final_potential_energy"] = final_potential_energy;
   j["final_energy"] = final_energy;
   j["max_penetration"] = max_penetration;
+  if (!std::isnan(position_error_rms)) j["position_error_rms"] = position_error_rms;
   return j.dump();
 }
 
@@ -76,6 +111,31 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     WritePoses(trajectory, sim, moving, 0, sim.state());
   }
 
+  // Reference positions for e_q, matched to the moving bodies by name.
+  std::vector<std::pair<int, Trajectory>> reference;
+  if (!options.reference_path.empty()) {
+    std::map<std::string, Trajectory> ref = ReadReference(options.reference_path);
+    for (int b : moving) {
+      auto it = ref.find(sim.model().bodies[b].name);
+      if (it != ref.end()) reference.emplace_back(b, std::move(it->second));
+    }
+    if (reference.empty()) {
+      throw std::runtime_error("reference trajectory '" + options.reference_path +
+                               "' has none of the scene's moving bodies");
+    }
+  }
+  auto position_error_sq = [&](const State& st) {
+    KinematicsCache kin;
+    sim.multibody().UpdateKinematics(st.q, st.time, &kin);
+    double sum = 0;
+    for (const auto& [b, tr] : reference) {
+      sum += (kin.X_WB[b].p - InterpolateTrajectory(tr, st.time).head<3>()).squaredNorm();
+    }
+    return sum / reference.size();
+  };
+  double eq_integral = 0, eq_prev = reference.empty() ? 0.0 : position_error_sq(sim.state());
+  const double t_start = sim.state().time;
+
   RunSummary summary;
   summary.scene = scene.path;
   double iterations_sum = 0, solve_ms_sum = 0, step_ms_sum = 0;
@@ -91,6 +151,12 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     summary.max_penetration = std::max(summary.max_penetration, m.max_penetration);
     summary.final_kinetic_energy = m.kinetic_energy;
     summary.final_potential_energy = m.potential_energy;
+    if (!reference.empty()) {
+      const double e2 = position_error_sq(rec.after);
+      eq_integral += 0.5 * (eq_prev + e2) * (rec.after.time - rec.before.time);
+      eq_prev = e2;
+      summary.position_error_rms = std::sqrt(eq_integral / (rec.after.time - t_start));
+    }
     if (stats.is_open()) {
       nlohmann::json j;
       j["step"] = n + 1;
@@ -108,6 +174,17 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["potential_energy"] = m.potential_energy;
       j["total_energy"] = m.kinetic_energy + m.potential_energy;
       j["mean_stiction_slip"] = m.mean_stiction_slip;
+      // Stiction slip bound of the SAP paper (eq. 31), v_s = σ μ δt ‖g‖, with the largest μ of
+      // the step's contacts (0 without contacts).
+      double mu_max = 0;
+      for (const ConstraintData& c : rec.problem.constraints) mu_max = std::max(mu_max, c.friction);
+      j["stiction_slip_bound"] =
+          sim.settings().sap.sigma * mu_max * rec.problem.time_step * sim.settings().gravity.norm();
+      j["ncp_residual"] = ComputeNcpResidual(rec.problem, rec.result).residual;
+      if (!reference.empty()) {
+        j["position_error"] = std::sqrt(eq_prev);
+        j["position_error_rms"] = summary.position_error_rms;
+      }
       stats << j.dump() << '\n';
     }
     if (trajectory.is_open()) WritePoses(trajectory, sim, moving, n + 1, rec.after);
@@ -118,6 +195,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
   summary.mean_solve_ms = solve_ms_sum / steps;
   summary.mean_step_ms = step_ms_sum / steps;
   summary.final_energy = summary.final_kinetic_energy + summary.final_potential_energy;
+
   if (stats.is_open() && !stats.flush()) {
     throw std::runtime_error("error writing stats file '" + options.stats_path + "'");
   }

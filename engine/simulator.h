@@ -93,6 +93,8 @@ class Simulator {
   const Multibody& multibody() const { return *multibody_; }
   const StepRecord& last_record() const { return record_; }
   int step_count() const { return step_count_; }
+  // Used when resuming from a recorded step of the timeline.
+  void set_step_count(int n) { step_count_ = n; }
 
   // Re-solves a recorded step's contact problem with other solver parameters (the problem's
   // constraint data is physical, so σ, β and tolerances take effect). Materials edited since

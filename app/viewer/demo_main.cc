@@ -1,0 +1,19 @@
+// Stand-alone viewer: contactlab_viewer_demo SCENE [--frames N] [--screenshot FILE] ...
+#include <cstdio>
+#include <string>
+
+#include "app/viewer/viewer.h"
+
+int main(int argc, char** argv) {
+  contactlab::ViewerOptions options;
+  std::string error;
+  if (!contactlab::ParseViewerArgs(argc, argv, &options, &error)) {
+    std::fprintf(stderr,
+                 "%s\nusage: %s SCENE [--frames N] [--screenshot FILE.png] "
+                 "[--width W] [--height H] [--msaa N] [--transparent] [--labels]\n"
+                 "       [--set KEY=VALUE]...\n",
+                 error.c_str(), argc > 0 ? argv[0] : "contactlab_viewer_demo");
+    return 2;
+  }
+  return contactlab::RunViewer(options);
+}

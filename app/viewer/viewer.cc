@@ -1,0 +1,627 @@
+#include "app/viewer/viewer.h"
+
+// epoxy must come before any other GL header; GLFW is told not to include one.
+#include <epoxy/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "app/scene.h"
+#include "engine/debug_draw.h"
+#include "engine/simulator.h"
+#include "render/camera.h"
+#include "render/gl_debug_draw.h"
+#include "render/renderer.h"
+#include "render/screenshot.h"
+#include "ui/panels.h"
+#include "ui/ui_data.h"
+
+namespace contactlab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+constexpr double kScriptedFrameSeconds = 1.0 / 60.0;  // simulated time per scripted frame
+constexpr double kPhysicsBudgetSeconds = 0.040;       // max stepping time per interactive frame
+constexpr float kLeftPanelWidth = 410.0f;             // [logical px]
+constexpr float kBottomPanelHeight = 230.0f;          // [logical px]
+constexpr const char* kFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
+void GlfwErrorCallback(int code, const char* description) {
+  std::fprintf(stderr, "GLFW error %d: %s\n", code, description);
+}
+
+void SetupStyle() {
+  ImGui::StyleColorsDark();
+  ImGuiStyle& s = ImGui::GetStyle();
+  s.WindowRounding = 0.0f;
+  s.FrameRounding = 3.0f;
+  s.GrabRounding = 3.0f;
+  s.WindowBorderSize = 0.0f;
+  s.FramePadding = ImVec2(6, 3);
+  s.ItemSpacing = ImVec2(7, 5);
+  s.WindowPadding = ImVec2(10, 8);
+  ImVec4* c = s.Colors;
+  c[ImGuiCol_WindowBg] = ImVec4(0.085f, 0.09f, 0.10f, 0.96f);
+  c[ImGuiCol_Header] = ImVec4(0.20f, 0.28f, 0.38f, 1.0f);
+  c[ImGuiCol_HeaderHovered] = ImVec4(0.26f, 0.36f, 0.50f, 1.0f);
+  c[ImGuiCol_TitleBgActive] = ImVec4(0.14f, 0.20f, 0.28f, 1.0f);
+}
+
+// Everything the viewer keeps between frames.
+class Viewer {
+ public:
+  Viewer(const ViewerOptions& options, Scene scene) : options_(options), scene_(std::move(scene)) {}
+  ~Viewer();
+
+  // Returns the process exit code.
+  int Run();
+
+ private:
+  bool CreateWindow();
+  void ResetCamera();
+  void HandleInput();
+  void PickContact(float x, float y);
+  void StepPhysics(double wall_dt);
+  bool DoStep();  // false (and paused, with step_error_ set) if the step threw
+  void BuildUi();
+  void RenderScene();
+  void DrawLabels();
+  void OnNewRecord();
+  void UpdateImpulseScale();
+
+  ViewerOptions options_;
+  Scene scene_;
+  std::unique_ptr<Simulator> sim_;
+  GLFWwindow* window_ = nullptr;
+  bool imgui_ready_ = false;
+  // GL objects: released in ~Viewer while the context still exists.
+  std::unique_ptr<SceneRenderer> renderer_;
+  std::unique_ptr<GlDebugDraw> glyphs_;
+  OrbitCamera camera_;
+  PlaybackState playback_;
+  OverlaySettings overlay_;
+  StepSettings edit_settings_;
+  std::string settings_error_;
+  std::string step_error_;
+  std::vector<ContactRow> rows_;
+  int selected_contact_ = -1;
+  bool has_record_ = false;
+  int msaa_samples_ = 0;       // samples per pixel of the window
+  std::string gl_renderer_;    // GL_RENDERER string
+  double typical_size_ = 0.1;  // median body size [m], sets glyph sizes
+  bool show_help_ = false;
+  bool scripted_ = false;
+  double accumulator_ = 0;
+  RateMeter rate_meter_{0.05};
+  // Drag state: which button started a drag in the viewport (-1 = none).
+  int drag_button_ = -1;
+  float drag_distance_ = 0;  // mouse travel since the button went down [px]
+  // Viewport rectangle in window coordinates (logical px, y down).
+  float vp_x_ = 0, vp_y_ = 0, vp_w_ = 1, vp_h_ = 1;
+};
+
+Viewer::~Viewer() {
+  renderer_.reset();
+  glyphs_.reset();
+  if (imgui_ready_) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+  if (window_) glfwDestroyWindow(window_);
+  glfwTerminate();
+}
+
+bool Viewer::CreateWindow() {
+  glfwSetErrorCallback(GlfwErrorCallback);
+  if (!glfwInit()) {
+    std::fprintf(stderr, "viewer: cannot initialize GLFW (is a display available?)\n");
+    return false;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  const std::string title =
+      "ContactLab - " + std::filesystem::path(options_.scene_path).filename().string();
+  auto open_window = [&](int samples) {
+    glfwWindowHint(GLFW_SAMPLES, samples);
+    window_ = glfwCreateWindow(options_.width, options_.height, title.c_str(), nullptr, nullptr);
+    if (window_) glfwMakeContextCurrent(window_);
+    return window_ != nullptr;
+  };
+  const bool auto_msaa = options_.msaa_samples < 0;
+  if (!open_window(auto_msaa ? 4 : options_.msaa_samples)) {
+    std::fprintf(stderr, "viewer: cannot create a %dx%d OpenGL 3.3 core window\n", options_.width,
+                 options_.height);
+    return false;
+  }
+  // Software rasterizers pay for every sample; without a GPU, auto means no multisampling.
+  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  const std::string renderer_name = renderer ? renderer : "";
+  if (auto_msaa && (renderer_name.find("llvmpipe") != std::string::npos ||
+                    renderer_name.find("softpipe") != std::string::npos)) {
+    glfwDestroyWindow(window_);
+    window_ = nullptr;
+    if (!open_window(0)) {
+      std::fprintf(stderr, "viewer: cannot create an OpenGL 3.3 core window\n");
+      return false;
+    }
+  }
+  glfwSwapInterval(scripted_ ? 0 : 1);
+  glGetIntegerv(GL_SAMPLES, &msaa_samples_);
+  gl_renderer_ = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // layouts are fixed; keep the working directory clean
+  if (std::filesystem::exists(kFontPath)) {
+    io.Fonts->AddFontFromFileTTF(kFontPath, 15.0f);
+  }
+  SetupStyle();
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  imgui_ready_ = true;
+
+  std::string error;
+  renderer_ = std::make_unique<SceneRenderer>();
+  glyphs_ = std::make_unique<GlDebugDraw>();
+  if (!renderer_->Init(&error) || !glyphs_->Init(&error)) {
+    std::fprintf(stderr, "viewer: %s\n", error.c_str());
+    return false;
+  }
+  glEnable(GL_MULTISAMPLE);
+  renderer_->SetModel(sim_->model());
+  return true;
+}
+
+void Viewer::ResetCamera() {
+  const CameraDef& c = scene_.camera;
+  camera_.Set(c.target, c.distance, c.azimuth, c.elevation);
+}
+
+void Viewer::OnNewRecord() {
+  has_record_ = true;
+  rows_ = BuildContactRows(sim_->model(), sim_->last_record());
+  if (selected_contact_ >= static_cast<int>(rows_.size())) selected_contact_ = -1;
+}
+
+void Viewer::UpdateImpulseScale() {
+  if (!has_record_) return;
+  // The longest impulse arrow is about one body size.
+  const double target = typical_size_;
+  const double largest = LargestImpulse(sim_->last_record());
+  double& scale = overlay_.contacts.impulse_scale;
+  if (overlay_.fit_requested) {
+    if (largest > 0) scale = target / largest;
+    overlay_.fit_requested = false;
+  } else if (overlay_.auto_scale) {
+    scale = AutoImpulseScale(scale, largest, target);
+  }
+}
+
+bool Viewer::DoStep() {
+  try {
+    sim_->Step();
+  } catch (const std::exception& e) {
+    step_error_ = e.what();
+    playback_.playing = false;
+    return false;
+  }
+  if (sim_->last_record().result.stats.status == SolverStatus::kNonFiniteInput) {
+    playback_.playing = false;  // nothing more to see: the state no longer advances
+  }
+  return true;
+}
+
+void Viewer::StepPhysics(double wall_dt) {
+  const double dt = sim_->settings().time_step;
+  int steps = 0;
+  if (scripted_) {
+    // Deterministic: 1/60 s of simulated time per frame, whatever the wall clock says.
+    steps = StepsForFrame(kScriptedFrameSeconds, 1.0, dt, 1 << 20, &accumulator_);
+  } else if (playback_.playing) {
+    const int max_steps = std::max(1, static_cast<int>(std::ceil(0.1 / dt)));
+    steps = StepsForFrame(wall_dt, playback_.rate, dt, max_steps, &accumulator_);
+  }
+  if (playback_.step_requested) {
+    steps = std::max(steps, 1);
+    playback_.step_requested = false;
+  }
+  const auto t0 = Clock::now();
+  const double sim_t0 = sim_->state().time;
+  int done = 0;
+  for (; done < steps; ++done) {
+    if (!DoStep()) break;
+    // Interactive frames keep a time budget; the real-time factor shows the shortfall.
+    if (!scripted_ && Seconds(Clock::now() - t0) > kPhysicsBudgetSeconds) {
+      accumulator_ = 0;
+      ++done;
+      break;
+    }
+  }
+  playback_.physics_ms = 1e3 * Seconds(Clock::now() - t0);
+  playback_.steps_last_frame = done;
+  if (done > 0) OnNewRecord();
+  if (playback_.playing || scripted_) rate_meter_.Add(sim_->state().time - sim_t0, wall_dt);
+}
+
+void Viewer::PickContact(float x, float y) {
+  if (!has_record_) return;
+  std::vector<std::pair<double, double>> screen;
+  for (const Contact& c : sim_->last_record().contacts) {
+    double px = 0, py = 0;
+    if (!camera_.Project(c.point, vp_w_, vp_h_, &px, &py)) px = py = -1e9;  // behind the eye
+    screen.emplace_back(vp_x_ + px, vp_y_ + py);
+  }
+  selected_contact_ = PickNearest(screen, x, y, 12.0);
+}
+
+void Viewer::HandleInput() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!io.WantCaptureKeyboard) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) playback_.playing = !playback_.playing;
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) {
+      playback_.playing = false;
+      playback_.step_requested = true;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false)) playback_.reset_requested = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_H, false)) show_help_ = !show_help_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_T, false)) {
+      overlay_.transparent_bodies = !overlay_.transparent_bodies;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) overlay_.fit_requested = true;
+  }
+  // Mouse: a drag belongs to the viewport only if it started there.
+  const ImVec2 m = io.MousePos;
+  const bool in_viewport =
+      m.x >= vp_x_ && m.y >= vp_y_ && m.x < vp_x_ + vp_w_ && m.y < vp_y_ + vp_h_;
+  if (drag_button_ < 0 && !io.WantCaptureMouse && in_viewport) {
+    for (int b = 0; b < 3; ++b) {
+      if (ImGui::IsMouseClicked(b)) {
+        drag_button_ = b;
+        drag_distance_ = 0;
+      }
+    }
+    if (io.MouseWheel != 0) camera_.Zoom(std::pow(0.88, io.MouseWheel));
+  }
+  if (drag_button_ >= 0) {
+    drag_distance_ += std::abs(io.MouseDelta.x) + std::abs(io.MouseDelta.y);
+    if (!ImGui::IsMouseDown(drag_button_)) {
+      // A left click that did not orbit selects the contact under the cursor (or none).
+      if (drag_button_ == 0 && drag_distance_ < 4.0f) PickContact(m.x, m.y);
+      drag_button_ = -1;
+    } else if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) {
+      const bool pan = drag_button_ != 0 || io.KeyShift;
+      if (pan) {
+        camera_.Pan(io.MouseDelta.x, io.MouseDelta.y, vp_h_);
+      } else {
+        camera_.Orbit(-0.008 * io.MouseDelta.x, 0.008 * io.MouseDelta.y);
+      }
+    }
+  }
+}
+
+void Viewer::BuildUi() {
+  ImGuiIO& io = ImGui::GetIO();
+  const float W = io.DisplaySize.x, H = io.DisplaySize.y;
+  const Simulator& sim = *sim_;
+
+  // Left column: playback, overlay, solver, parameters.
+  ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, H), ImGuiCond_Always);
+  ImGui::Begin("ContactLab", nullptr,
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoTitleBar);
+  ImGui::TextColored(ImVec4(0.55f, 0.78f, 1.0f, 1.0f), "ContactLab");
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", std::filesystem::path(options_.scene_path).filename().c_str());
+  if (!scene_.description.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", scene_.description.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::Separator();
+
+  playback_.sim_time = sim.state().time;
+  playback_.step = sim.step_count();
+  playback_.time_step = sim.settings().time_step;
+  playback_.real_time_factor = rate_meter_.value();
+  playback_.frame_ms = 1e3 * io.DeltaTime;
+  if (ImGui::CollapsingHeader("Playback", ImGuiTreeNodeFlags_DefaultOpen)) {
+    DrawPlaybackPanel(&playback_);
+  }
+  if (ImGui::CollapsingHeader("Contact overlay", ImGuiTreeNodeFlags_DefaultOpen)) {
+    DrawOverlayPanel(&overlay_);
+  }
+  if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (!step_error_.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "step failed: %s", step_error_.c_str());
+      ImGui::PopTextWrapPos();
+    }
+    if (has_record_) {
+      DrawSolverPanel(sim.last_record(), sim.settings().sap.rel_tolerance);
+    } else {
+      ImGui::TextDisabled("no step yet: press Space to play or Right to step");
+    }
+  }
+  if (ImGui::CollapsingHeader("Parameters")) {
+    if (DrawParameterPanel(&edit_settings_, &sim_->mutable_model().materials)) {
+      try {
+        sim_->set_settings(edit_settings_);
+        settings_error_.clear();
+      } catch (const std::exception& e) {
+        settings_error_ = e.what();
+      }
+    }
+    if (!settings_error_.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", settings_error_.c_str());
+      ImGui::PopTextWrapPos();
+    }
+  }
+  if (ImGui::CollapsingHeader("Help")) DrawHelpPanel();
+  ImGui::End();
+
+  // Bottom strip: contact inspector.
+  ImGui::SetNextWindowPos(ImVec2(kLeftPanelWidth, H - kBottomPanelHeight), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(W - kLeftPanelWidth, kBottomPanelHeight), ImGuiCond_Always);
+  ImGui::Begin("Contacts", nullptr,
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  DrawContactInspector(rows_, &selected_contact_);
+  ImGui::End();
+
+  if (show_help_) {
+    ImGui::SetNextWindowPos(ImVec2(kLeftPanelWidth + 0.5f * (W - kLeftPanelWidth), 0.4f * H),
+                            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    ImGui::Begin("Keyboard and mouse", &show_help_, ImGuiWindowFlags_AlwaysAutoResize);
+    DrawHelpPanel();
+    ImGui::End();
+  }
+
+  vp_x_ = kLeftPanelWidth;
+  vp_y_ = 0;
+  vp_w_ = std::max(1.0f, W - kLeftPanelWidth);
+  vp_h_ = std::max(1.0f, H - kBottomPanelHeight);
+}
+
+void Viewer::RenderScene() {
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  const ImGuiIO& io = ImGui::GetIO();
+  const float sx = io.DisplaySize.x > 0 ? fb_w / io.DisplaySize.x : 1.0f;
+  const float sy = io.DisplaySize.y > 0 ? fb_h / io.DisplaySize.y : 1.0f;
+  // GL viewport origin is the bottom-left corner.
+  const int x = static_cast<int>(std::lround(vp_x_ * sx));
+  const int w = static_cast<int>(std::lround(vp_w_ * sx));
+  const int h = static_cast<int>(std::lround(vp_h_ * sy));
+  const int y = fb_h - static_cast<int>(std::lround(vp_y_ * sy)) - h;
+
+  RenderOptions ro;
+  ro.transparent_bodies = overlay_.transparent_bodies;
+  ro.body_alpha = overlay_.body_alpha;
+  ro.show_grid = overlay_.show_grid;
+  ro.glyphs_on_top = overlay_.glyphs_on_top;
+  ro.grid_spacing = static_cast<float>(GridSpacingForDistance(scene_.camera.distance));
+
+  glViewport(0, 0, fb_w, fb_h);
+  glClearColor(0.05f, 0.05f, 0.06f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  renderer_->BeginFrame(x, y, w, h, camera_, ro);
+  KinematicsCache kin;
+  sim_->multibody().UpdateKinematics(sim_->state().q, sim_->state().time, &kin);
+  renderer_->DrawModel(sim_->model(), kin.X_WB, ro);
+
+  glyphs_->Clear();
+  glyphs_->set_arrow_radius(0.0022 * camera_.distance);
+  glyphs_->set_pixel_scale(sx);
+  if (has_record_) {
+    DrawContacts(sim_->last_record(), overlay_.contacts, glyphs_.get());
+    if (selected_contact_ >= 0 &&
+        selected_contact_ < static_cast<int>(sim_->last_record().contacts.size())) {
+      const Contact& c = sim_->last_record().contacts[selected_contact_];
+      glyphs_->Point(c.point, 2.2 * overlay_.contacts.point_size, Color{1, 1, 1, 1});
+      glyphs_->Line(c.point, c.point + 0.08 * camera_.distance * c.normal, Color{1, 1, 1, 1});
+      glyphs_->Text(c.point, "#" + std::to_string(selected_contact_), Color{1, 1, 1, 1});
+    }
+  }
+  glyphs_->Flush(renderer_->view(), renderer_->projection(), renderer_->eye(), ro.glyphs_on_top);
+  glViewport(0, 0, fb_w, fb_h);
+}
+
+void Viewer::DrawLabels() {
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  // Status line in the viewport's top-left corner.
+  {
+    char line[256];
+    const Simulator& sim = *sim_;
+    const int contacts = has_record_ ? static_cast<int>(sim.last_record().contacts.size()) : 0;
+    const int iterations = has_record_ ? sim.last_record().result.stats.iterations : 0;
+    std::snprintf(line, sizeof(line), "t = %.3f s   %d contacts   %d iterations   %s",
+                  sim.state().time, contacts, iterations,
+                  playback_.playing ? "playing" : "paused (Space to play)");
+    const ImVec2 pos(vp_x_ + 12.0f, vp_y_ + 10.0f);
+    dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 180), line);
+    dl->AddText(pos, IM_COL32(235, 238, 242, 255), line);
+  }
+  for (const GlDebugDraw::TextItem& t : glyphs_->texts()) {
+    double px = 0, py = 0;
+    if (!camera_.Project(t.p, vp_w_, vp_h_, &px, &py)) continue;
+    const ImVec2 pos(vp_x_ + static_cast<float>(px) + 7.0f, vp_y_ + static_cast<float>(py) - 7.0f);
+    dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 200), t.text.c_str());
+    dl->AddText(pos, ToImU32(t.color), t.text.c_str());
+  }
+}
+
+int Viewer::Run() {
+  scripted_ = options_.frames > 0;
+  try {
+    sim_ = std::make_unique<Simulator>(scene_.model, scene_.settings);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", options_.scene_path.c_str(), e.what());
+    return 2;
+  }
+  edit_settings_ = sim_->settings();
+  if (!CreateWindow()) return 1;
+  ResetCamera();
+  // Glyphs sized to the scene's bodies.
+  typical_size_ = TypicalGeometrySize(sim_->model());
+  overlay_.contacts.cone_height = 0.35 * typical_size_;
+  overlay_.contacts.normal_length = 0.6 * typical_size_;
+  playback_.playing = scripted_;
+  overlay_.transparent_bodies = options_.transparent;
+  overlay_.contacts.labels = options_.labels;
+
+  double physics_ms_sum = 0;
+  int frame = 0;
+  auto last = Clock::now();
+  const auto loop_start = last;
+  int exit_code = 0;
+  while (!glfwWindowShouldClose(window_)) {
+    const auto frame_start = Clock::now();
+    glfwPollEvents();
+    const double wall_dt = Seconds(frame_start - last);
+    last = frame_start;
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    if (!scripted_) HandleInput();
+    if (playback_.reset_requested) {
+      sim_->Reset();
+      step_error_.clear();
+      has_record_ = false;
+      rows_.clear();
+      selected_contact_ = -1;
+      accumulator_ = 0;
+      playback_.reset_requested = false;
+    }
+    StepPhysics(scripted_ ? kScriptedFrameSeconds : wall_dt);
+    UpdateImpulseScale();
+    BuildUi();
+    RenderScene();
+    DrawLabels();
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ++frame;
+    physics_ms_sum += playback_.physics_ms;
+    if (scripted_ && frame >= options_.frames) {
+      if (!options_.screenshot_path.empty()) {
+        int fb_w = 0, fb_h = 0;
+        glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+        std::string error;
+        if (!SaveScreenshot(options_.screenshot_path, fb_w, fb_h, &error)) {
+          std::fprintf(stderr, "viewer: %s\n", error.c_str());
+          exit_code = 1;
+        }
+      }
+      break;
+    }
+    glfwSwapBuffers(window_);
+  }
+  if (frame > 0) {
+    // Wall time per frame including buffer swaps (the GL work finishes there or in the read).
+    const double frame_ms = 1e3 * Seconds(Clock::now() - loop_start) / frame;
+    std::printf(
+        "viewer: %d frames, %.2f ms per frame (physics %.2f ms), %d steps, t = %.4f s "
+        "[%s, %d samples]\n",
+        frame, frame_ms, physics_ms_sum / frame, sim_->step_count(), sim_->state().time,
+        gl_renderer_.c_str(), msaa_samples_);
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int RunViewer(const ViewerOptions& options) {
+  Scene scene;
+  try {
+    scene = LoadScene(options.scene_path, options.overrides);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  Viewer viewer(options, std::move(scene));
+  return viewer.Run();
+}
+
+bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
+                     std::string* error) {
+  auto need_value = [&](int i) {
+    if (i + 1 >= argc) {
+      *error = std::string("missing value after ") + argv[i];
+      return false;
+    }
+    return true;
+  };
+  auto parse_int = [&](const char* s, int* out) {
+    try {
+      size_t used = 0;
+      const int v = std::stoi(s, &used);
+      if (used != std::string(s).size()) throw std::invalid_argument(s);
+      *out = v;
+      return true;
+    } catch (const std::exception&) {
+      *error = std::string("not an integer: ") + s;
+      return false;
+    }
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--frames" || a == "--width" || a == "--height" || a == "--msaa") {
+      if (!need_value(i)) return false;
+      int v = 0;
+      if (!parse_int(argv[++i], &v)) return false;
+      if (a == "--frames") options->frames = v;
+      if (a == "--width") options->width = v;
+      if (a == "--height") options->height = v;
+      if (a == "--msaa") options->msaa_samples = v;
+      if ((a == "--width" || a == "--height") && v <= 0) {
+        *error = a + " must be positive";
+        return false;
+      }
+    } else if (a == "--transparent") {
+      options->transparent = true;
+    } else if (a == "--labels") {
+      options->labels = true;
+    } else if (a == "--screenshot") {
+      if (!need_value(i)) return false;
+      options->screenshot_path = argv[++i];
+    } else if (a == "--set") {
+      if (!need_value(i)) return false;
+      options->overrides.push_back(argv[++i]);
+    } else if (!a.empty() && a[0] == '-') {
+      *error = "unknown option " + a;
+      return false;
+    } else if (options->scene_path.empty()) {
+      options->scene_path = a;
+    } else {
+      *error = "more than one scene given: " + a;
+      return false;
+    }
+  }
+  if (options->scene_path.empty()) {
+    *error = "no scene given";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace contactlab

@@ -1,0 +1,34 @@
+// The interactive viewer: a GLFW window with the scene, its contacts and the ImGui panels.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace contactlab {
+
+struct ViewerOptions {
+  std::string scene_path;
+  std::vector<std::string> overrides;  // `key=value` scene overrides (as `--set`)
+  // Scripted mode when > 0: run exactly this many frames (each advancing 1/60 s of simulated
+  // time) with the contact overlays on, write `screenshot_path` if set, and return.
+  int frames = -1;
+  std::string screenshot_path;
+  int width = 1600, height = 900;  // window size [px]
+  bool transparent = false;        // start with transparent bodies (contacts inside piles show)
+  bool labels = false;             // start with contact index labels
+  // Multisampling of the window: samples per pixel, 0 = off, < 0 = auto (4 on a GPU, off on a
+  // software rasterizer such as llvmpipe, where it costs about 3x the frame time).
+  int msaa_samples = -1;
+};
+
+// Opens the window and runs until it is closed (or the scripted frames are done). Returns 0 on
+// success, 2 when the scene cannot be loaded or simulated (the message is printed to stderr),
+// 1 when the window or GL context cannot be created or the screenshot cannot be written.
+int RunViewer(const ViewerOptions& options);
+
+// Parses `SCENE [--frames N] [--screenshot FILE] [--width W] [--height H] [--msaa N]
+// [--transparent] [--labels] [--set KEY=VALUE]...`
+// (argv[0] is the program). Returns false with a message in `error` on bad arguments.
+bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options, std::string* error);
+
+}  // namespace contactlab

@@ -1,0 +1,66 @@
+// Colours shared by the debug-draw glyphs, the renderer and the UI legend. Pure functions of
+// their inputs, no state: the same value always gives the same colour, so a legend drawn by the
+// UI matches the glyphs drawn by render/.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+
+namespace contactlab {
+
+// Linear RGBA in [0, 1].
+struct Color {
+  float r = 1, g = 1, b = 1, a = 1;
+};
+
+constexpr Color kStictionColor{0.16f, 0.82f, 0.26f, 1.0f};       // stiction: green
+constexpr Color kSlidingColor{1.00f, 0.55f, 0.05f, 1.0f};        // sliding: orange
+constexpr Color kInactiveColor{0.58f, 0.58f, 0.60f, 1.0f};       // within margin, no impulse: grey
+constexpr Color kNormalColor{0.25f, 0.60f, 1.00f, 1.0f};         // contact normal: light blue
+constexpr Color kNormalImpulseColor{0.95f, 0.20f, 0.85f, 1.0f};  // γ_n arrow: magenta
+constexpr Color kFrictionImpulseColor{1.00f, 0.92f, 0.10f, 1.0f};  // γ_t arrow: yellow
+
+inline Color WithAlpha(Color c, float alpha) {
+  c.a = alpha;
+  return c;
+}
+
+inline Color Lerp(const Color& a, const Color& b, float t) {
+  return Color{a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t,
+               a.a + (b.a - a.a) * t};
+}
+
+// Friction-cone saturation map on the fixed range [0, 1] (values outside are clamped, NaN maps
+// to 0): 0 = impulse on the cone axis (deep in stiction), 1 = impulse on the cone surface
+// (sliding). Blue -> cyan -> violet -> red: "warmth" r − b increases strictly along the map, and
+// none of its colours is close to the regime green, orange or grey. Control points are equally
+// spaced.
+constexpr std::array<Color, 5> kSaturationMapPoints{{
+    {0.05f, 0.25f, 0.95f, 1.0f},
+    {0.10f, 0.65f, 0.95f, 1.0f},
+    {0.55f, 0.45f, 0.95f, 1.0f},
+    {0.90f, 0.25f, 0.65f, 1.0f},
+    {0.95f, 0.08f, 0.12f, 1.0f},
+}};
+
+inline Color SaturationColor(double s) {
+  if (!(s > 0)) s = 0;  // also catches NaN
+  if (s > 1) s = 1;
+  const double x = s * (kSaturationMapPoints.size() - 1);
+  const std::size_t i =
+      std::min<std::size_t>(static_cast<std::size_t>(x), kSaturationMapPoints.size() - 2);
+  return Lerp(kSaturationMapPoints[i], kSaturationMapPoints[i + 1], static_cast<float>(x - i));
+}
+
+// Rec. 709 relative luminance of the RGB part.
+inline double Luminance(const Color& c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b; }
+
+// Euclidean distance in RGB (alpha ignored), for tests and pixel checks.
+inline double RgbDistance(const Color& a, const Color& b) {
+  const double dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
+  return std::sqrt(dr * dr + dg * dg + db * db);
+}
+
+}  // namespace contactlab

@@ -1,0 +1,71 @@
+// OpenGL implementation of the engine's DebugDraw sink. Primitives are batched on the CPU into
+// four streams (lines, points, opaque glyph triangles for arrows, translucent triangles for cone
+// surfaces) and drawn by Flush() after the scene, optionally on top of it.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "engine/debug_draw.h"
+#include "render/gl_util.h"
+
+namespace contactlab {
+
+class GlDebugDraw final : public DebugDraw {
+ public:
+  struct TextItem {
+    Vec3 p;
+    std::string text;
+    Color color;
+  };
+
+  GlDebugDraw();
+  ~GlDebugDraw() override;
+
+  // Compiles the programs; needs a current GL 3.3 core context. Returns false with `error`.
+  bool Init(std::string* error);
+
+  void Line(const Vec3& a, const Vec3& b, const Color& color) override;
+  void Point(const Vec3& p, double size, const Color& color) override;
+  void Arrow(const Vec3& from, const Vec3& to, const Color& color) override;
+  void Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
+            const Color& color) override;
+  void Text(const Vec3& p, const std::string& text, const Color& color) override;
+
+  // Shaft radius of arrows [m] (heads are wider); set from the view scale each frame.
+  void set_arrow_radius(double r) { arrow_radius_ = r; }
+  // Opacity of cone surfaces; cone outlines stay opaque.
+  void set_cone_alpha(float a) { cone_alpha_ = a; }
+  // Device pixels per logical pixel (point sizes are logical).
+  void set_pixel_scale(float s) { pixel_scale_ = s; }
+
+  // Draws everything batched since the last Clear(). With on_top the depth buffer is cleared
+  // first so glyphs show through bodies while still occluding each other.
+  void Flush(const Eigen::Matrix4f& view, const Eigen::Matrix4f& proj, const Vec3& eye,
+             bool on_top);
+  void Clear();
+
+  // Labels are drawn by the caller (the UI layer owns fonts).
+  const std::vector<TextItem>& texts() const { return texts_; }
+  int num_primitives() const { return num_primitives_; }
+
+ private:
+  void AddLineVertex(const Vec3& p, const Color& c);
+  void AddTriangle(std::vector<float>* out, const Vec3& a, const Vec3& b, const Vec3& c,
+                   const Vec3& na, const Vec3& nb, const Vec3& nc, const Color& color);
+
+  GLuint line_program_ = 0, point_program_ = 0, glyph_program_ = 0;
+  VertexBuffer line_buffer_, point_buffer_, solid_buffer_, cone_buffer_;
+  std::vector<float> lines_;   // x y z r g b a per vertex
+  std::vector<float> points_;  // x y z r g b a size
+  std::vector<float> solid_;   // x y z nx ny nz r g b a
+  std::vector<float> cones_;   // x y z nx ny nz r g b a
+  std::vector<TextItem> texts_;
+  double arrow_radius_ = 0.002;
+  float cone_alpha_ = 0.30f;
+  float pixel_scale_ = 1.0f;
+  int num_primitives_ = 0;
+};
+
+}  // namespace contactlab

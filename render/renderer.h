@@ -1,0 +1,70 @@
+// Draws a Model's geometry at given body poses with OpenGL 3.3 core: lit shaded meshes, grid
+// textured half-spaces, an optional floor grid and a gradient background. Debug glyphs are drawn
+// separately by GlDebugDraw.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/colormap.h"
+#include "engine/model.h"
+#include "render/camera.h"
+#include "render/gl_util.h"
+
+namespace contactlab {
+
+struct RenderOptions {
+  bool transparent_bodies = false;  // alpha-blend bodies so contacts inside a pile show
+  float body_alpha = 0.35f;         // opacity of bodies when transparent_bodies
+  bool show_grid = true;            // grid lines on half-spaces; a floor grid at z = 0 otherwise
+  bool glyphs_on_top = true;        // contact glyphs are not hidden by bodies
+  float grid_spacing = 0.1f;        // minor grid spacing [m]; major lines every 10
+  float fade_distances = 10.0f;     // planes fade out at this many camera distances from the target
+  Color background_top{0.36f, 0.40f, 0.47f, 1.0f};
+  Color background_bottom{0.10f, 0.11f, 0.13f, 1.0f};
+};
+
+// Minor grid spacing (a power of ten) suited to a camera distance [m].
+double GridSpacingForDistance(double distance);
+
+class SceneRenderer {
+ public:
+  SceneRenderer();
+  ~SceneRenderer();
+
+  // Compiles the programs; needs a current GL 3.3 core context. Returns false with `error`.
+  bool Init(std::string* error);
+  // Builds one GPU mesh per geometry of `model`.
+  void SetModel(const Model& model);
+
+  // Sets the viewport (GL convention: x, y of the bottom-left corner, framebuffer pixels) and
+  // the camera matrices, clears that rectangle and draws the background.
+  void BeginFrame(int x_px, int y_px, int width_px, int height_px, const OrbitCamera& camera,
+                  const RenderOptions& options);
+  // Draws every geometry of the model given the body poses (size model.bodies.size()).
+  void DrawModel(const Model& model, const std::vector<Pose>& X_WB, const RenderOptions& options);
+
+  const Eigen::Matrix4f& view() const { return view_; }
+  const Eigen::Matrix4f& projection() const { return proj_; }
+  const Vec3& eye() const { return eye_; }
+
+ private:
+  void DrawMesh(const VertexBuffer& mesh, const Pose& X_WG, const Color& color, bool grid);
+
+  GLuint mesh_program_ = 0, background_program_ = 0;
+  GLuint empty_vao_ = 0;
+  std::vector<std::unique_ptr<VertexBuffer>> meshes_;  // per geom (null if empty)
+  VertexBuffer floor_;
+  double plane_half_size_ = 25.0;
+  bool has_half_space_ = false;
+  float grid_spacing_ = 0.1f;
+  Eigen::Matrix4f view_ = Eigen::Matrix4f::Identity();
+  Eigen::Matrix4f proj_ = Eigen::Matrix4f::Identity();
+  Vec3 eye_ = Vec3::Zero();
+  Vec3 target_ = Vec3::Zero();
+  float fade_radius_ = 25.0f;  // [m]
+};
+
+}  // namespace contactlab

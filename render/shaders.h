@@ -1,0 +1,181 @@
+// GLSL 3.30 sources of the renderer's programs.
+#pragma once
+
+namespace contactlab {
+namespace shaders {
+
+// Shared lighting: a headlight at the eye (Blinn-Phong), a weak fixed key light from above and a
+// hemispherical ambient term, so faces turned to the camera still read as 3D.
+#define CONTACTLAB_GLSL_SHADE                                                      \
+  "vec3 Shade(vec3 albedo, vec3 n, vec3 v, float shininess, float specular) {\n"   \
+  "  float diffuse = max(dot(n, v), 0.0);\n"                                       \
+  "  vec3 h = v;  // headlight: light direction equals view direction\n"           \
+  "  float spec = pow(max(dot(n, h), 0.0), shininess);\n"                          \
+  "  float key = max(dot(n, normalize(vec3(0.35, 0.25, 1.0))), 0.0);\n"            \
+  "  float hemi = 0.5 + 0.5 * n.z;\n"                                              \
+  "  vec3 ambient = mix(vec3(0.13, 0.12, 0.12), vec3(0.24, 0.26, 0.30), hemi);\n"  \
+  "  return albedo * (ambient + 0.62 * diffuse + 0.22 * key) + vec3(specular * spec);\n" \
+  "}\n"
+
+// Bodies and half-spaces. u_grid = 1 draws grid lines on the local xy plane and fades the
+// surface out beyond u_fade_radius (half-spaces).
+constexpr const char* kMeshVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec3 a_normal;
+uniform mat4 u_model;
+uniform mat4 u_view;
+uniform mat4 u_proj;
+uniform mat3 u_normal_matrix;
+out vec3 v_world;
+out vec3 v_normal;
+out vec3 v_local;
+void main() {
+  vec4 w = u_model * vec4(a_pos, 1.0);
+  v_world = w.xyz;
+  v_normal = u_normal_matrix * a_normal;
+  v_local = a_pos;
+  gl_Position = u_proj * u_view * w;
+}
+)";
+
+constexpr const char* kMeshFragment = "#version 330 core\n" CONTACTLAB_GLSL_SHADE R"(
+in vec3 v_world;
+in vec3 v_normal;
+in vec3 v_local;
+uniform vec4 u_color;
+uniform vec3 u_eye;
+uniform int u_grid;
+uniform float u_grid_spacing;
+uniform vec3 u_fade_center;
+uniform float u_fade_radius;
+out vec4 frag_color;
+
+float GridLines(vec2 c, float width) {
+  vec2 w = fwidth(c);
+  vec2 g = abs(fract(c - 0.5) - 0.5) / max(w * width, vec2(1e-6));
+  float line = 1.0 - min(min(g.x, g.y), 1.0);
+  // Fade lines that get denser than a few pixels apart (distance, grazing angles).
+  return line * (1.0 - smoothstep(0.12, 0.45, max(w.x, w.y)));
+}
+
+void main() {
+  vec3 n = normalize(v_normal);
+  if (!gl_FrontFacing) n = -n;
+  vec3 v = normalize(u_eye - v_world);
+  vec3 albedo = u_color.rgb;
+  float alpha = u_color.a;
+  float spec = 0.28;
+  if (u_grid == 1) {
+    // Planes fade out with the distance from the view target (cheap horizon, no far aliasing).
+    float r = length(v_world - u_fade_center);
+    if (r > u_fade_radius) discard;
+    alpha *= 1.0 - smoothstep(0.4 * u_fade_radius, u_fade_radius, r);
+    vec2 c = v_local.xy / u_grid_spacing;
+    float minor = GridLines(c, 1.0);
+    float major = GridLines(c / 10.0, 2.0);
+    albedo = mix(albedo, albedo * 0.45, max(0.55 * minor, major));
+    spec = 0.0;
+  }
+  frag_color = vec4(Shade(albedo, n, v, 48.0, spec), alpha);
+}
+)";
+
+// Glyph triangles (arrows, cones) in world coordinates with per-vertex colour.
+constexpr const char* kGlyphVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec4 a_color;
+uniform mat4 u_view;
+uniform mat4 u_proj;
+out vec3 v_world;
+out vec3 v_normal;
+out vec4 v_color;
+void main() {
+  v_world = a_pos;
+  v_normal = a_normal;
+  v_color = a_color;
+  gl_Position = u_proj * u_view * vec4(a_pos, 1.0);
+}
+)";
+
+constexpr const char* kGlyphFragment = R"(#version 330 core
+in vec3 v_world;
+in vec3 v_normal;
+in vec4 v_color;
+uniform vec3 u_eye;
+out vec4 frag_color;
+void main() {
+  vec3 n = normalize(v_normal);
+  vec3 v = normalize(u_eye - v_world);
+  float d = abs(dot(n, v));
+  float spec = pow(d, 40.0);
+  frag_color = vec4(v_color.rgb * (0.55 + 0.45 * d) + vec3(0.18 * spec), v_color.a);
+}
+)";
+
+// Lines with per-vertex colour, unlit.
+constexpr const char* kLineVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec4 a_color;
+uniform mat4 u_view;
+uniform mat4 u_proj;
+out vec4 v_color;
+void main() {
+  v_color = a_color;
+  gl_Position = u_proj * u_view * vec4(a_pos, 1.0);
+}
+)";
+
+constexpr const char* kLineFragment = R"(#version 330 core
+in vec4 v_color;
+out vec4 frag_color;
+void main() { frag_color = v_color; }
+)";
+
+// Round screen-space points with a dark rim; the centre keeps the exact colour.
+constexpr const char* kPointVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec4 a_color;
+layout(location = 2) in float a_size;
+uniform mat4 u_view;
+uniform mat4 u_proj;
+uniform float u_pixel_scale;
+out vec4 v_color;
+void main() {
+  v_color = a_color;
+  gl_Position = u_proj * u_view * vec4(a_pos, 1.0);
+  gl_PointSize = a_size * u_pixel_scale;
+}
+)";
+
+constexpr const char* kPointFragment = R"(#version 330 core
+in vec4 v_color;
+out vec4 frag_color;
+void main() {
+  float r = length(gl_PointCoord - vec2(0.5)) * 2.0;
+  if (r > 1.0) discard;
+  vec3 rim = v_color.rgb * 0.25;
+  frag_color = vec4(r > 0.72 ? rim : v_color.rgb, v_color.a);
+}
+)";
+
+// Full-screen vertical gradient (no vertex attributes; gl_VertexID makes one big triangle).
+constexpr const char* kBackgroundVertex = R"(#version 330 core
+out float v_t;
+void main() {
+  vec2 p = vec2((gl_VertexID == 1) ? 3.0 : -1.0, (gl_VertexID == 2) ? 3.0 : -1.0);
+  v_t = 0.5 * (p.y + 1.0);
+  gl_Position = vec4(p, 0.999, 1.0);
+}
+)";
+
+constexpr const char* kBackgroundFragment = R"(#version 330 core
+in float v_t;
+uniform vec3 u_top;
+uniform vec3 u_bottom;
+out vec4 frag_color;
+void main() { frag_color = vec4(mix(u_bottom, u_top, clamp(v_t, 0.0, 1.0)), 1.0); }
+)";
+
+}  // namespace shaders
+}  // namespace contactlab

@@ -1,0 +1,228 @@
+// Tests of `contactlab reproduce`: the fast experiments (quick mode, seconds each) must agree with
+// the papers on the rows whose physics ContactLab models; the output files must be complete.
+// The full-length experiments are the Slow* tests, which carry the ctest label `slow`.
+//
+// Rows that the report marks as disagreeing (and explains) are not asserted here: a test must not
+// enshrine a disagreement, and asserting agreement there would fail for a known reason.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "app/plot_png.h"
+#include "app/reproduce.h"
+#include "app/runner.h"
+#include "app/scene.h"
+
+namespace contactlab {
+namespace {
+
+ReproduceOptions Quick() {
+  ReproduceOptions o;
+  o.quick = true;
+  return o;
+}
+
+const ResultRow& FindRow(const ExperimentResult& r, const std::string& metric) {
+  for (const ResultRow& row : r.rows)
+    if (row.metric == metric) return row;
+  ADD_FAILURE() << "no row '" << metric << "' in " << r.id;
+  static ResultRow none;
+  return none;
+}
+
+void ExpectAgrees(const ExperimentResult& r, const std::string& metric) {
+  const ResultRow& row = FindRow(r, metric);
+  EXPECT_EQ(row.agrees, Agreement::kAgrees)
+      << r.id << ": " << metric << ": paper " << row.paper_value << ", ContactLab " << row.value
+      << ", tolerance " << row.tolerance;
+}
+
+TEST(Reproduce, SpringCylinderEnergyAndOrder) {
+  const ExperimentResult r = RunReproduceExperiment("spring_cylinder", Quick());
+  ExpectAgrees(r, "μ=0 midpoint: energy band peak-to-peak [%]");
+  ExpectAgrees(r, "μ=0 symplectic Euler: energy band peak-to-peak [%]");
+  ExpectAgrees(r, "μ=0 implicit Euler: energy after 5 periods / initial");
+  ExpectAgrees(r, "midpoint, μ=0: order of e_q in δt");
+  ExpectAgrees(r, "midpoint, μ=1: order of e_q in δt");
+  ExpectAgrees(r, "symplectic_euler, μ=0: order of e_q in δt");
+  ExpectAgrees(r, "symplectic_euler, μ=1: order of e_q in δt");
+}
+
+TEST(Reproduce, BoxOnRampFollowsCoulomb) {
+  const ExperimentResult r = RunReproduceExperiment("box_on_ramp", Quick());
+  ASSERT_EQ(r.rows.size(), 4u);
+  for (const ResultRow& row : r.rows) ExpectAgrees(r, row.metric);
+}
+
+TEST(Reproduce, FallingSphereRollsAtFiveSevenths) {
+  const ExperimentResult r = RunReproduceExperiment("falling_sphere", Quick());
+  ExpectAgrees(r, "final speed / U0");
+}
+
+TEST(Reproduce, ConveyorBeltSticksAndSlips) {
+  const ExperimentResult r = RunReproduceExperiment("conveyor_belt", Quick());
+  ExpectAgrees(r, "fraction of steps in stiction (δt = 0.01)");
+  ExpectAgrees(r, "gliding height / ((δt+τ_d) μ ‖v_t‖) while sliding");
+}
+
+TEST(Reproduce, StiffPendulumIsStableAndDead) {
+  const ExperimentResult r = RunReproduceExperiment("stiff_pendulum", Quick());
+  ExpectAgrees(r, "stable at every h (no energy gain)");
+  ExpectAgrees(r, "rebound height after the impact / release height");
+}
+
+TEST(Reproduce, SphereStackStands) {
+  const ExperimentResult r = RunReproduceExperiment("sphere_stack", Quick());
+  ExpectAgrees(r, "stack stands (every N)");
+}
+
+TEST(Reproduce, ClutterQuick) {
+  const ExperimentResult r = RunReproduceExperiment("clutter", Quick());
+  ExpectAgrees(r, "with walls: max momentum error e_m over all steps");
+  ExpectAgrees(r, "no walls: max momentum error e_m over all steps");
+  ExpectAgrees(r, "with walls: mean Newton iterations per step, steady state");
+}
+
+TEST(Reproduce, SigmaSweepQuick) {
+  const ExperimentResult r = RunReproduceExperiment("sigma_sweep", Quick());
+  for (const ResultRow& row : r.rows)
+    if (row.metric.rfind("σ=", 0) == 0) ExpectAgrees(r, row.metric);  // slip below σμδtg
+  ExpectAgrees(r, "slope of log cond(H) against log σ");
+}
+
+TEST(Reproduce, UnknownExperimentThrows) {
+  EXPECT_THROW(RunReproduceExperiment("no_such_experiment", Quick()), std::invalid_argument);
+}
+
+TEST(Reproduce, WritesResultsReportAndPlots) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("contactlab_reproduce_test_" + std::to_string(::getpid()));
+  ReproduceOptions o = Quick();
+  o.out_dir = dir.string();
+  o.only = {"box_on_ramp", "cube_foundation"};
+  std::ostringstream log;
+  ASSERT_EQ(RunReproduce(o, log), 0) << log.str();
+  std::ifstream f(dir / "results.json");
+  ASSERT_TRUE(f.good());
+  const nlohmann::json doc = nlohmann::json::parse(f);
+  ASSERT_EQ(doc["rows"].size(), 5u);  // 4 ramp rows + 1 not-expressible row
+  for (const auto& row : doc["rows"]) {
+    for (const char* key : {"experiment", "metric", "paper_value", "contactlab_value", "tolerance",
+                            "agrees", "source"})
+      EXPECT_TRUE(row.contains(key)) << key;
+  }
+  EXPECT_TRUE(doc["rows"][4]["agrees"].is_null());  // cube on a foundation: not expressible
+  std::ifstream md(dir / "report.md");
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("box_on_ramp_distance.png"), std::string::npos);
+  EXPECT_NE(text.find("Not expressible"), std::string::npos);
+  std::ifstream png(dir / "box_on_ramp_distance.png", std::ios::binary);
+  char sig[8] = {};
+  png.read(sig, 8);
+  EXPECT_EQ(std::string(sig + 1, 3), "PNG");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PlotPng, DrawsSeriesInTheirColour) {
+  PlotOptions po("t", "x", "y");
+  po.width = 200;
+  po.height = 150;
+  PlotSeries s("line", {0, 1}, {0, 1}, 0xff0000);
+  const std::vector<std::uint8_t> img = RenderPlot(po, {s});
+  ASSERT_EQ(img.size(), 200u * 150u * 3u);
+  int red = 0;
+  for (size_t i = 0; i < img.size(); i += 3)
+    red += img[i] == 255 && img[i + 1] == 0 && img[i + 2] == 0;
+  EXPECT_GT(red, 100);  // a 2-pixel diagonal across a ~100 x 70 pixel frame
+  // On log axes, non-positive values are skipped rather than drawn.
+  po.log_y = true;
+  PlotSeries bad("bad", {0, 1}, {-1, 0}, 0x00ff00);
+  const std::vector<std::uint8_t> img2 = RenderPlot(po, {bad});
+  int green = 0;
+  for (size_t i = 0; i < img2.size(); i += 3)
+    green += img2[i] == 0 && img2[i + 1] == 255 && img2[i + 2] == 0;
+  EXPECT_LT(green, 60);  // only the legend swatch
+}
+
+// Full-length runs (label `slow`).
+ReproduceOptions Full() { return ReproduceOptions{}; }
+
+TEST(SlowReproduce, ClutterFull) {
+  const ExperimentResult r = RunReproduceExperiment("clutter", Full());
+  ExpectAgrees(r, "with walls: max momentum error e_m over all steps");
+  ExpectAgrees(r, "no walls: max momentum error e_m over all steps");
+  ExpectAgrees(r, "with walls: mean Newton iterations per step, steady state");
+}
+
+TEST(SlowReproduce, ClutterScalingFull) {
+  const ExperimentResult r = RunReproduceExperiment("clutter_scaling", Full());
+  ExpectAgrees(r, "max e_m over all sizes");
+}
+
+TEST(SlowReproduce, SigmaSweepFull) {
+  const ExperimentResult r = RunReproduceExperiment("sigma_sweep", Full());
+  for (const ResultRow& row : r.rows)
+    if (row.metric.rfind("σ=", 0) == 0) ExpectAgrees(r, row.metric);
+}
+
+TEST(SlowReproduce, ClutterStiffnessFull) {
+  const ExperimentResult r = RunReproduceExperiment("clutter_stiffness", Full());
+  ExpectAgrees(r, "no failed step for k ≤ 1e12");
+}
+
+TEST(SlowReproduce, SpringCylinderFull) {
+  const ExperimentResult r = RunReproduceExperiment("spring_cylinder", Full());
+  ExpectAgrees(r, "midpoint, μ=1: order of e_q in δt");
+  ExpectAgrees(r, "implicit_euler, μ=0: order of e_q in δt");
+}
+
+}  // namespace
+}  // namespace contactlab
+
+namespace contactlab {
+namespace {
+
+// `run --reference`: the position error against the run's own trajectory is zero, and against
+// a run at half the time step it is positive.
+TEST(RunReference, PositionErrorAgainstATrajectory) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("contactlab_reference_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string scene_path =
+      std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/paper/falling_sphere.yaml";
+  RunOptions o;
+  o.duration = 0.2;
+  o.trajectory_path = (dir / "ref.csv").string();
+  std::ostringstream log;
+  Scene fine = LoadScene(scene_path, {"time_step=0.001"});
+  const RunSummary s0 = RunHeadless(fine, o, log);
+  EXPECT_TRUE(std::isnan(s0.position_error_rms));
+
+  RunOptions same;
+  same.duration = 0.2;
+  same.reference_path = o.trajectory_path;
+  same.stats_path = (dir / "stats.jsonl").string();
+  Scene again = LoadScene(scene_path, {"time_step=0.001"});
+  EXPECT_LT(RunHeadless(again, same, log).position_error_rms, 1e-12);
+  std::ifstream stats(same.stats_path);
+  std::string first;
+  std::getline(stats, first);
+  EXPECT_NE(first.find("\"position_error\""), std::string::npos);
+
+  Scene coarse = LoadScene(scene_path, {"time_step=0.002"});
+  RunOptions other = same;
+  other.stats_path.clear();
+  const double e = RunHeadless(coarse, other, log).position_error_rms;
+  EXPECT_GT(e, 0);
+  EXPECT_LT(e, 0.01);  // same physics: the two runs differ by a discretization error (mm scale)
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace contactlab

@@ -1,0 +1,314 @@
+// The GUI's pure data preparation, without a window: log-axis ticks, plot layout, pacing, the
+// contact inspector rows, colour maps and the orbit camera.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/colormap.h"
+#include "render/camera.h"
+#include "ui/ui_data.h"
+
+namespace contactlab {
+namespace {
+
+TEST(LogAxis, RangeBracketsTheDataByDecades) {
+  const LogRange r = ComputeLogRange({3e-7, 0.02, 1.5e-3});
+  EXPECT_EQ(r.lo_exp, -7) << "3e-7 lies in [1e-7, 1e-6)";
+  EXPECT_EQ(r.hi_exp, -1) << "0.02 needs the decade up to 1e-1";
+  // Exact powers of ten stay on the range ends instead of widening it.
+  const LogRange exact = ComputeLogRange({1e-6, 1e-2});
+  EXPECT_EQ(exact.lo_exp, -6);
+  EXPECT_EQ(exact.hi_exp, -2);
+  // Zeros and negatives (a converged e_m can be exactly 0) count as the floor.
+  const LogRange with_zero = ComputeLogRange({0.0, 1e-3}, 1e-12);
+  EXPECT_EQ(with_zero.lo_exp, -12);
+  // A single value still spans one decade, so the axis is never degenerate.
+  const LogRange single = ComputeLogRange({5e-4});
+  EXPECT_EQ(single.hi_exp - single.lo_exp, 1);
+  // Non-finite values are ignored.
+  const LogRange nan = ComputeLogRange({std::nan(""), 2e-3, INFINITY});
+  EXPECT_EQ(nan.lo_exp, -3);
+  EXPECT_EQ(nan.hi_exp, -2);
+}
+
+TEST(LogAxis, TicksAtPowersOfTenWithMinorsForShortRanges) {
+  const std::vector<AxisTick> t = LogTicks(LogRange{-3, -1});
+  int majors = 0, minors = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (i > 0) {
+      EXPECT_LT(t[i - 1].value, t[i].value) << "ticks ordered by value";
+    }
+    EXPECT_GE(t[i].value, 1e-3 * (1 - 1e-12));
+    EXPECT_LE(t[i].value, 1e-1 * (1 + 1e-12));
+    if (t[i].major) {
+      ++majors;
+      EXPECT_FALSE(t[i].label.empty()) << "major ticks are labelled";
+    } else {
+      ++minors;
+      EXPECT_TRUE(t[i].label.empty());
+    }
+  }
+  EXPECT_EQ(majors, 3) << "1e-3, 1e-2, 1e-1";
+  EXPECT_EQ(minors, 16) << "2..9 in each of the two decades";
+  EXPECT_EQ(t.front().label, "1e-3");
+}
+
+TEST(LogAxis, LongRangesThinOutMajorsAndDropMinors) {
+  const std::vector<AxisTick> t = LogTicks(LogRange{-16, 0}, 6);
+  int majors = 0;
+  for (const AxisTick& tick : t) {
+    EXPECT_TRUE(tick.major) << "no minor ticks over 16 decades";
+    const double e = std::log10(tick.value);
+    EXPECT_NEAR(e, std::round(e), 1e-9) << "majors at powers of ten";
+    ++majors;
+  }
+  EXPECT_LE(majors, 6) << "at most max_major labels";
+  EXPECT_GE(majors, 3) << "still enough labels to read the axis";
+}
+
+TEST(LogAxis, LabelsReadAsPowersOfTen) {
+  EXPECT_EQ(PowerOfTenLabel(0), "1");
+  EXPECT_EQ(PowerOfTenLabel(1), "10");
+  EXPECT_EQ(PowerOfTenLabel(-6), "1e-6");
+  EXPECT_EQ(PowerOfTenLabel(3), "1e3");
+}
+
+TEST(PlotScaling, LogToPixelIsLinearInTheExponent) {
+  const LogRange r{-6, -2};
+  // Bottom (y = 200) is 1e-6, top (y = 0) is 1e-2: each decade is 50 px.
+  EXPECT_DOUBLE_EQ(LogToPixel(1e-6, r, 0, 200), 200);
+  EXPECT_DOUBLE_EQ(LogToPixel(1e-2, r, 0, 200), 0);
+  EXPECT_NEAR(LogToPixel(1e-4, r, 0, 200), 100, 1e-9);
+  EXPECT_NEAR(LogToPixel(1e-5, r, 0, 200), 150, 1e-9);
+  // Out of range values clamp to the plot edges; non-positive values go to the bottom.
+  EXPECT_DOUBLE_EQ(LogToPixel(1.0, r, 0, 200), 0);
+  EXPECT_DOUBLE_EQ(LogToPixel(1e-9, r, 0, 200), 200);
+  EXPECT_DOUBLE_EQ(LogToPixel(0.0, r, 0, 200), 200);
+}
+
+TEST(PlotScaling, LayoutSpreadsIterationsAndDecreasingValuesGoDown) {
+  const std::vector<double> em = {1e-1, 1e-3, 1e-5, std::nan(""), 1e-8};
+  const PlotRect rect{10, 20, 110, 220};
+  const LogPlotLayout l = LayoutLogPlot(em, rect);
+  ASSERT_EQ(l.points.size(), 4u) << "the NaN iteration is skipped";
+  EXPECT_EQ(l.indices, (std::vector<int>{0, 1, 2, 4}));
+  EXPECT_DOUBLE_EQ(l.points.front().first, 10) << "first iteration at the left edge";
+  EXPECT_DOUBLE_EQ(l.points.back().first, 110) << "last iteration at the right edge";
+  EXPECT_DOUBLE_EQ(l.points[1].first, 35) << "iteration 1 of 0..4 at a quarter";
+  for (size_t i = 1; i < l.points.size(); ++i) {
+    EXPECT_GT(l.points[i].second, l.points[i - 1].second) << "smaller e_m is lower (y down)";
+  }
+  for (const auto& p : l.points) {
+    EXPECT_GE(p.second, 20);
+    EXPECT_LE(p.second, 220);
+  }
+  // Single value: at the left edge, inside the rectangle.
+  const LogPlotLayout one = LayoutLogPlot({1e-4}, rect);
+  ASSERT_EQ(one.points.size(), 1u);
+  EXPECT_DOUBLE_EQ(one.points[0].first, 10);
+}
+
+TEST(Pacing, StepsFollowWallTimeTimesRate) {
+  double acc = 0;
+  // 1/60 s of wall time at real time with δt = 1/600 s: 10 steps.
+  EXPECT_EQ(StepsForFrame(1.0 / 60, 1.0, 1.0 / 600, 1000, &acc), 10);
+  EXPECT_NEAR(acc, 0.0, 1e-12);
+  // Slow motion 0.1x: one step per frame.
+  acc = 0;
+  EXPECT_EQ(StepsForFrame(1.0 / 60, 0.1, 1.0 / 600, 1000, &acc), 1);
+  // Fractions carry over: 0.4 steps per frame gives 2 steps over 5 frames.
+  acc = 0;
+  int total = 0;
+  for (int f = 0; f < 5; ++f) total += StepsForFrame(0.004, 1.0, 0.01, 1000, &acc);
+  EXPECT_EQ(total, 2);
+  // A long stall is capped and the backlog dropped.
+  acc = 0;
+  EXPECT_EQ(StepsForFrame(10.0, 1.0, 1e-3, 100, &acc), 100);
+  EXPECT_EQ(acc, 0.0);
+  EXPECT_EQ(StepsForFrame(1.0, 0.0, 1e-3, 100, &acc), 0) << "paused rate";
+}
+
+TEST(Pacing, RateMeterConvergesToTheRatio) {
+  RateMeter m(0.5);
+  m.Add(0.5, 1.0);
+  EXPECT_DOUBLE_EQ(m.value(), 0.5) << "first sample taken as is";
+  for (int i = 0; i < 60; ++i) m.Add(0.25, 1.0);
+  EXPECT_NEAR(m.value(), 0.25, 1e-9);
+}
+
+TEST(ContactRows, FieldsComeFromContactConstraintAndResult) {
+  Model model;
+  model.bodies.resize(2);
+  model.bodies[0].name = "box";
+  model.bodies[1].name = "ball";
+  StepRecord r;
+  Contact c;
+  c.body_a = -1;
+  c.body_b = 0;
+  c.phi = -2e-4;
+  c.friction = 0.5;
+  r.contacts.push_back(c);
+  c.body_a = 0;
+  c.body_b = 1;
+  r.contacts.push_back(c);  // second contact has no constraint
+  ConstraintData cd;
+  cd.first_row = 0;
+  cd.friction = 0.5;
+  cd.stiffness = 1e5;
+  cd.dissipation_time = 0.01;
+  cd.phi0 = -2e-4;
+  cd.source = 0;
+  r.problem.constraints.push_back(cd);
+  r.result.gamma = Vec3(0.3, 0.4, 2.0);
+  r.result.vc = Vec3(1e-6, 0.0, -3e-5);
+  r.result.R = Vec3(1e-3, 1e-3, 4e-2);
+  r.result.regime = {Regime::kStiction};
+  r.result.near_rigid = {1};
+  const std::vector<ContactRow> rows = BuildContactRows(model, r);
+  ASSERT_EQ(rows.size(), 2u) << "one row per contact";
+  EXPECT_EQ(rows[0].body_a, "world");
+  EXPECT_EQ(rows[0].body_b, "box");
+  EXPECT_EQ(rows[0].constraint, 0);
+  EXPECT_DOUBLE_EQ(rows[0].gamma_n, 2.0) << "third row of a cone is the normal";
+  EXPECT_NEAR(rows[0].gamma_t, 0.5, 1e-15);
+  EXPECT_NEAR(rows[0].saturation, 0.5, 1e-15) << "0.5 / (0.5 * 2)";
+  EXPECT_DOUBLE_EQ(rows[0].v_n, -3e-5);
+  EXPECT_DOUBLE_EQ(rows[0].R_n, 4e-2);
+  EXPECT_DOUBLE_EQ(rows[0].R_t, 1e-3);
+  EXPECT_EQ(rows[0].regime, Regime::kStiction);
+  EXPECT_TRUE(rows[0].near_rigid);
+  EXPECT_DOUBLE_EQ(rows[0].stiffness, 1e5);
+  EXPECT_EQ(rows[1].constraint, -1);
+  EXPECT_EQ(rows[1].body_b, "ball");
+  EXPECT_EQ(rows[1].regime, Regime::kNoContact) << "no constraint: no impulse";
+  EXPECT_EQ(CountRegimes(rows), (std::vector<int>{1, 0, 1}));
+}
+
+TEST(ContactRows, TypicalGeometrySizeIsTheMedianBodyDiameter) {
+  Model model;
+  EXPECT_DOUBLE_EQ(TypicalGeometrySize(model), 0.1) << "default without geometry";
+  Geom ground;
+  ground.shape.type = ShapeType::kHalfSpace;
+  model.geoms.push_back(ground);
+  EXPECT_DOUBLE_EQ(TypicalGeometrySize(model), 0.1) << "half-spaces have no size";
+  for (double r : {0.01, 0.05, 2.0}) {
+    Geom g;
+    g.shape.type = ShapeType::kSphere;
+    g.shape.radius = r;
+    model.geoms.push_back(g);
+  }
+  // Diameters 0.02, 0.1 and 4: the median ignores the one large outlier.
+  EXPECT_DOUBLE_EQ(TypicalGeometrySize(model), 0.1);
+}
+
+TEST(ContactRows, PickNearestChoosesTheClosestPointWithinTheRadius) {
+  const std::vector<std::pair<double, double>> pts = {{100, 100}, {110, 100}, {400, 300}};
+  EXPECT_EQ(PickNearest(pts, 107, 101, 12), 1) << "closer to the second point";
+  EXPECT_EQ(PickNearest(pts, 101, 99, 12), 0);
+  EXPECT_EQ(PickNearest(pts, 250, 200, 12), -1) << "nothing within 12 px";
+  EXPECT_EQ(PickNearest({}, 0, 0, 12), -1);
+}
+
+TEST(ColorMap, EndpointsAndMonotoneWarmth) {
+  const Color lo = SaturationColor(0.0), hi = SaturationColor(1.0);
+  EXPECT_GT(lo.b, lo.r) << "0 (cone axis) is blue";
+  EXPECT_GT(hi.r, hi.b) << "1 (cone surface) is red";
+  EXPECT_TRUE(RgbDistance(SaturationColor(-3.0), lo) == 0) << "clamped below";
+  EXPECT_TRUE(RgbDistance(SaturationColor(7.0), hi) == 0) << "clamped above";
+  EXPECT_TRUE(RgbDistance(SaturationColor(std::nan("")), lo) == 0) << "NaN maps to 0";
+  double previous = -1e9;
+  for (int i = 0; i <= 100; ++i) {
+    const Color c = SaturationColor(i / 100.0);
+    const double warmth = c.r - c.b;
+    EXPECT_GT(warmth, previous) << "r - b strictly increases at s = " << i / 100.0;
+    previous = warmth;
+    // The map never imitates a regime colour, so cones and points are not confused.
+    EXPECT_GT(RgbDistance(c, kStictionColor), 0.35) << "s = " << i / 100.0;
+    EXPECT_GT(RgbDistance(c, kSlidingColor), 0.35) << "s = " << i / 100.0;
+    EXPECT_GT(RgbDistance(c, kInactiveColor), 0.3) << "s = " << i / 100.0;
+  }
+}
+
+TEST(Camera, OrbitKeepsTheDistanceToTheTarget) {
+  OrbitCamera cam;
+  cam.Set(Vec3(0.3, -0.2, 0.1), 1.7, 30, 20);
+  for (int i = 0; i < 20; ++i) {
+    cam.Orbit(0.37, 0.11 * (i % 3 - 1));
+    EXPECT_NEAR((cam.Eye() - cam.target).norm(), 1.7, 1e-12);
+    EXPECT_TRUE(cam.target.isApprox(Vec3(0.3, -0.2, 0.1))) << "orbit does not move the target";
+  }
+  // Elevation is clamped short of the poles so the view never flips.
+  cam.Orbit(0.0, 10.0);
+  EXPECT_LT(cam.elevation, 0.5 * kPi);
+  EXPECT_GT(cam.Up().z(), 0.0);
+}
+
+TEST(Camera, SetUsesDegreesFromTheSceneFile) {
+  OrbitCamera cam;
+  cam.Set(Vec3::Zero(), 2.0, 90.0, 0.0);
+  // Azimuth 90° about +z from +x puts the eye on +y, level with the target.
+  EXPECT_TRUE(cam.Eye().isApprox(Vec3(0, 2, 0), 1e-12));
+  cam.Set(Vec3::Zero(), 2.0, 0.0, 45.0);
+  EXPECT_NEAR(cam.Eye().z(), 2.0 * std::sin(kPi / 4), 1e-12);
+}
+
+TEST(Camera, PickRayThroughTheScreenCentreHitsTheTarget) {
+  OrbitCamera cam;
+  cam.Set(Vec3(1, 2, 0.5), 3.0, 40, 25);
+  const Ray ray = cam.PickRay(800, 450, 1600, 900);
+  EXPECT_TRUE(ray.origin.isApprox(cam.Eye()));
+  EXPECT_NEAR(ray.direction.norm(), 1.0, 1e-12);
+  // The target lies on the ray, at the camera distance.
+  const Vec3 hit = ray.origin + 3.0 * ray.direction;
+  EXPECT_NEAR((hit - cam.target).norm(), 0.0, 1e-12);
+  // An off-centre pixel does not.
+  const Ray off = cam.PickRay(100, 450, 1600, 900);
+  EXPECT_GT((off.origin + 3.0 * off.direction - cam.target).norm(), 0.1);
+}
+
+TEST(Camera, ProjectInvertsPickRay) {
+  OrbitCamera cam;
+  cam.Set(Vec3(0, 0, 0), 2.0, -60, 35);
+  const Ray ray = cam.PickRay(321.5, 123.5, 1200, 700);
+  double x = 0, y = 0;
+  ASSERT_TRUE(cam.Project(ray.origin + 1.3 * ray.direction, 1200, 700, &x, &y));
+  EXPECT_NEAR(x, 321.5, 1e-9);
+  EXPECT_NEAR(y, 123.5, 1e-9);
+  EXPECT_FALSE(cam.Project(cam.Eye() - cam.Forward(), 1200, 700, &x, &y)) << "behind the eye";
+}
+
+TEST(Camera, ViewAndProjectionMatricesAgreeWithProject) {
+  OrbitCamera cam;
+  cam.Set(Vec3(0.2, 0.1, 0), 1.5, 30, 20);
+  const Vec3 p(0.4, -0.3, 0.2);
+  const Eigen::Vector4f clip = cam.ProjectionMatrix(1600.0 / 900.0) * cam.ViewMatrix() *
+                               Eigen::Vector4f(p.x(), p.y(), p.z(), 1);
+  const double ndc_x = clip.x() / clip.w(), ndc_y = clip.y() / clip.w();
+  double x = 0, y = 0;
+  ASSERT_TRUE(cam.Project(p, 1600, 900, &x, &y));
+  EXPECT_NEAR(0.5 * (ndc_x + 1) * 1600, x, 1e-2) << "GL matrices match the CPU projection";
+  EXPECT_NEAR(0.5 * (1 - ndc_y) * 900, y, 1e-2);
+  // The target lies strictly between the near and far planes.
+  const Eigen::Vector4f t =
+      cam.ProjectionMatrix(1.0) * cam.ViewMatrix() * Eigen::Vector4f(0.2f, 0.1f, 0.0f, 1.0f);
+  EXPECT_GT(t.z() / t.w(), -1.0);
+  EXPECT_LT(t.z() / t.w(), 1.0);
+}
+
+TEST(Camera, PanMovesTargetAndEyeTogetherZoomScalesDistance) {
+  OrbitCamera cam;
+  cam.Set(Vec3::Zero(), 2.0, 30, 20);
+  const Vec3 offset = cam.Eye() - cam.target;
+  cam.Pan(120, -40, 900);
+  EXPECT_TRUE((cam.Eye() - cam.target).isApprox(offset)) << "pan keeps the view direction";
+  EXPECT_GT(cam.target.norm(), 0.0);
+  // Dragging right moves the target left on screen: the target moves along −Right.
+  EXPECT_LT(cam.target.dot(cam.Right()), 0.0);
+  cam.Zoom(0.5);
+  EXPECT_DOUBLE_EQ(cam.distance, 1.0);
+  cam.Zoom(-1.0);
+  EXPECT_DOUBLE_EQ(cam.distance, 1.0) << "invalid factors are ignored";
+}
+
+}  // namespace
+}  // namespace contactlab

@@ -1,0 +1,464 @@
+#include "ui/panels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/colormap.h"
+
+namespace contactlab {
+
+namespace {
+
+const ImVec4 kGoodText(0.45f, 0.90f, 0.45f, 1.0f);
+const ImVec4 kBadText(1.00f, 0.40f, 0.35f, 1.0f);
+const ImVec4 kDimText(0.62f, 0.64f, 0.68f, 1.0f);
+
+ImVec4 ToImVec4(const Color& c) { return ImVec4(c.r, c.g, c.b, c.a); }
+
+bool SliderLogDouble(const char* label, double* v, double lo, double hi, const char* format) {
+  return ImGui::SliderScalar(label, ImGuiDataType_Double, v, &lo, &hi, format,
+                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat);
+}
+
+bool SliderDouble(const char* label, double* v, double lo, double hi, const char* format) {
+  return ImGui::SliderScalar(label, ImGuiDataType_Double, v, &lo, &hi, format,
+                             ImGuiSliderFlags_NoRoundToFormat);
+}
+
+void HelpMarker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void SectionTitle(const char* text) {
+  ImGui::Spacing();
+  ImGui::TextColored(kDimText, "%s", text);
+  ImGui::Separator();
+}
+
+// Filled dot followed by a label, on one line.
+void LegendDot(const Color& c, const char* label) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  dl->AddCircleFilled(ImVec2(p.x + 0.5f * h, p.y + 0.5f * h), 0.36f * h, ToImU32(c));
+  dl->AddCircle(ImVec2(p.x + 0.5f * h, p.y + 0.5f * h), 0.36f * h,
+                ToImU32(Color{c.r * 0.25f, c.g * 0.25f, c.b * 0.25f, 1.0f}), 0, 1.5f);
+  ImGui::Dummy(ImVec2(h, h));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(label);
+}
+
+void LegendArrow(const Color& c, const char* label) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  const float y = p.y + 0.5f * h;
+  const float w = 1.6f * h;
+  dl->AddLine(ImVec2(p.x, y), ImVec2(p.x + w - 0.4f * h, y), ToImU32(c), 2.5f);
+  dl->AddTriangleFilled(ImVec2(p.x + w, y), ImVec2(p.x + w - 0.5f * h, y - 0.3f * h),
+                        ImVec2(p.x + w - 0.5f * h, y + 0.3f * h), ToImU32(c));
+  ImGui::Dummy(ImVec2(w, h));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(label);
+}
+
+}  // namespace
+
+ImU32 ToImU32(const Color& c) { return ImGui::ColorConvertFloat4ToU32(ToImVec4(c)); }
+
+bool DrawPlaybackPanel(PlaybackState* s) {
+  bool changed = false;
+  const ImVec2 button(80, 0);
+  if (ImGui::Button(s->playing ? "Pause" : "Play", button)) {
+    s->playing = !s->playing;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Step", button)) {
+    s->step_requested = true;
+    s->playing = false;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Reset", button)) {
+    s->reset_requested = true;
+    changed = true;
+  }
+  ImGui::SetNextItemWidth(-90);
+  if (ImGui::SliderFloat("speed", &s->rate, 0.001f, 4.0f, "%.3gx", ImGuiSliderFlags_Logarithmic)) {
+    changed = true;
+  }
+  HelpMarker("Simulated seconds per wall-clock second. Below 1 is slow motion.");
+  ImGui::Text("t = %.4f s   step %d   dt = %.2e s", s->sim_time, s->step, s->time_step);
+  const bool behind = s->playing && s->real_time_factor < 0.95 * s->rate;
+  ImGui::Text("real-time factor ");
+  ImGui::SameLine(0, 0);
+  ImGui::TextColored(behind ? kBadText : kGoodText, "%.3f", s->real_time_factor);
+  ImGui::SameLine();
+  ImGui::TextColored(kDimText, "(target %.3g)", s->rate);
+  ImGui::TextColored(kDimText, "frame %.1f ms   physics %.1f ms   %d steps", s->frame_ms,
+                     s->physics_ms, s->steps_last_frame);
+  return changed;
+}
+
+void DrawContactLegend() {
+  LegendDot(kStictionColor, "stiction");
+  ImGui::SameLine(0, 14);
+  LegendDot(kSlidingColor, "sliding");
+  ImGui::SameLine(0, 14);
+  LegendDot(kInactiveColor, "in margin, no impulse");
+  LegendArrow(kNormalImpulseColor, "normal impulse");
+  ImGui::SameLine(0, 14);
+  LegendArrow(kFrictionImpulseColor, "friction impulse");
+  ImGui::SameLine(0, 14);
+  LegendArrow(kNormalColor, "normal");
+  // Saturation colour bar.
+  ImGui::TextUnformatted("cone: |gamma_t| / (mu gamma_n)");
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float w = std::max(100.0f, ImGui::GetContentRegionAvail().x - 10.0f);
+  const float h = ImGui::GetTextLineHeight();
+  const int n = 32;
+  for (int i = 0; i < n; ++i) {
+    const float x0 = p.x + w * i / n, x1 = p.x + w * (i + 1) / n;
+    dl->AddRectFilledMultiColor(
+        ImVec2(x0, p.y), ImVec2(x1 + 0.5f, p.y + h), ToImU32(SaturationColor(double(i) / n)),
+        ToImU32(SaturationColor(double(i + 1) / n)), ToImU32(SaturationColor(double(i + 1) / n)),
+        ToImU32(SaturationColor(double(i) / n)));
+  }
+  ImGui::Dummy(ImVec2(w, h));
+  ImGui::TextColored(kDimText, "0 (axis)");
+  ImGui::SameLine(std::max(0.0f, w - ImGui::CalcTextSize("1 (on cone)").x));
+  ImGui::TextColored(kDimText, "1 (on cone)");
+}
+
+bool DrawOverlayPanel(OverlaySettings* s) {
+  bool changed = false;
+  ContactDrawOptions& o = s->contacts;
+  if (ImGui::BeginTable("overlay_toggles", 3)) {
+    auto cell = [&](const char* label, bool* v) {
+      ImGui::TableNextColumn();
+      changed |= ImGui::Checkbox(label, v);
+    };
+    cell("points", &o.points);
+    cell("cones", &o.cones);
+    cell("normals", &o.normals);
+    cell("gamma_n", &o.normal_impulses);
+    cell("gamma_t", &o.friction_impulses);
+    cell("inactive", &o.inactive);
+    cell("labels", &o.labels);
+    cell("on top", &s->glyphs_on_top);
+    cell("grid", &s->show_grid);
+    ImGui::EndTable();
+  }
+  changed |= ImGui::Checkbox("transparent bodies", &s->transparent_bodies);
+  if (s->transparent_bodies) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1);
+    changed |= ImGui::SliderFloat("##alpha", &s->body_alpha, 0.05f, 1.0f, "alpha %.2f");
+  }
+  ImGui::SetNextItemWidth(-130);
+  if (SliderLogDouble("impulse scale", &o.impulse_scale, 1e-3, 1e5, "%.3g m/(N s)")) {
+    s->auto_scale = false;  // a hand-set scale stays put
+    changed = true;
+  }
+  if (ImGui::Button("fit arrows")) {
+    s->fit_requested = true;
+    changed = true;
+  }
+  ImGui::SameLine();
+  changed |= ImGui::Checkbox("auto refit", &s->auto_scale);
+  HelpMarker(
+      "Arrow length = impulse x scale. Auto refit rescales only when the longest arrow "
+      "leaves [1/4, 3/2] of a body size, so lengths stay comparable between steps.");
+  ImGui::SetNextItemWidth(-130);
+  changed |= SliderLogDouble("cone height", &o.cone_height, 1e-4, 10.0, "%.3g m");
+  ImGui::SetNextItemWidth(-130);
+  changed |= SliderLogDouble("normal length", &o.normal_length, 1e-4, 10.0, "%.3g m");
+  ImGui::SetNextItemWidth(-130);
+  double point_size = o.point_size;
+  if (SliderDouble("point size", &point_size, 2.0, 30.0, "%.0f px")) {
+    o.point_size = point_size;
+    changed = true;
+  }
+  ImGui::Spacing();
+  DrawContactLegend();
+  return changed;
+}
+
+void DrawLogPlot(const char* id, const std::vector<double>& values, double reference,
+                 const ImVec2& size) {
+  ImGui::PushID(id);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float label_w = ImGui::CalcTextSize("1e-10").x + 6.0f;
+  const float bottom_h = ImGui::GetTextLineHeight() + 4.0f;
+  ImGui::InvisibleButton("plot", size);
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0(origin.x + label_w, origin.y + 4.0f);
+  const ImVec2 p1(origin.x + size.x - 6.0f, origin.y + size.y - bottom_h);
+  dl->AddRectFilled(p0, p1, IM_COL32(22, 24, 28, 255));
+  dl->AddRect(p0, p1, IM_COL32(90, 94, 102, 255));
+
+  std::vector<double> with_reference = values;
+  if (reference > 0) with_reference.push_back(reference);
+  const PlotRect rect{p0.x + 4.0, p0.y + 4.0, p1.x - 4.0, p1.y - 4.0};
+  LogPlotLayout layout = LayoutLogPlot(with_reference, rect, 1e-16, 6);
+  if (reference > 0) {
+    layout.points.pop_back();
+    layout.indices.pop_back();
+  }
+  // Grid and labels.
+  for (const AxisTick& t : layout.ticks) {
+    const float y = static_cast<float>(LogToPixel(t.value, layout.range, rect.y0, rect.y1));
+    dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y),
+                t.major ? IM_COL32(70, 74, 82, 255) : IM_COL32(42, 45, 50, 255));
+    if (t.major) {
+      const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+      dl->AddText(ImVec2(p0.x - ts.x - 4.0f, y - 0.5f * ts.y), IM_COL32(170, 174, 182, 255),
+                  t.label.c_str());
+    }
+  }
+  const int n = static_cast<int>(values.size());
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "iteration 0 .. %d", std::max(0, n - 1));
+  dl->AddText(ImVec2(p0.x, p1.y + 2.0f), IM_COL32(170, 174, 182, 255), buf);
+  if (reference > 0) {
+    const float y = static_cast<float>(LogToPixel(reference, layout.range, rect.y0, rect.y1));
+    for (float x = p0.x; x < p1.x; x += 8.0f) {
+      dl->AddLine(ImVec2(x, y), ImVec2(std::min(x + 4.0f, p1.x), y), IM_COL32(230, 200, 80, 220),
+                  1.5f);
+    }
+  }
+  // Series.
+  std::vector<ImVec2> pts;
+  pts.reserve(layout.points.size());
+  for (const auto& p : layout.points) pts.emplace_back(float(p.first), float(p.second));
+  if (pts.size() >= 2) {
+    dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), IM_COL32(110, 190, 255, 255), 0,
+                    2.0f);
+  }
+  for (const ImVec2& p : pts) dl->AddCircleFilled(p, 2.8f, IM_COL32(110, 190, 255, 255));
+  // Hover: nearest iteration.
+  if (hovered && !pts.empty()) {
+    const float mx = ImGui::GetIO().MousePos.x;
+    size_t best = 0;
+    for (size_t i = 1; i < pts.size(); ++i) {
+      if (std::abs(pts[i].x - mx) < std::abs(pts[best].x - mx)) best = i;
+    }
+    dl->AddCircle(pts[best], 5.0f, IM_COL32(255, 255, 255, 255), 0, 1.5f);
+    ImGui::SetTooltip("iteration %d\n%.3e", layout.indices[best], values[layout.indices[best]]);
+  }
+  ImGui::PopID();
+}
+
+void DrawSolverPanel(const StepRecord& record, double tolerance) {
+  const SolverStats& st = record.result.stats;
+  const bool ok = st.status == SolverStatus::kConverged;
+  ImGui::Text("step %d   ", record.step);
+  ImGui::SameLine(0, 0);
+  ImGui::TextColored(ok ? kGoodText : kBadText, "%s", SolverStatusName(st.status));
+  if (!st.message.empty()) ImGui::TextColored(kBadText, "%s", st.message.c_str());
+  if (ImGui::BeginTable("solver_stats", 4, ImGuiTableFlags_SizingStretchSame)) {
+    auto item = [](const char* name, const char* fmt, double v) {
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kDimText, "%s", name);
+      ImGui::TableNextColumn();
+      ImGui::Text(fmt, v);
+    };
+    item("iterations", "%.0f", st.iterations);
+    item("contacts", "%.0f", record.metrics.num_contacts);
+    item("e_m", "%.2e", st.momentum_error);
+    item("e_mu", "%.2e", st.complementarity_error);
+    item("solve", "%.3f ms", st.solve_ms);
+    item("step", "%.3f ms", record.timings.total_ms);
+    item("cost", "%.3e", st.cost);
+    item("penetr.", "%.2e m", record.metrics.max_penetration);
+    ImGui::EndTable();
+  }
+  if (!st.history.empty()) {
+    const IterationRecord& last = st.history.back();
+    ImGui::TextColored(kDimText, "regimes:");
+    ImGui::SameLine();
+    ImGui::TextColored(ToImVec4(kStictionColor), "%d stiction", last.num_stiction);
+    ImGui::SameLine();
+    ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", last.num_sliding);
+    ImGui::SameLine();
+    ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", last.num_no_contact);
+    if (std::isfinite(last.condition_number)) {
+      ImGui::TextColored(kDimText, "cond(H) %.3e", last.condition_number);
+    }
+  }
+  ImGui::TextColored(kDimText, "e_m per iteration (dashed: tolerance)");
+  std::vector<double> em;
+  em.reserve(st.history.size());
+  for (const IterationRecord& it : st.history) em.push_back(it.momentum_residual);
+  DrawLogPlot("em_plot", em, tolerance, ImVec2(ImGui::GetContentRegionAvail().x, 130.0f));
+  const StepTimings& tm = record.timings;
+  ImGui::TextColored(kDimText, "kin %.2f  coll %.2f  asm %.2f  solve %.2f  int %.2f ms",
+                     tm.kinematics_ms, tm.collision_ms, tm.assembly_ms, tm.solve_ms,
+                     tm.integrate_ms);
+}
+
+bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials) {
+  bool changed = false;
+  const float w = -150.0f;
+  ImGui::SetNextItemWidth(w);
+  changed |= SliderLogDouble("time step [s]", &settings->time_step, 1e-5, 1e-1, "%.2e");
+  ImGui::SetNextItemWidth(w);
+  if (ImGui::BeginCombo("integrator", IntegratorName(settings->integrator))) {
+    for (Integrator i : {Integrator::kExplicitEuler, Integrator::kSymplecticEuler,
+                         Integrator::kImplicitEuler, Integrator::kMidpoint}) {
+      if (ImGui::Selectable(IntegratorName(i), settings->integrator == i)) {
+        settings->integrator = i;
+        changed = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  SapParameters& p = settings->sap;
+  SectionTitle("SAP");
+  ImGui::SetNextItemWidth(w);
+  changed |= SliderLogDouble("sigma", &p.sigma, 1e-6, 1.0, "%.2e");
+  HelpMarker(
+      "Friction regularization R_t = sigma w. Smaller: less stiction slip, harder "
+      "Newton problems.");
+  ImGui::SetNextItemWidth(w);
+  changed |= SliderLogDouble("beta", &p.beta, 1e-2, 10.0, "%.3g");
+  HelpMarker("Near-rigid clamp R_n >= beta^2 w / (4 pi^2).");
+  ImGui::SetNextItemWidth(w);
+  changed |= SliderLogDouble("rel. tolerance", &p.rel_tolerance, 1e-12, 1e-1, "%.1e");
+  ImGui::SetNextItemWidth(w);
+  changed |= ImGui::SliderInt("max iterations", &p.max_iterations, 1, 500, "%d",
+                              ImGuiSliderFlags_Logarithmic);
+  ImGui::SetNextItemWidth(w);
+  int ls = p.line_search == SapParameters::LineSearch::kExact ? 0 : 1;
+  if (ImGui::Combo("line search", &ls, "exact\0backtracking\0")) {
+    p.line_search =
+        ls == 0 ? SapParameters::LineSearch::kExact : SapParameters::LineSearch::kBacktracking;
+    changed = true;
+  }
+  ImGui::SetNextItemWidth(w);
+  int lin = p.linear_solver == SapParameters::LinearSolver::kDense ? 0 : 1;
+  if (ImGui::Combo("linear solver", &lin, "dense\0block sparse\0")) {
+    p.linear_solver =
+        lin == 0 ? SapParameters::LinearSolver::kDense : SapParameters::LinearSolver::kBlockSparse;
+    changed = true;
+  }
+  changed |= ImGui::Checkbox("condition number per iteration", &p.compute_condition_number);
+  if (materials && !materials->empty()) {
+    SectionTitle("materials");
+    for (size_t i = 0; i < materials->size(); ++i) {
+      Material& m = (*materials)[i];
+      ImGui::PushID(static_cast<int>(i));
+      if (ImGui::TreeNodeEx(m.name.c_str(), i == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+        ImGui::SetNextItemWidth(w);
+        changed |= SliderLogDouble("k [N/m]", &m.stiffness, 1e2, 1e10, "%.3e");
+        ImGui::SetNextItemWidth(w);
+        changed |= SliderDouble("tau_d [s]", &m.dissipation_time, 0.0, 1.0, "%.4f");
+        ImGui::SetNextItemWidth(w);
+        changed |= SliderDouble("mu", &m.friction, 0.0, 2.0, "%.3f");
+        ImGui::TreePop();
+      }
+      ImGui::PopID();
+    }
+  }
+  return changed;
+}
+
+bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
+  bool changed = false;
+  const std::vector<int> counts = CountRegimes(rows);
+  ImGui::Text("%d contacts:", static_cast<int>(rows.size()));
+  ImGui::SameLine();
+  ImGui::TextColored(ToImVec4(kStictionColor), "%d stiction", counts[0]);
+  ImGui::SameLine();
+  ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", counts[1]);
+  ImGui::SameLine();
+  ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", counts[2]);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                                ImGuiTableFlags_SizingFixedFit;
+  static const char* kHeaders[] = {"#",         "body A",      "body B",        "phi [m]",
+                                   "v_n [m/s]", "|v_t| [m/s]", "gamma_n [N s]", "|gamma_t| [N s]",
+                                   "regime",    "k [N/m]",     "tau_d [s]",     "R_n",
+                                   "R_t",       "near-rigid"};
+  constexpr int kColumns = sizeof(kHeaders) / sizeof(kHeaders[0]);
+  if (!ImGui::BeginTable("contacts", kColumns, flags, ImGui::GetContentRegionAvail())) {
+    return false;
+  }
+  ImGui::TableSetupScrollFreeze(1, 1);
+  // Fixed-fit columns without user resizing are auto-fitted to the visible rows every frame.
+  for (const char* h : kHeaders) ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(rows.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const ContactRow& r = rows[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      char label[32];
+      std::snprintf(label, sizeof(label), "%d", r.contact);
+      if (ImGui::Selectable(label, selected && *selected == r.contact,
+                            ImGuiSelectableFlags_SpanAllColumns)) {
+        if (selected) *selected = (*selected == r.contact) ? -1 : r.contact;
+        changed = true;
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.body_a.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.body_b.c_str());
+      for (double v : {r.phi, r.v_n, r.v_t, r.gamma_n, r.gamma_t}) {
+        ImGui::TableNextColumn();
+        ImGui::Text("% .3e", v);
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextColored(ToImVec4(RegimeColor(static_cast<int>(r.regime))), "%s",
+                         r.constraint < 0 ? "(none)" : RegimeName(r.regime));
+      for (double v : {r.stiffness, r.dissipation_time, r.R_n, r.R_t}) {
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3e", v);
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.near_rigid ? "yes" : "no");
+    }
+  }
+  ImGui::EndTable();
+  return changed;
+}
+
+void DrawHelpPanel() {
+  static const char* kKeys[][2] = {
+      {"Space", "play / pause"},
+      {"Right arrow", "single step (pauses)"},
+      {"Backspace", "reset to t = 0"},
+      {"H", "show / hide this help"},
+      {"T", "transparent bodies"},
+      {"F", "fit impulse arrows to the current step"},
+      {"Left drag", "orbit"},
+      {"Right / middle drag, Shift + left", "pan"},
+      {"Wheel", "zoom"},
+      {"Click a contact or a table row", "highlight that contact"},
+  };
+  if (ImGui::BeginTable("help", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    for (const auto& k : kKeys) {
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kGoodText, "%s", k[0]);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(k[1]);
+    }
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace contactlab

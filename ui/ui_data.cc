@@ -1,0 +1,218 @@
+#include "ui/ui_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/debug_draw.h"
+
+namespace contactlab {
+
+double LogRange::lo() const { return std::pow(10.0, lo_exp); }
+double LogRange::hi() const { return std::pow(10.0, hi_exp); }
+
+LogRange ComputeLogRange(const std::vector<double>& values, double floor) {
+  if (!(floor > 0)) floor = 1e-16;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    const double x = std::max(v, floor);
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  LogRange r;
+  if (!(lo <= hi)) {
+    r.lo_exp = static_cast<int>(std::floor(std::log10(floor)));
+    r.hi_exp = std::max(r.lo_exp + 1, 0);
+    return r;
+  }
+  // A small relative slack keeps exact powers of ten on the inside of the range.
+  r.lo_exp = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
+  r.hi_exp = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+  if (r.hi_exp <= r.lo_exp) r.hi_exp = r.lo_exp + 1;
+  return r;
+}
+
+std::string PowerOfTenLabel(int e) {
+  if (e == 0) return "1";
+  if (e == 1) return "10";
+  return "1e" + std::to_string(e);
+}
+
+std::vector<AxisTick> LogTicks(const LogRange& range, int max_major) {
+  std::vector<AxisTick> ticks;
+  const int decades = range.hi_exp - range.lo_exp;
+  if (decades <= 0) return ticks;
+  max_major = std::max(max_major, 2);
+  // Every `stride`-th decade, aligned to multiples of stride, so majors stay at round exponents.
+  const int stride = std::max(1, (decades + max_major - 1) / (max_major - 1));
+  const bool minors = decades <= 3;
+  for (int e = range.lo_exp; e <= range.hi_exp; ++e) {
+    const bool is_major = ((e % stride) + stride) % stride == 0;
+    if (is_major) ticks.push_back({std::pow(10.0, e), true, PowerOfTenLabel(e)});
+    if (minors && e < range.hi_exp) {
+      for (int m = 2; m <= 9; ++m) ticks.push_back({m * std::pow(10.0, e), false, ""});
+    }
+  }
+  return ticks;
+}
+
+double LogToPixel(double value, const LogRange& range, double y_top, double y_bottom) {
+  if (!(value > 0)) return y_bottom;
+  const double t = std::clamp(
+      (std::log10(value) - range.lo_exp) / static_cast<double>(range.hi_exp - range.lo_exp), 0.0,
+      1.0);
+  return y_bottom + t * (y_top - y_bottom);
+}
+
+LogPlotLayout LayoutLogPlot(const std::vector<double>& values, const PlotRect& rect, double floor,
+                            int max_major) {
+  LogPlotLayout out;
+  out.range = ComputeLogRange(values, floor);
+  out.ticks = LogTicks(out.range, max_major);
+  const int n = static_cast<int>(values.size());
+  for (int i = 0; i < n; ++i) {
+    if (!std::isfinite(values[i])) continue;
+    const double x = n > 1 ? rect.x0 + (rect.x1 - rect.x0) * i / (n - 1) : rect.x0;
+    const double y = LogToPixel(std::max(values[i], floor), out.range, rect.y0, rect.y1);
+    out.points.emplace_back(x, y);
+    out.indices.push_back(i);
+  }
+  return out;
+}
+
+int StepsForFrame(double wall_dt, double rate, double time_step, int max_steps,
+                  double* accumulator) {
+  if (!(time_step > 0) || !(wall_dt > 0) || !(rate > 0)) return 0;
+  *accumulator += wall_dt * rate;
+  // A tiny tolerance so 1/60 s at δt = 1/600 s gives 10 steps despite rounding.
+  int steps = static_cast<int>(std::floor(*accumulator / time_step + 1e-9));
+  if (steps > max_steps) {
+    steps = max_steps;
+    *accumulator = 0;
+    return steps;
+  }
+  *accumulator = std::max(0.0, *accumulator - steps * time_step);
+  return steps;
+}
+
+void RateMeter::Add(double sim_dt, double wall_dt) {
+  if (!(wall_dt > 0)) return;
+  const double r = sim_dt / wall_dt;
+  if (!started_) {
+    value_ = r;
+    started_ = true;
+  } else {
+    value_ += smoothing_ * (r - value_);
+  }
+}
+
+double TypicalGeometrySize(const Model& model) {
+  std::vector<double> sizes;
+  for (const Geom& g : model.geoms) {
+    const Shape& s = g.shape;
+    double d = 0;
+    switch (s.type) {
+      case ShapeType::kHalfSpace:
+        continue;
+      case ShapeType::kSphere:
+        d = 2 * s.radius;
+        break;
+      case ShapeType::kCapsule:
+        d = 2 * (s.radius + s.half_length);
+        break;
+      case ShapeType::kBox:
+        d = 2 * s.half_extents.norm();
+        break;
+      case ShapeType::kCylinder:
+        d = 2 * std::hypot(s.radius, s.half_length);
+        break;
+      case ShapeType::kConvexMesh:
+        if (s.hull) {
+          for (const Vec3& v : s.hull->vertices) d = std::max(d, 2 * v.norm());
+        }
+        break;
+    }
+    if (d > 0 && std::isfinite(d)) sizes.push_back(d);
+  }
+  if (sizes.empty()) return 0.1;
+  std::nth_element(sizes.begin(), sizes.begin() + sizes.size() / 2, sizes.end());
+  return sizes[sizes.size() / 2];
+}
+
+int PickNearest(const std::vector<std::pair<double, double>>& points, double x, double y,
+                double max_distance) {
+  int best = -1;
+  double best_d2 = max_distance * max_distance;
+  for (int i = 0; i < static_cast<int>(points.size()); ++i) {
+    const double dx = points[i].first - x, dy = points[i].second - y;
+    const double d2 = dx * dx + dy * dy;
+    if (d2 <= best_d2) {
+      best_d2 = d2;
+      best = i;
+    }
+  }
+  return best;
+}
+
+std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& record) {
+  auto body_name = [&model](int b) -> std::string {
+    if (b < 0 || b >= static_cast<int>(model.bodies.size())) return "world";
+    return model.bodies[b].name.empty() ? "body " + std::to_string(b) : model.bodies[b].name;
+  };
+  std::vector<ContactRow> rows(record.contacts.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Contact& c = record.contacts[i];
+    ContactRow& r = rows[i];
+    r.contact = static_cast<int>(i);
+    r.body_a = body_name(c.body_a);
+    r.body_b = body_name(c.body_b);
+    r.phi = c.phi;
+    r.mu = c.friction;
+    r.stiffness = c.stiffness;
+    r.dissipation_time = c.dissipation_time;
+  }
+  const auto& cs = record.problem.constraints;
+  const SolverResult& res = record.result;
+  for (int k = 0; k < static_cast<int>(cs.size()); ++k) {
+    const ConstraintData& cd = cs[k];
+    if (cd.kind != ConstraintKind::kFrictionCone) continue;
+    if (cd.source < 0 || cd.source >= static_cast<int>(rows.size())) continue;
+    ContactRow& r = rows[cd.source];
+    r.constraint = k;
+    r.phi = cd.phi0;
+    r.mu = cd.friction;
+    r.stiffness = cd.stiffness;
+    r.dissipation_time = cd.dissipation_time;
+    const int f = cd.first_row;
+    if (f + 3 <= res.gamma.size()) {
+      const Vec3 g = res.gamma.segment<3>(f);
+      r.gamma_n = g.z();
+      r.gamma_t = g.head<2>().norm();
+      r.saturation = ConeSaturation(g, cd.friction);
+    }
+    if (f + 3 <= res.vc.size()) {
+      r.v_n = res.vc[f + 2];
+      r.v_t = res.vc.segment<2>(f).norm();
+    }
+    if (f + 3 <= res.R.size()) {
+      r.R_t = res.R[f];
+      r.R_n = res.R[f + 2];
+    }
+    if (k < static_cast<int>(res.regime.size())) r.regime = res.regime[k];
+    if (k < static_cast<int>(res.near_rigid.size())) r.near_rigid = res.near_rigid[k] != 0;
+  }
+  return rows;
+}
+
+std::vector<int> CountRegimes(const std::vector<ContactRow>& rows) {
+  std::vector<int> counts(3, 0);
+  for (const ContactRow& r : rows) {
+    const int i = static_cast<int>(r.regime);
+    if (i >= 0 && i < 3) ++counts[i];
+  }
+  return counts;
+}
+
+}  // namespace contactlab

@@ -1,0 +1,114 @@
+// Data preparation for the panels, free of ImGui and GL so it can be unit-tested: log-axis ticks,
+// plot layout, real-time pacing and the contact inspector's rows.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/model.h"
+#include "engine/simulator.h"
+
+namespace contactlab {
+
+struct AxisTick {
+  double value = 0;   // data value at the tick
+  bool major = true;  // major ticks carry a label
+  std::string label;  // e.g. "1e-6"; empty for minor ticks
+};
+
+// Power-of-ten range [10^lo_exp, 10^hi_exp] of a log axis.
+struct LogRange {
+  int lo_exp = -1;
+  int hi_exp = 0;
+  double lo() const;
+  double hi() const;
+};
+
+// Smallest decade-aligned range that holds every finite positive value; values <= floor (and
+// zeros) count as `floor` (> 0). At least one decade wide. With no usable value: [floor, 1].
+LogRange ComputeLogRange(const std::vector<double>& values, double floor = 1e-16);
+
+// Ticks on a log axis: majors at powers of ten (every k-th decade so that at most
+// `max_major` majors show), minors at 2..9 times each decade when the range spans at most
+// three decades. Ordered by increasing value, all within the range.
+std::vector<AxisTick> LogTicks(const LogRange& range, int max_major = 6);
+
+// "1e-6" style label of 10^exponent ("1" for 10^0, "10" for 10^1).
+std::string PowerOfTenLabel(int exponent);
+
+// Vertical pixel of `value` on a log axis drawn from y_bottom (range.lo) up to y_top (range.hi)
+// (window coordinates, y grows downwards). Values outside the range are clamped to its ends;
+// non-positive values map to the bottom.
+double LogToPixel(double value, const LogRange& range, double y_top, double y_bottom);
+
+// Screen rectangle of a plot, y down.
+struct PlotRect {
+  double x0 = 0, y0 = 0, x1 = 1, y1 = 1;
+};
+
+struct LogPlotLayout {
+  LogRange range;
+  std::vector<AxisTick> ticks;
+  std::vector<std::pair<double, double>> points;  // (x, y) pixels per plotted value
+  std::vector<int> indices;                       // index into the input of each point
+};
+
+// Lays out values (one per iteration) as a polyline in `rect` with a log y axis: x spreads the
+// indices evenly from x0 to x1 (a single value sits at x0), non-finite values are skipped.
+LogPlotLayout LayoutLogPlot(const std::vector<double>& values, const PlotRect& rect,
+                            double floor = 1e-16, int max_major = 6);
+
+// Real-time pacing. Adds wall_dt * rate (rate = simulated seconds per wall second, 1 = real
+// time) to *accumulator and returns how many steps of `time_step` to take now, consuming them;
+// never more than max_steps (the excess is dropped so a slow machine does not spiral).
+int StepsForFrame(double wall_dt, double rate, double time_step, int max_steps,
+                  double* accumulator);
+
+// Exponentially smoothed ratio of simulated to wall time.
+class RateMeter {
+ public:
+  explicit RateMeter(double smoothing = 0.1) : smoothing_(smoothing) {}
+  void Add(double sim_dt, double wall_dt);
+  double value() const { return value_; }
+
+ private:
+  double smoothing_;
+  double value_ = 0;
+  bool started_ = false;
+};
+
+// Typical size of the scene's bodies [m]: the median bounding-sphere diameter of the geometries
+// that are not half-spaces (0.1 when there are none). Glyph sizes are derived from it.
+double TypicalGeometrySize(const Model& model);
+
+// Index of the screen point nearest to (x, y) within max_distance pixels, or -1.
+int PickNearest(const std::vector<std::pair<double, double>>& points, double x, double y,
+                double max_distance);
+
+// One row of the contact inspector.
+struct ContactRow {
+  int contact = -1;            // index into StepRecord::contacts
+  int constraint = -1;         // index into problem.constraints, -1 if the contact has none
+  std::string body_a, body_b;  // body names, "world" for -1
+  double phi = 0;              // signed distance at q0 [m]
+  double v_n = 0;              // normal velocity after the solve [m/s] (> 0 separating)
+  double v_t = 0;              // ‖v_t‖ [m/s]
+  double gamma_n = 0;          // [N s]
+  double gamma_t = 0;          // ‖γ_t‖ [N s]
+  double mu = 0;               // friction coefficient
+  double saturation = 0;       // ‖γ_t‖ / (μ γ_n) in [0, 1]
+  Regime regime = Regime::kNoContact;
+  double stiffness = 0;         // k [N/m]
+  double dissipation_time = 0;  // τ_d [s]
+  double R_n = 0, R_t = 0;      // SAP regularization (normal, tangential)
+  bool near_rigid = false;      // R_n from the β clamp
+};
+
+// Rows for every contact of the record, in contact order.
+std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& record);
+
+// Counts of contact rows per regime: [stiction, sliding, no contact].
+std::vector<int> CountRegimes(const std::vector<ContactRow>& rows);
+
+}  // namespace contactlab
