@@ -5,6 +5,7 @@
 //   contactlab export-step SCENE --step N --out DIR
 //   contactlab view SCENE [--frames N] [--screenshot FILE.png] [--set KEY=VALUE ...]
 //                         [--width W] [--height H] [--msaa N] [--transparent] [--labels]
+//   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
 // Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
 // codes for usage errors.
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench.h"
 #include "app/export.h"
 #include "app/reproduce.h"
 #include "app/runner.h"
@@ -92,6 +94,7 @@ int main(int argc, char** argv) {
   view->add_flag("--labels", view_options.labels, "Start with contact labels");
 #endif
 
+  contactlab::AddBenchCommand(app);  // `bench`: runs inside the parse (app/bench.h)
   CLI11_PARSE(app, argc, argv);
 
 #ifdef CONTACTLAB_HAVE_VIEWER

@@ -1,0 +1,116 @@
+// `contactlab bench`: runs scenes for a fixed simulated time and reports speed beside accuracy,
+// optionally side by side with MuJoCo 2.2.2 in the same process (app/mujoco_peer.h).
+//
+//   contactlab bench [--peer mujoco] [--json FILE] [--duration T] [--probe BODY[@REF][:FROM] ...]
+//                    [--set KEY=VALUE ...] [--mjcf-dir DIR] SCENES...
+//
+// Per scene (ContactLab; with a peer the same quantities from MuJoCo beside them):
+//   ms_per_step      median wall time of one Simulator::Step() (mj_step for the peer) [ms]
+//   iterations       mean solver iterations per step
+//   momentum_error   e_m: largest over the run of the final relative momentum residual (eq. 32)
+//   contacts         mean number of contact constraints per step
+//   realtime_factor  δt / ms_per_step: simulated seconds per wall-clock second
+//   max_penetration  largest overlap over the run, from each step's contacts at t^n [m]
+//   probes           per probe, the displacement of BODY's frame origin from time FROM (default
+//                    0) to the end of the run T, relative to REF when given (BODY@REF):
+//                    (p_BODY − p_REF)(T) − (p_BODY − p_REF)(FROM) [m]; `drift` is the largest
+//                    probe displacement. A probe naming a body a scene does not have is skipped
+//                    for that scene (and is an error if no scene has it). FROM skips a setup
+//                    phase, e.g. cube@carriage:1 measures the slip of a grasped cube during a
+//                    lift that starts at 1 s.
+//   ratio            ContactLab ms_per_step / MuJoCo ms_per_step (> 1: ContactLab is slower)
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "app/scene.h"
+
+namespace CLI {
+class App;
+}
+
+namespace contactlab {
+
+struct BenchOptions {
+  std::string peer;                    // "" (none) or "mujoco"
+  double duration = 0;                 // [s]; 0: each scene's `duration`
+  std::vector<std::string> probes;     // BODY[@REF][:FROM]
+  std::vector<std::string> overrides;  // --set, applied to every scene
+  std::string mjcf_dir;                // when set, each scene's MJCF export is written here
+};
+
+struct BenchProbe {
+  std::string name;  // as given: BODY[@REF][:FROM]
+  double from = 0;   // [s], start of the measured interval
+  Vec3 displacement = Vec3::Zero();       // ContactLab [m]
+  bool has_peer = false;
+  Vec3 peer_displacement = Vec3::Zero();  // MuJoCo [m]
+};
+
+struct BenchResult {
+  std::string scene;
+  int bodies = 0;  // bodies with degrees of freedom
+  int steps = 0;
+  double time_step = 0;       // [s]
+  double simulated_time = 0;  // [s]
+  // ContactLab.
+  double ms_per_step = 0;       // median [ms]
+  double mean_ms_per_step = 0;  // [ms]
+  double iterations = 0;        // mean per step
+  int max_iterations = 0;
+  double momentum_error = 0;    // max over steps of e_m
+  double contacts = 0;          // mean per step
+  int max_contacts = 0;
+  double realtime_factor = 0;
+  double max_penetration = 0;  // [m]
+  int failures = 0;            // steps whose solver did not converge
+  std::vector<BenchProbe> probes;
+  double drift = 0;  // max |probe displacement| [m]; 0 without probes
+  // Peer (peer empty: not requested).
+  std::string peer;
+  std::string peer_status;  // "ok", "unavailable" or "failed: <reason>"
+  std::string peer_version;
+  double peer_ms_per_step = 0;
+  double peer_mean_ms_per_step = 0;
+  double peer_iterations = 0;
+  double peer_contacts = 0;
+  int peer_max_contacts = 0;
+  double peer_realtime_factor = 0;
+  double peer_max_penetration = 0;
+  double peer_drift = 0;
+  double ratio = 0;  // ms_per_step / peer_ms_per_step
+  std::vector<std::string> peer_notes;  // what the MJCF export approximated
+
+  bool peer_ok() const { return peer_status == "ok"; }
+  // One object with the fields above (peer fields only when a peer was requested).
+  nlohmann::json ToJson() const;
+};
+
+// True when this build can run `peer` ("mujoco" needs CONTACTLAB_HAVE_MUJOCO).
+bool BenchPeerAvailable(const std::string& peer);
+
+// Runs one loaded scene with ContactLab and, if requested and available, the peer. Throws
+// std::invalid_argument for a malformed probe.
+BenchResult BenchScene(const Scene& scene, const BenchOptions& options);
+
+// Loads every scene (SceneError on the first bad one, before anything runs), checks the probes,
+// runs them in order, prints one table row per scene to `out` as it finishes, and writes JSON
+// Lines (one object per scene) to `json_path` unless it is empty.
+std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
+                                  const BenchOptions& options, const std::string& json_path,
+                                  std::ostream& out);
+
+// The table header and row printed by RunBench.
+std::string BenchTableHeader(bool with_peer);
+std::string BenchTableRow(const BenchResult& r, bool with_peer);
+
+// Registers the `bench` subcommand. It runs inside CLI11's parse and ends it by throwing
+// CLI::RuntimeError with the exit status (0 success, 2 scene error, 1 other failure), which
+// CLI11_PARSE returns from main without printing.
+void AddBenchCommand(CLI::App& app);
+
+}  // namespace contactlab

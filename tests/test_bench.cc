@@ -1,0 +1,226 @@
+// `contactlab bench` (app/bench.h) on tiny scenes: the per-scene fields and their JSON, the
+// probes (checked against closed-form free fall), JSON Lines output, error handling, the CLI
+// subcommand, and the MuJoCo peer's fields when the build has it. No timing is asserted: wall
+// times are only checked to be present, finite and consistent with each other.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/bench.h"
+#include "app/scene.h"
+
+namespace contactlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A ball in free fall (never reaching the ground in 0.1 s) and a box resting on the ground.
+const char kTiny[] = R"(time_step: 0.01
+duration: 0.1
+gravity: [0, 0, -9.81]
+materials:
+  - {name: m, stiffness: 1e8, dissipation_time: 0.01, friction: 0.5}
+bodies:
+  - {name: ground, static: true, geoms: [{shape: half_space, material: m}]}
+  - {name: ball, mass: 1, position: [0, 0, 1], geoms: [{shape: sphere, radius: 0.1, material: m}]}
+  - {name: box, mass: 1, position: [0.5, 0, 0.05],
+     geoms: [{shape: box, size: [0.1, 0.1, 0.1], material: m}]}
+)";
+
+// Symplectic Euler from rest: z drops by g h² n (n + 1) / 2 after n steps.
+double FallAfter(int n) { return 9.81 * 0.01 * 0.01 * n * (n + 1) / 2; }
+
+class BenchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("contactlab_bench_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    scene_path_ = (dir_ / "tiny.yaml").string();
+    std::ofstream(scene_path_) << kTiny;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  std::string scene_path_;
+};
+
+TEST_F(BenchTest, SceneFieldsAndJson) {
+  const Scene scene = ParseScene(kTiny, "tiny.yaml");
+  const BenchResult r = BenchScene(scene, {});
+  EXPECT_EQ(r.scene, "tiny.yaml");
+  EXPECT_EQ(r.steps, 10) << "the scene's duration / δt";
+  EXPECT_EQ(r.bodies, 2);
+  EXPECT_NEAR(r.simulated_time, 0.1, 1e-12);
+  EXPECT_TRUE(std::isfinite(r.ms_per_step) && r.ms_per_step > 0);
+  EXPECT_NEAR(r.realtime_factor, 0.01 * 1e3 / r.ms_per_step, 1e-9 * r.realtime_factor)
+      << "δt / median step time";
+  EXPECT_EQ(r.failures, 0);
+  EXPECT_GT(r.contacts, 0) << "the box rests on the ground";
+  EXPECT_LE(r.momentum_error, 1e-6) << "every step converged to the default ε_r";
+  EXPECT_TRUE(r.probes.empty());
+  EXPECT_TRUE(r.peer.empty());
+
+  const nlohmann::json j = r.ToJson();
+  for (const char* key : {"scene", "ms_per_step", "iterations", "momentum_error",
+                          "realtime_factor", "contacts", "max_penetration", "drift", "probes",
+                          "steps", "time_step", "failures", "max_iterations"}) {
+    EXPECT_TRUE(j.contains(key)) << "missing " << key << ": " << j.dump();
+  }
+  EXPECT_FALSE(j.contains("peer_ms_per_step")) << "no peer requested";
+  EXPECT_FALSE(j.contains("ratio"));
+}
+
+TEST_F(BenchTest, ProbesMeasureDisplacements) {
+  const Scene scene = ParseScene(kTiny, "tiny.yaml");
+  BenchOptions o;
+  o.probes = {"ball", "box", "ball@box", "ball:0.05", "nobody"};
+  const BenchResult r = BenchScene(scene, o);
+  ASSERT_EQ(r.probes.size(), 4u) << "a body the scene lacks is skipped";
+  // Free fall is exact in both engines' arithmetic up to round-off of ~1e-15 m.
+  EXPECT_EQ(r.probes[0].name, "ball");
+  EXPECT_NEAR(r.probes[0].displacement.z(), -FallAfter(10), 1e-12);
+  EXPECT_NEAR(r.probes[0].displacement.head<2>().norm(), 0, 1e-15);
+  // The resting box sinks until its contacts carry its weight. At δt = 10 ms the contacts are
+  // near-rigid (SAP's β clamp R_n = β² w / (4π²) ≈ 0.1 s/kg with w ≈ 4 /kg for a box corner,
+  // above 1 / (δt k (δt + τ_d)) = 1e-4), so each of the 4 contacts overlaps by about
+  // φ = γ_n R_n (δt + τ_d) = (m g δt / 4) · 0.1 · 0.02 ≈ 5e-5 m. 1e-4 m bounds it; by symmetry
+  // it does not move sideways.
+  EXPECT_LT(std::abs(r.probes[1].displacement.z()), 1e-4);
+  EXPECT_LT(r.probes[1].displacement.head<2>().norm(), 1e-12);
+  EXPECT_NEAR((r.probes[2].displacement - (r.probes[0].displacement - r.probes[1].displacement))
+                  .norm(),
+              0, 1e-12)
+      << "ball@box is the ball's displacement relative to the box";
+  // From t = 0.05 s (step 5) to 0.1 s.
+  EXPECT_EQ(r.probes[3].from, 0.05);
+  EXPECT_NEAR(r.probes[3].displacement.z(), -(FallAfter(10) - FallAfter(5)), 1e-12);
+  EXPECT_NEAR(r.drift, r.probes[0].displacement.norm(), 1e-15) << "the largest displacement";
+
+  const nlohmann::json j = r.ToJson();
+  ASSERT_EQ(j["probes"].size(), 4u);
+  EXPECT_EQ(j["probes"][0]["probe"], "ball");
+  EXPECT_EQ(j["probes"][0]["displacement"].size(), 3u);
+  EXPECT_NEAR(j["probes"][0]["distance"].get<double>(), FallAfter(10), 1e-12);
+}
+
+TEST_F(BenchTest, MalformedProbesAreErrors) {
+  const Scene scene = ParseScene(kTiny, "tiny.yaml");
+  for (const char* bad : {"", "@box", "ball@", "ball:", "ball:x", "ball:-1"}) {
+    BenchOptions o;
+    o.probes = {bad};
+    EXPECT_THROW(BenchScene(scene, o), std::invalid_argument) << bad;
+  }
+  BenchOptions late;
+  late.probes = {"ball:5"};
+  EXPECT_THROW(BenchScene(scene, late), std::invalid_argument) << "the run ends at 0.1 s";
+}
+
+TEST_F(BenchTest, RunBenchWritesOneJsonObjectPerScene) {
+  const std::string second = (dir_ / "second.yaml").string();
+  std::ofstream(second) << kTiny;
+  BenchOptions o;
+  o.duration = 0.05;
+  o.probes = {"ball"};
+  const std::string json_path = (dir_ / "out.jsonl").string();
+  std::ostringstream out;
+  const std::vector<BenchResult> results = RunBench({scene_path_, second}, o, json_path, out);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].steps, 5) << "--duration overrides the scene's";
+
+  std::ifstream in(json_path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["scene"], scene_path_);
+  EXPECT_EQ(lines[1]["scene"], second);
+  EXPECT_EQ(lines[0]["steps"], 5);
+  EXPECT_NEAR(lines[1]["drift"].get<double>(), FallAfter(5), 1e-12);
+
+  // The table: header, one row per scene, then the probe lines.
+  const std::string text = out.str();
+  EXPECT_NE(text.find("ms/step"), std::string::npos);
+  EXPECT_NE(text.find("tiny.yaml"), std::string::npos);
+  EXPECT_NE(text.find("second.yaml"), std::string::npos);
+  EXPECT_NE(text.find("probe ball"), std::string::npos);
+}
+
+TEST_F(BenchTest, RunBenchErrors) {
+  std::ostringstream out;
+  BenchOptions o;
+  o.probes = {"nobody"};
+  EXPECT_THROW(RunBench({scene_path_}, o, "", out), std::invalid_argument)
+      << "a probe no scene has is a typo";
+  EXPECT_THROW(RunBench({(dir_ / "missing.yaml").string()}, {}, "", out), SceneError);
+  EXPECT_THROW(RunBench({scene_path_}, {}, (dir_ / "no" / "dir.jsonl").string(), out),
+               std::runtime_error);
+}
+
+TEST_F(BenchTest, PeerFields) {
+  const Scene scene = ParseScene(kTiny, "tiny.yaml");
+  BenchOptions o;
+  o.peer = "mujoco";
+  o.probes = {"ball"};
+  const BenchResult r = BenchScene(scene, o);
+  const nlohmann::json j = r.ToJson();
+  EXPECT_EQ(j["peer"], "mujoco");
+  if (!BenchPeerAvailable("mujoco")) {
+    EXPECT_EQ(r.peer_status, "unavailable");
+    EXPECT_FALSE(j.contains("peer_ms_per_step"));
+    return;
+  }
+  ASSERT_EQ(r.peer_status, "ok") << r.peer_status;
+  for (const char* key : {"peer_ms_per_step", "ratio", "peer_iterations", "peer_contacts",
+                          "peer_realtime_factor", "peer_max_penetration", "peer_drift",
+                          "peer_version", "peer_notes"}) {
+    EXPECT_TRUE(j.contains(key)) << "missing " << key << ": " << j.dump();
+  }
+  EXPECT_EQ(j["peer_version"], "2.2.2");
+  EXPECT_TRUE(std::isfinite(r.peer_ms_per_step) && r.peer_ms_per_step > 0);
+  EXPECT_NEAR(r.ratio, r.ms_per_step / r.peer_ms_per_step, 1e-12 * r.ratio);
+  EXPECT_GT(r.peer_contacts, 0) << "MuJoCo also finds the resting box";
+  // Both engines integrate free fall with semi-implicit Euler: same displacement.
+  ASSERT_TRUE(r.probes[0].has_peer);
+  EXPECT_NEAR((r.probes[0].peer_displacement - r.probes[0].displacement).norm(), 0, 1e-12);
+  EXPECT_NEAR(r.peer_drift, FallAfter(10), 1e-12);
+}
+
+// The subcommand ends CLI11's parse by throwing CLI::RuntimeError with the exit status.
+int RunCli(std::vector<std::string> args) {
+  CLI::App app;
+  AddBenchCommand(app);
+  args.insert(args.begin(), "contactlab");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return -1;  // the callback did not run
+}
+
+TEST_F(BenchTest, CommandLine) {
+  const std::string json_path = (dir_ / "cli.jsonl").string();
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(RunCli({"bench", "--json", json_path, "--probe", "ball", scene_path_}), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("tiny.yaml"), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(json_path));
+
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunCli({"bench", (dir_ / "missing.yaml").string()}), 2) << "scene error";
+  EXPECT_EQ(RunCli({"bench", "--probe", "nobody", scene_path_}), 1) << "other failure";
+  EXPECT_NE(RunCli({"bench", "--peer", "bullet", scene_path_}), 0) << "unknown peer: usage error";
+  EXPECT_NE(RunCli({"bench"}), 0) << "scenes are required";
+  testing::internal::GetCapturedStderr();
+}
+
+}  // namespace
+}  // namespace contactlab
