@@ -762,7 +762,7 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
   std::vector<double> glide_pred, glide_meas;
   const double dt = sc.settings.time_step;
   const double tau = sc.model.materials[sc.model.FindMaterial("belt")].dissipation_time;
-  const double mu = 0.7, k = 1e7, mg = 9.81;
+  const double mu = 0.7;
   const double z_rest = 0.025;
   Run(sc, Steps(sc, T), [&](const Simulator& sim, const StepRecord& rec) {
     const Vec3 p = BodyPosition(sim, rec.after, box);
@@ -771,13 +771,14 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
     belt_x.x.push_back(rec.after.time);
     belt_x.y.push_back(0.2 * std::sin(2 * kPi * rec.after.time));
     int st = 0, sl = 0;
-    double slip = 0;
+    double slip = 0, rest_offset = 0;
     for (size_t i = 0; i < rec.problem.constraints.size(); ++i) {
       const ConstraintData& c = rec.problem.constraints[i];
       if (c.kind != ConstraintKind::kFrictionCone) continue;
       if (rec.result.regime[i] == Regime::kStiction) ++st;
       if (rec.result.regime[i] == Regime::kSliding) {
         ++sl;
+        rest_offset += (dt + tau) * rec.result.R(c.first_row + 2) * rec.result.gamma(c.first_row + 2);
         slip = std::max(slip, rec.result.vc.segment<2>(c.first_row).norm());
       }
     }
@@ -786,11 +787,13 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
       ++slide_steps;
     else if (st > 0)
       ++stick_steps;
-    // Gliding: while sliding steadily SAP holds the box at φ ≈ (δt+τ_d) μ ‖v_t‖ − mg/k_eff
-    // (SAP paper §III-D physical form); measure the box's height change against it.
+    // Gliding: while sliding SAP holds each contact at φ = (δt+τ_d)(μ‖v_t‖ − v_n) −
+    // (δt+τ_d) R_n (1+μ̃²) γ_n (the projection's sliding branch); the last term is the
+    // penetration the same load would have at rest, whichever branch of eq. 29 sets R_n.
+    // Measure the box's height above that rest depth against (δt+τ_d) μ ‖v_t‖.
     if (sl > 0 && st == 0 && slip > 0.2) {
       glide_pred.push_back((dt + tau) * mu * slip);
-      glide_meas.push_back(p.z() - z_rest + mg / k);
+      glide_meas.push_back(p.z() - z_rest + rest_offset / sl);
     }
   });
   const double stick_frac = contact_steps ? static_cast<double>(stick_steps) / contact_steps : kNaN;
@@ -802,7 +805,11 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
          glide_slope, "±0.15 (linear fit over sliding steps with ‖v_t‖ > 0.2 m/s)",
          std::abs(glide_slope - 1) <= 0.15, "seed_000_sap.md §1.5; seed_004 §5.5")
       .note =
-      "ContactLab reproduces SAP's gliding artifact, which the paper's Lagged model removes.";
+      "ContactLab reproduces SAP's gliding artifact, which the paper's Lagged model removes. "
+      "With eq. 29's Delassus estimate w = ‖W_ii‖_F/3 the fitted slope is about 0.76 (it was "
+      "0.90 with w = ‖W_ii‖_F/√3); the single-contact analysis predicts 1 independent of w, so "
+      "the shortfall comes from the box's four corner contacts sharing the load unevenly while "
+      "it rocks. Not yet explained quantitatively.";
   ref_x.x = bx.x;
   ref_x.y = BeltReference(bx.x, 0.2, 1.0, mu, 9.81);
   bx.color = kBlue;
