@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "engine/colormap.h"
 
@@ -196,7 +197,7 @@ bool DrawOverlayPanel(OverlaySettings* s) {
 }
 
 void DrawLogPlot(const char* id, const std::vector<double>& values, double reference,
-                 const ImVec2& size) {
+                 const ImVec2& size, const std::vector<double>* overlay) {
   ImGui::PushID(id);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float label_w = ImGui::CalcTextSize("1e-10").x + 6.0f;
@@ -209,14 +210,13 @@ void DrawLogPlot(const char* id, const std::vector<double>& values, double refer
   dl->AddRectFilled(p0, p1, IM_COL32(22, 24, 28, 255));
   dl->AddRect(p0, p1, IM_COL32(90, 94, 102, 255));
 
-  std::vector<double> with_reference = values;
-  if (reference > 0) with_reference.push_back(reference);
+  // Series 0: values, 1: the reference (range only), 2: the overlay.
+  std::vector<std::vector<double>> series{values, {}};
+  if (reference > 0) series[1].push_back(reference);
+  if (overlay) series.push_back(*overlay);
   const PlotRect rect{p0.x + 4.0, p0.y + 4.0, p1.x - 4.0, p1.y - 4.0};
-  LogPlotLayout layout = LayoutLogPlot(with_reference, rect, 1e-16, 6);
-  if (reference > 0) {
-    layout.points.pop_back();
-    layout.indices.pop_back();
-  }
+  const std::vector<LogPlotLayout> layouts = LayoutLogPlots(series, rect, 1e-16, 6);
+  const LogPlotLayout& layout = layouts[0];
   // Grid and labels.
   for (const AxisTick& t : layout.ticks) {
     const float y = static_cast<float>(LogToPixel(t.value, layout.range, rect.y0, rect.y1));
@@ -228,7 +228,8 @@ void DrawLogPlot(const char* id, const std::vector<double>& values, double refer
                   t.label.c_str());
     }
   }
-  const int n = static_cast<int>(values.size());
+  int n = static_cast<int>(values.size());
+  if (overlay) n = std::max(n, static_cast<int>(overlay->size()));
   char buf[64];
   std::snprintf(buf, sizeof(buf), "iteration 0 .. %d", std::max(0, n - 1));
   dl->AddText(ImVec2(p0.x, p1.y + 2.0f), IM_COL32(170, 174, 182, 255), buf);
@@ -237,6 +238,26 @@ void DrawLogPlot(const char* id, const std::vector<double>& values, double refer
     for (float x = p0.x; x < p1.x; x += 8.0f) {
       dl->AddLine(ImVec2(x, y), ImVec2(std::min(x + 4.0f, p1.x), y), IM_COL32(230, 200, 80, 220),
                   1.5f);
+    }
+  }
+  // Overlay: dashed orange polyline with square markers.
+  if (overlay) {
+    const ImU32 col = IM_COL32(255, 150, 60, 255);
+    const auto& op = layouts[2].points;
+    for (size_t i = 0; i + 1 < op.size(); ++i) {
+      const ImVec2 a(float(op[i].first), float(op[i].second));
+      const ImVec2 b(float(op[i + 1].first), float(op[i + 1].second));
+      const float len = std::hypot(b.x - a.x, b.y - a.y);
+      const int dashes = std::max(1, static_cast<int>(len / 8.0f));
+      for (int k = 0; k < dashes; ++k) {
+        const float t0 = float(k) / dashes, t1 = (k + 0.55f) / dashes;
+        dl->AddLine(ImVec2(a.x + (b.x - a.x) * t0, a.y + (b.y - a.y) * t0),
+                    ImVec2(a.x + (b.x - a.x) * t1, a.y + (b.y - a.y) * t1), col, 2.0f);
+      }
+    }
+    for (const auto& p : op) {
+      dl->AddRectFilled(ImVec2(float(p.first) - 2.5f, float(p.second) - 2.5f),
+                        ImVec2(float(p.first) + 2.5f, float(p.second) + 2.5f), col);
     }
   }
   // Series.
@@ -261,7 +282,7 @@ void DrawLogPlot(const char* id, const std::vector<double>& values, double refer
   ImGui::PopID();
 }
 
-void DrawSolverPanel(const StepRecord& record, double tolerance) {
+void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverResult* resolved) {
   const SolverStats& st = record.result.stats;
   const bool ok = st.status == SolverStatus::kConverged;
   ImGui::Text("step %d   ", record.step);
@@ -299,14 +320,91 @@ void DrawSolverPanel(const StepRecord& record, double tolerance) {
     }
   }
   ImGui::TextColored(kDimText, "e_m per iteration (dashed: tolerance)");
-  std::vector<double> em;
-  em.reserve(st.history.size());
-  for (const IterationRecord& it : st.history) em.push_back(it.momentum_residual);
-  DrawLogPlot("em_plot", em, tolerance, ImVec2(ImGui::GetContentRegionAvail().x, 130.0f));
+  std::vector<double> resolved_em;
+  if (resolved) {
+    resolved_em = MomentumResidualSeries(*resolved);
+    ImGui::TextColored(ImVec4(0.43f, 0.75f, 1.0f, 1.0f), "recorded");
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1.0f, 0.59f, 0.24f, 1.0f), "re-solve (dashed)");
+    ImGui::TextColored(kDimText, "old / new: %s", ResolveLegend(record.result, *resolved).c_str());
+  }
+  DrawLogPlot("em_plot", MomentumResidualSeries(record.result), tolerance,
+              ImVec2(ImGui::GetContentRegionAvail().x, 130.0f), resolved ? &resolved_em : nullptr);
   const StepTimings& tm = record.timings;
   ImGui::TextColored(kDimText, "kin %.2f  coll %.2f  asm %.2f  solve %.2f  int %.2f ms",
                      tm.kinematics_ms, tm.collision_ms, tm.assembly_ms, tm.solve_ms,
                      tm.integrate_ms);
+}
+
+bool DrawTimelinePanel(const TimelineView& view, TimelineState* state) {
+  bool changed = false;
+  if (view.count == 0) {
+    ImGui::TextDisabled("no recorded step yet");
+  } else {
+    ImGui::TextColored(kDimText, "%d steps held (%d .. %d), %.1f MiB", view.count, view.oldest_step,
+                       view.newest_step, view.bytes / (1024.0 * 1024.0));
+    if (!view.paused) ImGui::BeginDisabled();
+    ImGui::SetNextItemWidth(-60.0f);
+    char fmt[48];
+    std::snprintf(fmt, sizeof(fmt), "step %d", view.shown_step);
+    if (ImGui::SliderInt("##timeline", &state->slider, 0, view.count - 1, fmt)) {
+      state->slider = TimelineIndex(state->slider, view.count);
+      state->follow_live = state->slider == view.count - 1;
+      changed = true;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("live")) {
+      state->follow_live = true;
+      changed = true;
+    }
+    if (ImGui::Button("Resume from here")) {
+      state->resume_requested = true;
+      changed = true;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Re-solve with current parameters")) {
+      state->resolve_requested = true;
+      changed = true;
+    }
+    if (!view.paused) {
+      ImGui::EndDisabled();
+      ImGui::TextDisabled("pause to browse, resume or re-solve");
+    }
+    if (view.has_comparison) {
+      ImGui::TextColored(kDimText, "re-solve: %s", view.comparison_legend.c_str());
+      ImGui::SameLine();
+      if (ImGui::SmallButton("clear")) {
+        state->clear_comparison = true;
+        changed = true;
+      }
+    }
+  }
+  SectionTitle("Breakpoints");
+  BreakpointSettings& b = state->breakpoints;
+  changed |= ImGui::Checkbox("on failure", &b.on_failure);
+  ImGui::SameLine();
+  changed |= ImGui::Checkbox("on iteration cap", &b.on_iteration_cap);
+  auto threshold = [&](const char* label, const char* id, bool* on, double* value, double* target) {
+    bool c = ImGui::Checkbox(label, on);
+    ImGui::SameLine(150.0f);
+    ImGui::SetNextItemWidth(-1.0f);
+    if (!*on) ImGui::BeginDisabled();
+    c |= ImGui::InputDouble(id, value, 0.0, 0.0, "%.2e");
+    if (!*on) ImGui::EndDisabled();
+    *value = std::max(*value, 0.0);
+    *target = *on ? *value : std::numeric_limits<double>::infinity();
+    return c;
+  };
+  changed |= threshold("max penetr. [m]", "##max_pen", &state->max_penetration_on,
+                       &state->max_penetration, &b.max_penetration);
+  changed |= threshold("max e_m", "##max_res", &state->max_residual_on, &state->max_residual,
+                       &b.max_residual);
+  if (!state->break_reason.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kBadText, "break: %s", state->break_reason.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  return changed;
 }
 
 bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials) {

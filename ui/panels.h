@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/breakpoints.h"
 #include "engine/debug_draw.h"
 #include "engine/model.h"
 #include "engine/simulator.h"
@@ -48,12 +49,46 @@ bool DrawOverlayPanel(OverlaySettings* settings);
 // Colour legend of the contact glyphs (regimes, cone saturation bar, arrows).
 void DrawContactLegend();
 
-// Status and convergence of the last solve; `tolerance` (ε_r) is drawn as a reference line.
-void DrawSolverPanel(const StepRecord& record, double tolerance);
+// Status and convergence of a solve; `tolerance` (ε_r) is drawn as a reference line. With
+// `resolved` (a what-if re-solve of the same step), its e_m curve is overlaid in orange, dashed,
+// with a legend line.
+void DrawSolverPanel(const StepRecord& record, double tolerance,
+                     const SolverResult* resolved = nullptr);
 
-// e_m-style positive series on a log axis, drawn with the window's draw list.
+// e_m-style positive series on a log axis, drawn with the window's draw list; `overlay`, if
+// given, is a second series drawn dashed in orange on the same axes.
 void DrawLogPlot(const char* id, const std::vector<double>& values, double reference,
-                 const ImVec2& size);
+                 const ImVec2& size, const std::vector<double>* overlay = nullptr);
+
+// What the timeline panel shows, filled by the caller each frame.
+struct TimelineView {
+  int count = 0;         // held records
+  int oldest_step = -1;  // timeline step of the oldest held record
+  int newest_step = -1;
+  int shown_step = -1;    // timeline step on display
+  std::size_t bytes = 0;  // approximate memory of the held records
+  bool paused = true;     // browsing, resume and re-solve need a paused simulation
+  bool has_comparison = false;
+  std::string comparison_legend;
+};
+
+// Timeline and breakpoint state, edited by the panel.
+struct TimelineState {
+  int slider = 0;                  // index of the shown record in the history (0 = oldest)
+  bool follow_live = true;         // show the newest record; cleared when the slider moves
+  bool resume_requested = false;   // set by the panel: resume from the shown record
+  bool resolve_requested = false;  // set by the panel: re-solve the shown record
+  bool clear_comparison = false;   // set by the panel: drop the re-solve overlay
+  BreakpointSettings breakpoints;
+  bool max_penetration_on = false;  // the two thresholds apply only when enabled
+  bool max_residual_on = false;
+  double max_penetration = 1e-3;  // [m]
+  double max_residual = 1e-3;     // [-]
+  std::string break_reason;       // why the last breakpoint paused, shown by the panel
+};
+// Slider over the recorded steps, resume and re-solve buttons, breakpoint settings. Returns true
+// when the shown step or a setting changed, or a button was pressed.
+bool DrawTimelinePanel(const TimelineView& view, TimelineState* state);
 
 // Step settings (δt, integrator), SAP parameters and the materials' k, τ_d, μ.
 bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials);

@@ -82,6 +82,51 @@ LogPlotLayout LayoutLogPlot(const std::vector<double>& values, const PlotRect& r
   return out;
 }
 
+std::vector<LogPlotLayout> LayoutLogPlots(const std::vector<std::vector<double>>& series,
+                                          const PlotRect& rect, double floor, int max_major) {
+  std::vector<double> all;
+  int longest = 0;
+  for (const std::vector<double>& v : series) {
+    all.insert(all.end(), v.begin(), v.end());
+    longest = std::max(longest, static_cast<int>(v.size()));
+  }
+  const LogRange range = ComputeLogRange(all, floor);
+  const std::vector<AxisTick> ticks = LogTicks(range, max_major);
+  std::vector<LogPlotLayout> out(series.size());
+  for (size_t s = 0; s < series.size(); ++s) {
+    LogPlotLayout& layout = out[s];
+    layout.range = range;
+    layout.ticks = ticks;
+    const std::vector<double>& values = series[s];
+    for (int i = 0; i < static_cast<int>(values.size()); ++i) {
+      if (!std::isfinite(values[i])) continue;
+      const double x = longest > 1 ? rect.x0 + (rect.x1 - rect.x0) * i / (longest - 1) : rect.x0;
+      const double y = LogToPixel(std::max(values[i], floor), range, rect.y0, rect.y1);
+      layout.points.emplace_back(x, y);
+      layout.indices.push_back(i);
+    }
+  }
+  return out;
+}
+
+std::vector<double> MomentumResidualSeries(const SolverResult& result) {
+  std::vector<double> out;
+  out.reserve(result.stats.history.size());
+  for (const IterationRecord& it : result.stats.history) out.push_back(it.momentum_residual);
+  return out;
+}
+
+std::string ResolveLegend(const SolverResult& before, const SolverResult& after) {
+  return "iterations " + std::to_string(before.stats.iterations) + " / " +
+         std::to_string(after.stats.iterations) + ", " + SolverStatusName(before.stats.status) +
+         " / " + SolverStatusName(after.stats.status);
+}
+
+int TimelineIndex(int slider, int count) {
+  if (count <= 0) return -1;
+  return std::clamp(slider, 0, count - 1);
+}
+
 int StepsForFrame(double wall_dt, double rate, double time_step, int max_steps,
                   double* accumulator) {
   if (!(time_step > 0) || !(wall_dt > 0) || !(rate > 0)) return 0;

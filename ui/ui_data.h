@@ -59,6 +59,23 @@ struct LogPlotLayout {
 LogPlotLayout LayoutLogPlot(const std::vector<double>& values, const PlotRect& rect,
                             double floor = 1e-16, int max_major = 6);
 
+// Several series on one log plot: a shared range and ticks (over every series), and a shared x
+// scale in which iteration i of any series sits at the same x; the longest series spans x0..x1.
+// One layout per series (each with the shared range and ticks).
+std::vector<LogPlotLayout> LayoutLogPlots(const std::vector<std::vector<double>>& series,
+                                          const PlotRect& rect, double floor = 1e-16,
+                                          int max_major = 6);
+
+// e_m per iteration of a solve (stats.history[i].momentum_residual).
+std::vector<double> MomentumResidualSeries(const SolverResult& result);
+
+// Legend of a what-if re-solve, e.g. "iterations 12 / 7, converged / max_iterations".
+std::string ResolveLegend(const SolverResult& before, const SolverResult& after);
+
+// Timeline slider: index (0 = oldest) of the held record shown for slider position `slider`,
+// clamped to [0, count - 1]; -1 when nothing is held.
+int TimelineIndex(int slider, int count);
+
 // Real-time pacing. Adds wall_dt * rate (rate = simulated seconds per wall second, 1 = real
 // time) to *accumulator and returns how many steps of `time_step` to take now, consuming them;
 // never more than max_steps (the excess is dropped so a slow machine does not spiral).

@@ -15,10 +15,13 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "app/scene.h"
+#include "engine/breakpoints.h"
 #include "engine/debug_draw.h"
+#include "engine/history.h"
 #include "engine/simulator.h"
 #include "render/camera.h"
 #include "render/gl_debug_draw.h"
@@ -78,11 +81,20 @@ class Viewer {
   void PickContact(float x, float y);
   void StepPhysics(double wall_dt);
   bool DoStep();  // false (and paused, with step_error_ set) if the step threw
+  // Checks the breakpoints on the newest record; true (and paused, with the reason in
+  // timeline_.break_reason) if one fired in an interactive run.
+  bool HitBreakpoint();
   void BuildUi();
   void RenderScene();
   void DrawLabels();
   void OnNewRecord();
   void UpdateImpulseScale();
+  // The record on display: the timeline's choice while paused, else the newest one; nullptr
+  // before the first step.
+  const StepRecord* DisplayedRecord() const;
+  void HandleTimelineRequests();
+  // The what-if re-solve of the displayed step, or nullptr.
+  const ResolveComparison* DisplayedComparison() const;
 
   ViewerOptions options_;
   Scene scene_;
@@ -101,6 +113,10 @@ class Viewer {
   std::vector<ContactRow> rows_;
   int selected_contact_ = -1;
   bool has_record_ = false;
+  History history_;
+  TimelineState timeline_;
+  std::optional<ResolveComparison> comparison_;  // what-if re-solve of comparison_step_
+  int comparison_step_ = -1;
   int msaa_samples_ = 0;       // samples per pixel of the window
   std::string gl_renderer_;    // GL_RENDERER string
   double typical_size_ = 0.1;  // median body size [m], sets glyph sizes
@@ -196,17 +212,61 @@ void Viewer::ResetCamera() {
   camera_.Set(c.target, c.distance, c.azimuth, c.elevation);
 }
 
+const StepRecord* Viewer::DisplayedRecord() const {
+  if (!has_record_) return nullptr;
+  if (history_.empty()) return &sim_->last_record();
+  if (playback_.playing || timeline_.follow_live) return &history_.At(history_.size() - 1);
+  return &history_.At(TimelineIndex(timeline_.slider, history_.size()));
+}
+
+const ResolveComparison* Viewer::DisplayedComparison() const {
+  const StepRecord* shown = DisplayedRecord();
+  if (!comparison_ || !shown || shown->step != comparison_step_) return nullptr;
+  return &*comparison_;
+}
+
 void Viewer::OnNewRecord() {
   has_record_ = true;
-  rows_ = BuildContactRows(sim_->model(), sim_->last_record());
+  if (playback_.playing || timeline_.follow_live) timeline_.slider = history_.size() - 1;
+  rows_ = BuildContactRows(sim_->model(), *DisplayedRecord());
   if (selected_contact_ >= static_cast<int>(rows_.size())) selected_contact_ = -1;
+}
+
+void Viewer::HandleTimelineRequests() {
+  const StepRecord* shown = DisplayedRecord();
+  if (timeline_.clear_comparison || (comparison_ && (!shown || shown->step != comparison_step_))) {
+    comparison_.reset();
+    comparison_step_ = -1;
+    timeline_.clear_comparison = false;
+  }
+  if (timeline_.resolve_requested && shown && !playback_.playing) {
+    try {
+      comparison_ = CompareResolve(*sim_, *shown, sim_->settings().sap);
+      comparison_step_ = shown->step;
+    } catch (const std::exception& e) {
+      step_error_ = std::string("re-solve: ") + e.what();
+    }
+  }
+  timeline_.resolve_requested = false;
+  if (timeline_.resume_requested && shown && !playback_.playing) {
+    const StepRecord record = *shown;  // ResumeFrom drops the newer records
+    history_.ResumeFrom(record, sim_.get());
+    timeline_.follow_live = true;
+    timeline_.break_reason.clear();
+    step_error_.clear();
+    accumulator_ = 0;
+    comparison_.reset();
+    comparison_step_ = -1;
+  }
+  timeline_.resume_requested = false;
+  if (has_record_) OnNewRecord();
 }
 
 void Viewer::UpdateImpulseScale() {
   if (!has_record_) return;
   // The longest impulse arrow is about one body size.
   const double target = typical_size_;
-  const double largest = LargestImpulse(sim_->last_record());
+  const double largest = LargestImpulse(*DisplayedRecord());
   double& scale = overlay_.contacts.impulse_scale;
   if (overlay_.fit_requested) {
     if (largest > 0) scale = target / largest;
@@ -224,10 +284,22 @@ bool Viewer::DoStep() {
     playback_.playing = false;
     return false;
   }
+  history_.Push(sim_->last_record());
+  timeline_.follow_live = true;
   if (sim_->last_record().result.stats.status == SolverStatus::kNonFiniteInput) {
     playback_.playing = false;  // nothing more to see: the state no longer advances
   }
   return true;
+}
+
+bool Viewer::HitBreakpoint() {
+  const std::optional<std::string> reason = CheckBreakpoints(
+      history_.At(history_.size() - 1), timeline_.breakpoints, sim_->settings().sap.max_iterations);
+  if (!reason) return false;
+  timeline_.break_reason = "step " + std::to_string(history_.newest_step()) + ": " + *reason;
+  playback_.playing = false;
+  // Scripted runs keep their fixed frame schedule; interactive runs stop here.
+  return !scripted_;
 }
 
 void Viewer::StepPhysics(double wall_dt) {
@@ -244,11 +316,17 @@ void Viewer::StepPhysics(double wall_dt) {
     steps = std::max(steps, 1);
     playback_.step_requested = false;
   }
+  if (steps > 0) timeline_.break_reason.clear();  // a reason describes the newest pause only
   const auto t0 = Clock::now();
   const double sim_t0 = sim_->state().time;
   int done = 0;
   for (; done < steps; ++done) {
     if (!DoStep()) break;
+    if (HitBreakpoint()) {
+      accumulator_ = 0;
+      ++done;
+      break;
+    }
     // Interactive frames keep a time budget; the real-time factor shows the shortfall.
     if (!scripted_ && Seconds(Clock::now() - t0) > kPhysicsBudgetSeconds) {
       accumulator_ = 0;
@@ -265,7 +343,7 @@ void Viewer::StepPhysics(double wall_dt) {
 void Viewer::PickContact(float x, float y) {
   if (!has_record_) return;
   std::vector<std::pair<double, double>> screen;
-  for (const Contact& c : sim_->last_record().contacts) {
+  for (const Contact& c : DisplayedRecord()->contacts) {
     double px = 0, py = 0;
     if (!camera_.Project(c.point, vp_w_, vp_h_, &px, &py)) px = py = -1e9;  // behind the eye
     screen.emplace_back(vp_x_ + px, vp_y_ + py);
@@ -340,14 +418,28 @@ void Viewer::BuildUi() {
   ImGui::Separator();
 
   playback_.sim_time = sim.state().time;
-  playback_.step = sim.step_count();
+  playback_.step = history_.empty() ? sim.step_count() : history_.newest_step() + 1;
   playback_.time_step = sim.settings().time_step;
   playback_.real_time_factor = rate_meter_.value();
   playback_.frame_ms = 1e3 * io.DeltaTime;
   if (ImGui::CollapsingHeader("Playback", ImGuiTreeNodeFlags_DefaultOpen)) {
     DrawPlaybackPanel(&playback_);
   }
-  if (ImGui::CollapsingHeader("Contact overlay", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (ImGui::CollapsingHeader("Timeline and breakpoints", ImGuiTreeNodeFlags_DefaultOpen)) {
+    TimelineView view;
+    view.count = history_.size();
+    view.oldest_step = history_.oldest_step();
+    view.newest_step = history_.newest_step();
+    const StepRecord* shown = DisplayedRecord();
+    view.shown_step = shown && !history_.empty() ? shown->step : -1;
+    view.bytes = history_.bytes();
+    view.paused = !playback_.playing && !scripted_;
+    const ResolveComparison* comparison = DisplayedComparison();
+    view.has_comparison = comparison != nullptr;
+    if (comparison) view.comparison_legend = ResolveLegend(comparison->before, comparison->after);
+    if (DrawTimelinePanel(view, &timeline_)) HandleTimelineRequests();
+  }
+  if (ImGui::CollapsingHeader("Contact overlay")) {
     DrawOverlayPanel(&overlay_);
   }
   if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -356,8 +448,10 @@ void Viewer::BuildUi() {
       ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "step failed: %s", step_error_.c_str());
       ImGui::PopTextWrapPos();
     }
-    if (has_record_) {
-      DrawSolverPanel(sim.last_record(), sim.settings().sap.rel_tolerance);
+    if (const StepRecord* shown = DisplayedRecord()) {
+      const ResolveComparison* comparison = DisplayedComparison();
+      DrawSolverPanel(*shown, sim.settings().sap.rel_tolerance,
+                      comparison ? &comparison->after : nullptr);
     } else {
       ImGui::TextDisabled("no step yet: press Space to play or Right to step");
     }
@@ -425,18 +519,20 @@ void Viewer::RenderScene() {
   glClearColor(0.05f, 0.05f, 0.06f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   renderer_->BeginFrame(x, y, w, h, camera_, ro);
+  // Bodies at the end of the displayed step (the live state when following the simulation).
+  const StepRecord* shown = DisplayedRecord();
+  const State& state = shown && !history_.empty() ? shown->after : sim_->state();
   KinematicsCache kin;
-  sim_->multibody().UpdateKinematics(sim_->state().q, sim_->state().time, &kin);
+  sim_->multibody().UpdateKinematics(state.q, state.time, &kin);
   renderer_->DrawModel(sim_->model(), kin.X_WB, ro);
 
   glyphs_->Clear();
   glyphs_->set_arrow_radius(0.0022 * camera_.distance);
   glyphs_->set_pixel_scale(sx);
-  if (has_record_) {
-    DrawContacts(sim_->last_record(), overlay_.contacts, glyphs_.get());
-    if (selected_contact_ >= 0 &&
-        selected_contact_ < static_cast<int>(sim_->last_record().contacts.size())) {
-      const Contact& c = sim_->last_record().contacts[selected_contact_];
+  if (shown) {
+    DrawContacts(*shown, overlay_.contacts, glyphs_.get());
+    if (selected_contact_ >= 0 && selected_contact_ < static_cast<int>(shown->contacts.size())) {
+      const Contact& c = shown->contacts[selected_contact_];
       glyphs_->Point(c.point, 2.2 * overlay_.contacts.point_size, Color{1, 1, 1, 1});
       glyphs_->Line(c.point, c.point + 0.08 * camera_.distance * c.normal, Color{1, 1, 1, 1});
       glyphs_->Text(c.point, "#" + std::to_string(selected_contact_), Color{1, 1, 1, 1});
@@ -450,13 +546,19 @@ void Viewer::DrawLabels() {
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
   // Status line in the viewport's top-left corner.
   {
-    char line[256];
-    const Simulator& sim = *sim_;
-    const int contacts = has_record_ ? static_cast<int>(sim.last_record().contacts.size()) : 0;
-    const int iterations = has_record_ ? sim.last_record().result.stats.iterations : 0;
-    std::snprintf(line, sizeof(line), "t = %.3f s   %d contacts   %d iterations   %s",
-                  sim.state().time, contacts, iterations,
-                  playback_.playing ? "playing" : "paused (Space to play)");
+    char line[512];
+    const StepRecord* shown = DisplayedRecord();
+    const bool browsing = shown && !history_.empty() && shown->step != history_.newest_step();
+    const double time = shown && !history_.empty() ? shown->after.time : sim_->state().time;
+    const int contacts = shown ? static_cast<int>(shown->contacts.size()) : 0;
+    const int iterations = shown ? shown->result.stats.iterations : 0;
+    std::string mode = playback_.playing ? "playing" : "paused (Space to play)";
+    if (browsing) mode = "viewing recorded step " + std::to_string(shown->step);
+    if (!playback_.playing && !timeline_.break_reason.empty()) {
+      mode += "   break at " + timeline_.break_reason;
+    }
+    std::snprintf(line, sizeof(line), "t = %.3f s   %d contacts   %d iterations   %s", time,
+                  contacts, iterations, mode.c_str());
     const ImVec2 pos(vp_x_ + 12.0f, vp_y_ + 10.0f);
     dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 180), line);
     dl->AddText(pos, IM_COL32(235, 238, 242, 255), line);
@@ -506,6 +608,12 @@ int Viewer::Run() {
     if (!scripted_) HandleInput();
     if (playback_.reset_requested) {
       sim_->Reset();
+      history_.Clear();
+      comparison_.reset();
+      comparison_step_ = -1;
+      timeline_.follow_live = true;
+      timeline_.slider = 0;
+      timeline_.break_reason.clear();
       step_error_.clear();
       has_record_ = false;
       rows_.clear();
