@@ -106,34 +106,6 @@ Simulator::Simulator(Model model, StepSettings settings)
   Reset();
 }
 
-// Keeps a contact found beyond the base margin only if its two points close the gap within the
-// step along the normal: φ < margin + δt (−v_n)⁺. Far points that are not approaching (upper
-// corners of a box sliding on its face, points of a body passing by) are dropped: as SAP
-// candidates with a tangential velocity they would feel the convex model's gliding push at
-// φ < (δt + τ_d) μ ‖v_t‖ (paper §V-A) although the bodies never meet.
-void Simulator::FilterSpeculative(const KinematicsCache& kin, double t,
-                                  std::vector<Contact>* contacts) const {
-  const double base = settings_.contact_margin;
-  const double dt = settings_.time_step;
-  auto vel = [&](int body, const Vec3& p) {
-    if (body < 0) return Vec3(Vec3::Zero());
-    if (model_.bodies[body].tree < 0) return multibody_->PrescribedPointVelocity(body, p, t);
-    return multibody_->PointVelocity(kin, state_.v, body, p);
-  };
-  std::vector<Contact>& cs = *contacts;
-  size_t out = 0;
-  for (size_t i = 0; i < cs.size(); ++i) {
-    const Contact& c = cs[i];
-    bool keep = c.phi < base;
-    if (!keep) {
-      const double v_n = c.normal.dot(vel(c.body_b, c.point) - vel(c.body_a, c.point));
-      keep = c.phi < base + dt * std::max(0.0, -v_n);
-    }
-    if (keep) cs[out++] = c;
-  }
-  cs.resize(out);
-}
-
 double Simulator::MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const {
   double s = 0;
   MatX Jw;
@@ -364,8 +336,6 @@ const StepRecord& Simulator::Step() {
   double margin = settings_.contact_margin;
   if (settings_.speculative_margin) margin += dt * MaxSurfaceSpeed(kin, state_.v, t);
   collision_->FindContacts(kin.X_WB, margin, &rec.contacts);
-  if (margin > settings_.contact_margin && settings_.filter_speculative)
-    FilterSpeculative(kin, t, &rec.contacts);
   for (Contact& c : rec.contacts) {
     const Material mat = model_.PairMaterial(c.geom_a, c.geom_b);
     c.stiffness = mat.stiffness;

@@ -35,10 +35,6 @@ struct StepSettings {
   // exert no impulse unless the bodies close the gap (or, sliding fast, SAP's gliding band
   // φ < (δt + τ_d) μ ‖v_t‖ reaches them).
   bool speculative_margin = true;
-  // Keep a speculative candidate only if its points approach each other along the normal
-  // (φ < margin + δt (−v_n)⁺). Off by default: on the 40-body clutter it doubled the steady-state
-  // Newton iterations and deepened the worst transient penetration.
-  bool filter_speculative = false;
   SapParameters sap;                        // solver parameters
   int free_motion_max_iterations = 20;      // Newton cap for implicit free motion (eq. 14)
   double free_motion_tolerance = 1e-12;     // relative, on ‖m(v*)‖
@@ -115,8 +111,6 @@ class Simulator {
   void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
                        ContactProblem* problem);
 
-  void FilterSpeculative(const KinematicsCache& kin, double t,
-                         std::vector<Contact>* contacts) const;
   // Largest surface speed of any body at (q, v, t): |v_com| + |ω| r_b [m/s].
   double MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const;
 
