@@ -19,6 +19,7 @@
 #include <string>
 
 #include "app/scene.h"
+#include "app/viewer/physics_worker.h"
 #include "engine/breakpoints.h"
 #include "engine/debug_draw.h"
 #include "engine/history.h"
@@ -80,10 +81,6 @@ class Viewer {
   void HandleInput();
   void PickContact(float x, float y);
   void StepPhysics(double wall_dt);
-  bool DoStep();  // false (and paused, with step_error_ set) if the step threw
-  // Checks the breakpoints on the newest record; true (and paused, with the reason in
-  // timeline_.break_reason) if one fired in an interactive run.
-  bool HitBreakpoint();
   void BuildUi();
   void RenderScene();
   void DrawLabels();
@@ -96,9 +93,30 @@ class Viewer {
   // The what-if re-solve of the displayed step, or nullptr.
   const ResolveComparison* DisplayedComparison() const;
 
+  // Physics: the worker thread owns sim_ while a job runs (see physics_worker.h). The UI draws
+  // from its own copies: model_ (materials as edited), multibody_ over it, edit_settings_ and
+  // the History of records it has taken from the worker.
+  void StartSimulation();          // new sim_ and worker_ from scene_
+  void SubmitStepJob(int steps);   // queues the pending edits with the steps
+  void ConsumeBatch(PhysicsBatch batch);
+  void WaitIdle();                 // waits for the running job and consumes its batch
+  void DoReset();
+
   ViewerOptions options_;
   Scene scene_;
   std::unique_ptr<Simulator> sim_;
+  std::unique_ptr<PhysicsWorker> worker_;
+  int generation_ = 0;             // bumped by reset/resume/load: older batches are dropped
+  Model model_;                    // UI copy of the model; materials follow the panel
+  std::unique_ptr<Multibody> multibody_;  // kinematics for drawing, over model_
+  State live_state_;               // newest simulator state the UI knows
+  int live_step_count_ = 0;        // Simulator::step_count() with live_state_
+  bool settings_dirty_ = false;    // edit_settings_ not yet sent to the worker
+  bool materials_dirty_ = false;   // model_.materials not yet sent to the worker
+  double pending_wall_ = 0;        // wall time since the last stepping job was submitted [s]
+  double sim_time_this_frame_ = 0; // simulated time taken from the worker this frame [s]
+  double last_job_ms_ = 0;         // wall time of the last physics job [ms]
+  double physics_ms_total_ = 0;    // wall time of every physics job so far [ms]
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
   // GL objects: released in ~Viewer while the context still exists.
@@ -203,7 +221,7 @@ bool Viewer::CreateWindow() {
     return false;
   }
   glEnable(GL_MULTISAMPLE);
-  renderer_->SetModel(sim_->model());
+  renderer_->SetModel(model_);
   return true;
 }
 
@@ -213,8 +231,7 @@ void Viewer::ResetCamera() {
 }
 
 const StepRecord* Viewer::DisplayedRecord() const {
-  if (!has_record_) return nullptr;
-  if (history_.empty()) return &sim_->last_record();
+  if (!has_record_ || history_.empty()) return nullptr;
   if (playback_.playing || timeline_.follow_live) return &history_.At(history_.size() - 1);
   return &history_.At(TimelineIndex(timeline_.slider, history_.size()));
 }
@@ -228,7 +245,9 @@ const ResolveComparison* Viewer::DisplayedComparison() const {
 void Viewer::OnNewRecord() {
   has_record_ = true;
   if (playback_.playing || timeline_.follow_live) timeline_.slider = history_.size() - 1;
-  rows_ = BuildContactRows(sim_->model(), *DisplayedRecord());
+  const StepRecord* shown = DisplayedRecord();
+  if (!shown) return;
+  rows_ = BuildContactRows(model_, *shown);
   if (selected_contact_ >= static_cast<int>(rows_.size())) selected_contact_ = -1;
 }
 
@@ -240,17 +259,22 @@ void Viewer::HandleTimelineRequests() {
     timeline_.clear_comparison = false;
   }
   if (timeline_.resolve_requested && shown && !playback_.playing) {
-    try {
-      comparison_ = CompareResolve(*sim_, *shown, sim_->settings().sap);
-      comparison_step_ = shown->step;
-    } catch (const std::exception& e) {
-      step_error_ = std::string("re-solve: ") + e.what();
-    }
+    // On the worker (a large step takes a while); the overlay appears when the batch returns.
+    WaitIdle();
+    shown = DisplayedRecord();
+    QueuedEdits edits;
+    if (materials_dirty_) edits.materials = model_.materials;
+    materials_dirty_ = false;
+    if (shown) worker_->Submit(MakeResolveJob(*shown, edit_settings_.sap, edits), generation_);
   }
   timeline_.resolve_requested = false;
   if (timeline_.resume_requested && shown && !playback_.playing) {
-    const StepRecord record = *shown;  // ResumeFrom drops the newer records
+    WaitIdle();
+    const StepRecord record = *DisplayedRecord();  // ResumeFrom drops the newer records
     history_.ResumeFrom(record, sim_.get());
+    ++generation_;
+    live_state_ = sim_->state();
+    live_step_count_ = sim_->step_count();
     timeline_.follow_live = true;
     timeline_.break_reason.clear();
     step_error_.clear();
@@ -276,74 +300,136 @@ void Viewer::UpdateImpulseScale() {
   }
 }
 
-bool Viewer::DoStep() {
-  try {
-    sim_->Step();
-  } catch (const std::exception& e) {
-    step_error_ = e.what();
-    playback_.playing = false;
-    return false;
-  }
-  history_.Push(sim_->last_record());
-  timeline_.follow_live = true;
-  if (sim_->last_record().result.stats.status == SolverStatus::kNonFiniteInput) {
-    playback_.playing = false;  // nothing more to see: the state no longer advances
-  }
-  return true;
+void Viewer::StartSimulation() {
+  worker_.reset();
+  sim_ = std::make_unique<Simulator>(scene_.model, scene_.settings);
+  model_ = sim_->model();
+  multibody_ = std::make_unique<Multibody>(&model_);
+  edit_settings_ = sim_->settings();
+  live_state_ = sim_->state();
+  live_step_count_ = sim_->step_count();
+  settings_dirty_ = materials_dirty_ = false;
+  ++generation_;
+  worker_ = std::make_unique<PhysicsWorker>(sim_.get());
 }
 
-bool Viewer::HitBreakpoint() {
-  const std::optional<std::string> reason = CheckBreakpoints(
-      history_.At(history_.size() - 1), timeline_.breakpoints, sim_->settings().sap.max_iterations);
-  if (!reason) return false;
-  timeline_.break_reason = "step " + std::to_string(history_.newest_step()) + ": " + *reason;
-  playback_.playing = false;
-  // Scripted runs keep their fixed frame schedule; interactive runs stop here.
-  return !scripted_;
+void Viewer::SubmitStepJob(int steps) {
+  StepJobOptions job;
+  job.steps = steps;
+  job.budget_seconds = scripted_ ? 0.0 : kPhysicsBudgetSeconds;
+  // Scripted runs keep their fixed frame schedule; breakpoints are noted, not obeyed.
+  job.check_breakpoints = !scripted_;
+  job.breakpoints = timeline_.breakpoints;
+  if (settings_dirty_) job.edits.settings = edit_settings_;
+  if (materials_dirty_) job.edits.materials = model_.materials;
+  settings_dirty_ = materials_dirty_ = false;
+  worker_->Submit(MakeStepJob(std::move(job)), generation_);
+}
+
+void Viewer::ConsumeBatch(PhysicsBatch batch) {
+  last_job_ms_ = batch.wall_ms;
+  physics_ms_total_ += batch.wall_ms;
+  if (batch.generation != generation_) return;  // started before a reset, resume or reload
+  if (!batch.settings_error.empty()) settings_error_ = batch.settings_error;
+  if (batch.comparison) {
+    comparison_ = std::move(batch.comparison);
+    comparison_step_ = batch.comparison_step;
+  }
+  const double t0 = live_state_.time;
+  live_state_ = std::move(batch.state);
+  live_step_count_ = batch.step_count;
+  sim_time_this_frame_ += live_state_.time - t0;
+  for (StepRecord& r : batch.records) {
+    history_.Push(r);
+    if (scripted_ && timeline_.break_reason.empty()) {
+      // Scripted runs note the first breakpoint but keep stepping.
+      const std::optional<std::string> reason =
+          CheckBreakpoints(history_.At(history_.size() - 1), timeline_.breakpoints,
+                           edit_settings_.sap.max_iterations);
+      if (reason) timeline_.break_reason = "step " + std::to_string(history_.newest_step()) +
+                                           ": " + *reason;
+    }
+  }
+  if (!batch.records.empty()) {
+    timeline_.follow_live = true;
+    playback_.steps_last_frame = static_cast<int>(batch.records.size());
+    playback_.physics_ms = batch.wall_ms;
+  }
+  if (batch.break_index >= 0) {
+    timeline_.break_reason =
+        "step " + std::to_string(history_.newest_step()) + ": " + batch.break_reason;
+  }
+  if (!batch.error.empty()) step_error_ = batch.error;
+  if (batch.stop) {
+    playback_.playing = false;
+    accumulator_ = 0;
+    pending_wall_ = 0;
+  }
+  if (!history_.empty()) OnNewRecord();
+}
+
+void Viewer::WaitIdle() {
+  worker_->Wait();
+  if (std::optional<PhysicsBatch> batch = worker_->Take()) ConsumeBatch(std::move(*batch));
+}
+
+void Viewer::DoReset() {
+  WaitIdle();
+  sim_->Reset();
+  ++generation_;
+  live_state_ = sim_->state();
+  live_step_count_ = sim_->step_count();
+  history_.Clear();
+  comparison_.reset();
+  comparison_step_ = -1;
+  timeline_.follow_live = true;
+  timeline_.slider = 0;
+  timeline_.break_reason.clear();
+  step_error_.clear();
+  has_record_ = false;
+  rows_.clear();
+  selected_contact_ = -1;
+  accumulator_ = 0;
+  pending_wall_ = 0;
 }
 
 void Viewer::StepPhysics(double wall_dt) {
-  const double dt = sim_->settings().time_step;
+  sim_time_this_frame_ = 0;
+  // A finished job first: its records join the history.
+  if (std::optional<PhysicsBatch> batch = worker_->Take()) ConsumeBatch(std::move(*batch));
+  const double dt = edit_settings_.time_step;
   int steps = 0;
   if (scripted_) {
     // Deterministic: 1/60 s of simulated time per frame, whatever the wall clock says.
     steps = StepsForFrame(kScriptedFrameSeconds, 1.0, dt, 1 << 20, &accumulator_);
   } else if (playback_.playing) {
-    const int max_steps = std::max(1, static_cast<int>(std::ceil(0.1 / dt)));
-    steps = StepsForFrame(wall_dt, playback_.rate, dt, max_steps, &accumulator_);
+    pending_wall_ += wall_dt;
+    if (!worker_->busy()) {
+      const int max_steps = std::max(1, static_cast<int>(std::ceil(0.1 / dt)));
+      steps = StepsForFrame(pending_wall_, playback_.rate, dt, max_steps, &accumulator_);
+      pending_wall_ = 0;
+    }
   }
-  if (playback_.step_requested) {
+  if (playback_.step_requested && !worker_->busy()) {
     steps = std::max(steps, 1);
     playback_.step_requested = false;
   }
-  if (steps > 0) timeline_.break_reason.clear();  // a reason describes the newest pause only
-  const auto t0 = Clock::now();
-  const double sim_t0 = sim_->state().time;
-  int done = 0;
-  for (; done < steps; ++done) {
-    if (!DoStep()) break;
-    if (HitBreakpoint()) {
-      accumulator_ = 0;
-      ++done;
-      break;
-    }
-    // Interactive frames keep a time budget; the real-time factor shows the shortfall.
-    if (!scripted_ && Seconds(Clock::now() - t0) > kPhysicsBudgetSeconds) {
-      accumulator_ = 0;
-      ++done;
-      break;
-    }
+  if (steps > 0 && !worker_->busy()) {
+    timeline_.break_reason.clear();  // a reason describes the newest pause only
+    SubmitStepJob(steps);
+  } else if ((settings_dirty_ || materials_dirty_) && !worker_->busy() && !playback_.playing) {
+    SubmitStepJob(0);  // paused: the edits reach the simulator without stepping
   }
-  playback_.physics_ms = 1e3 * Seconds(Clock::now() - t0);
-  playback_.steps_last_frame = done;
-  if (done > 0) OnNewRecord();
-  if (playback_.playing || scripted_) rate_meter_.Add(sim_->state().time - sim_t0, wall_dt);
+  // Scripted frames wait for their steps so that every frame shows a fixed simulated time.
+  if (scripted_) WaitIdle();
+  if (playback_.playing || scripted_) rate_meter_.Add(sim_time_this_frame_, wall_dt);
 }
 
 void Viewer::PickContact(float x, float y) {
-  if (!has_record_) return;
+  const StepRecord* shown = DisplayedRecord();
+  if (!shown) return;
   std::vector<std::pair<double, double>> screen;
-  for (const Contact& c : DisplayedRecord()->contacts) {
+  for (const Contact& c : shown->contacts) {
     double px = 0, py = 0;
     if (!camera_.Project(c.point, vp_w_, vp_h_, &px, &py)) px = py = -1e9;  // behind the eye
     screen.emplace_back(vp_x_ + px, vp_y_ + py);
@@ -399,8 +485,6 @@ void Viewer::HandleInput() {
 void Viewer::BuildUi() {
   ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
-  const Simulator& sim = *sim_;
-
   // Left column: playback, overlay, solver, parameters.
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, H), ImGuiCond_Always);
@@ -417,9 +501,9 @@ void Viewer::BuildUi() {
   }
   ImGui::Separator();
 
-  playback_.sim_time = sim.state().time;
-  playback_.step = history_.empty() ? sim.step_count() : history_.newest_step() + 1;
-  playback_.time_step = sim.settings().time_step;
+  playback_.sim_time = live_state_.time;
+  playback_.step = history_.empty() ? live_step_count_ : history_.newest_step() + 1;
+  playback_.time_step = edit_settings_.time_step;
   playback_.real_time_factor = rate_meter_.value();
   playback_.frame_ms = 1e3 * io.DeltaTime;
   if (ImGui::CollapsingHeader("Playback", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -450,19 +534,32 @@ void Viewer::BuildUi() {
     }
     if (const StepRecord* shown = DisplayedRecord()) {
       const ResolveComparison* comparison = DisplayedComparison();
-      DrawSolverPanel(*shown, sim.settings().sap.rel_tolerance,
+      DrawSolverPanel(*shown, edit_settings_.sap.rel_tolerance,
                       comparison ? &comparison->after : nullptr);
     } else {
       ImGui::TextDisabled("no step yet: press Space to play or Right to step");
     }
   }
   if (ImGui::CollapsingHeader("Parameters")) {
-    if (DrawParameterPanel(&edit_settings_, &sim_->mutable_model().materials)) {
+    const std::vector<Material> materials_before = model_.materials;
+    const StepSettings settings_before = edit_settings_;
+    if (DrawParameterPanel(&edit_settings_, &model_.materials)) {
+      // Validated here so the panel shows a refusal at once; applied by the next job.
       try {
-        sim_->set_settings(edit_settings_);
+        edit_settings_.Validate();
         settings_error_.clear();
+        settings_dirty_ = true;
       } catch (const std::exception& e) {
         settings_error_ = e.what();
+        edit_settings_ = settings_before;
+      }
+      for (size_t i = 0; i < model_.materials.size(); ++i) {
+        const Material& a = model_.materials[i];
+        const Material& b = materials_before[i];
+        if (a.stiffness != b.stiffness || a.dissipation_time != b.dissipation_time ||
+            a.friction != b.friction) {
+          materials_dirty_ = true;
+        }
       }
     }
     if (!settings_error_.empty()) {
@@ -521,10 +618,10 @@ void Viewer::RenderScene() {
   renderer_->BeginFrame(x, y, w, h, camera_, ro);
   // Bodies at the end of the displayed step (the live state when following the simulation).
   const StepRecord* shown = DisplayedRecord();
-  const State& state = shown && !history_.empty() ? shown->after : sim_->state();
+  const State& state = shown ? shown->after : live_state_;
   KinematicsCache kin;
-  sim_->multibody().UpdateKinematics(state.q, state.time, &kin);
-  renderer_->DrawModel(sim_->model(), kin.X_WB, ro);
+  multibody_->UpdateKinematics(state.q, state.time, &kin);
+  renderer_->DrawModel(model_, kin.X_WB, ro);
 
   glyphs_->Clear();
   glyphs_->set_arrow_radius(0.0022 * camera_.distance);
@@ -548,8 +645,8 @@ void Viewer::DrawLabels() {
   {
     char line[512];
     const StepRecord* shown = DisplayedRecord();
-    const bool browsing = shown && !history_.empty() && shown->step != history_.newest_step();
-    const double time = shown && !history_.empty() ? shown->after.time : sim_->state().time;
+    const bool browsing = shown && shown->step != history_.newest_step();
+    const double time = shown ? shown->after.time : live_state_.time;
     const int contacts = shown ? static_cast<int>(shown->contacts.size()) : 0;
     const int iterations = shown ? shown->result.stats.iterations : 0;
     std::string mode = playback_.playing ? "playing" : "paused (Space to play)";
@@ -575,23 +672,21 @@ void Viewer::DrawLabels() {
 int Viewer::Run() {
   scripted_ = options_.frames > 0;
   try {
-    sim_ = std::make_unique<Simulator>(scene_.model, scene_.settings);
+    StartSimulation();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", options_.scene_path.c_str(), e.what());
     return 2;
   }
-  edit_settings_ = sim_->settings();
   if (!CreateWindow()) return 1;
   ResetCamera();
   // Glyphs sized to the scene's bodies.
-  typical_size_ = TypicalGeometrySize(sim_->model());
+  typical_size_ = TypicalGeometrySize(model_);
   overlay_.contacts.cone_height = 0.35 * typical_size_;
   overlay_.contacts.normal_length = 0.6 * typical_size_;
   playback_.playing = scripted_;
   overlay_.transparent_bodies = options_.transparent;
   overlay_.contacts.labels = options_.labels;
 
-  double physics_ms_sum = 0;
   int frame = 0;
   auto last = Clock::now();
   const auto loop_start = last;
@@ -607,18 +702,7 @@ int Viewer::Run() {
     ImGui::NewFrame();
     if (!scripted_) HandleInput();
     if (playback_.reset_requested) {
-      sim_->Reset();
-      history_.Clear();
-      comparison_.reset();
-      comparison_step_ = -1;
-      timeline_.follow_live = true;
-      timeline_.slider = 0;
-      timeline_.break_reason.clear();
-      step_error_.clear();
-      has_record_ = false;
-      rows_.clear();
-      selected_contact_ = -1;
-      accumulator_ = 0;
+      DoReset();
       playback_.reset_requested = false;
     }
     StepPhysics(scripted_ ? kScriptedFrameSeconds : wall_dt);
@@ -629,7 +713,6 @@ int Viewer::Run() {
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ++frame;
-    physics_ms_sum += playback_.physics_ms;
     if (scripted_ && frame >= options_.frames) {
       if (!options_.screenshot_path.empty()) {
         int fb_w = 0, fb_h = 0;
@@ -650,7 +733,7 @@ int Viewer::Run() {
     std::printf(
         "viewer: %d frames, %.2f ms per frame (physics %.2f ms), %d steps, t = %.4f s "
         "[%s, %d samples]\n",
-        frame, frame_ms, physics_ms_sum / frame, sim_->step_count(), sim_->state().time,
+        frame, frame_ms, physics_ms_total_ / frame, live_step_count_, live_state_.time,
         gl_renderer_.c_str(), msaa_samples_);
   }
   return exit_code;
