@@ -45,6 +45,12 @@ constexpr float kLeftPanelWidth = 410.0f;             // [logical px]
 constexpr float kBottomPanelHeight = 230.0f;          // [logical px]
 constexpr const char* kFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
+// Files dropped on the window: the last one is opened on the next frame.
+std::string* g_dropped_path = nullptr;
+void GlfwDropCallback(GLFWwindow*, int count, const char** paths) {
+  if (g_dropped_path && count > 0) *g_dropped_path = paths[count - 1];
+}
+
 void GlfwErrorCallback(int code, const char* description) {
   std::fprintf(stderr, "GLFW error %d: %s\n", code, description);
 }
@@ -97,6 +103,10 @@ class Viewer {
   // from its own copies: model_ (materials as edited), multibody_ over it, edit_settings_ and
   // the History of records it has taken from the worker.
   void StartSimulation();          // new sim_ and worker_ from scene_
+  // Loads `path` (a scene error keeps the current scene and lands in scene_error_) and
+  // restarts the simulation on it; keep_view keeps the camera and the play state (reload).
+  bool OpenScene(const std::string& path, bool keep_view);
+  void FitGlyphsToScene();
   void SubmitStepJob(int steps);   // queues the pending edits with the steps
   void ConsumeBatch(PhysicsBatch batch);
   void WaitIdle();                 // waits for the running job and consumes its batch
@@ -104,6 +114,9 @@ class Viewer {
 
   ViewerOptions options_;
   Scene scene_;
+  std::string scene_error_;        // the last scene load error (file, line, field)
+  std::string pending_open_;       // a file dropped on the window, opened next frame
+  bool reload_requested_ = false;  // Ctrl+R or the scene panel: reload the scene file
   std::unique_ptr<Simulator> sim_;
   std::unique_ptr<PhysicsWorker> worker_;
   int generation_ = 0;             // bumped by reset/resume/load: older batches are dropped
@@ -150,6 +163,8 @@ class Viewer {
 };
 
 Viewer::~Viewer() {
+  g_dropped_path = nullptr;
+  worker_.reset();  // joins the physics thread before the simulator goes
   renderer_.reset();
   glyphs_.reset();
   if (imgui_ready_) {
@@ -210,6 +225,8 @@ bool Viewer::CreateWindow() {
   }
   SetupStyle();
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  g_dropped_path = &pending_open_;
+  glfwSetDropCallback(window_, GlfwDropCallback);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   imgui_ready_ = true;
 
@@ -301,8 +318,11 @@ void Viewer::UpdateImpulseScale() {
 }
 
 void Viewer::StartSimulation() {
+  // Constructed first: a model the simulator refuses leaves the running one untouched.
+  auto sim = std::make_unique<Simulator>(scene_.model, scene_.settings);
+  if (worker_) WaitIdle();
   worker_.reset();
-  sim_ = std::make_unique<Simulator>(scene_.model, scene_.settings);
+  sim_ = std::move(sim);
   model_ = sim_->model();
   multibody_ = std::make_unique<Multibody>(&model_);
   edit_settings_ = sim_->settings();
@@ -393,6 +413,48 @@ void Viewer::DoReset() {
   pending_wall_ = 0;
 }
 
+bool Viewer::OpenScene(const std::string& path, bool keep_view) {
+  Scene scene;
+  try {
+    // Command-line overrides belong to the scene they were given for.
+    scene = LoadScene(path, path == options_.scene_path ? options_.overrides
+                                                        : std::vector<std::string>{});
+  } catch (const std::exception& e) {
+    scene_error_ = e.what();
+    return false;
+  }
+  Scene previous = std::move(scene_);
+  scene_ = std::move(scene);
+  try {
+    StartSimulation();
+  } catch (const std::exception& e) {
+    scene_error_ = path + ": " + e.what();
+    scene_ = std::move(previous);
+    return false;
+  }
+  if (path != options_.scene_path) options_.overrides.clear();
+  options_.scene_path = path;
+  scene_error_.clear();
+  const bool was_playing = playback_.playing;
+  DoReset();
+  playback_.playing = keep_view && was_playing;
+  settings_error_.clear();
+  renderer_->SetModel(model_);
+  FitGlyphsToScene();
+  overlay_.fit_requested = true;
+  if (!keep_view) ResetCamera();
+  const std::string title =
+      "ContactLab - " + std::filesystem::path(options_.scene_path).filename().string();
+  glfwSetWindowTitle(window_, title.c_str());
+  return true;
+}
+
+void Viewer::FitGlyphsToScene() {
+  typical_size_ = TypicalGeometrySize(model_);
+  overlay_.contacts.cone_height = 0.35 * typical_size_;
+  overlay_.contacts.normal_length = 0.6 * typical_size_;
+}
+
 void Viewer::StepPhysics(double wall_dt) {
   sim_time_this_frame_ = 0;
   // A finished job first: its records join the history.
@@ -451,6 +513,7 @@ void Viewer::HandleInput() {
       overlay_.transparent_bodies = !overlay_.transparent_bodies;
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) overlay_.fit_requested = true;
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) reload_requested_ = true;
   }
   // Mouse: a drag belongs to the viewport only if it started there.
   const ImVec2 m = io.MousePos;
@@ -497,6 +560,12 @@ void Viewer::BuildUi() {
   if (!scene_.description.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", scene_.description.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  if (!scene_error_.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "scene not loaded: %s",
+                       scene_error_.c_str());
     ImGui::PopTextWrapPos();
   }
   ImGui::Separator();
@@ -679,10 +748,7 @@ int Viewer::Run() {
   }
   if (!CreateWindow()) return 1;
   ResetCamera();
-  // Glyphs sized to the scene's bodies.
-  typical_size_ = TypicalGeometrySize(model_);
-  overlay_.contacts.cone_height = 0.35 * typical_size_;
-  overlay_.contacts.normal_length = 0.6 * typical_size_;
+  FitGlyphsToScene();
   playback_.playing = scripted_;
   overlay_.transparent_bodies = options_.transparent;
   overlay_.contacts.labels = options_.labels;
@@ -704,6 +770,15 @@ int Viewer::Run() {
     if (playback_.reset_requested) {
       DoReset();
       playback_.reset_requested = false;
+    }
+    if (!pending_open_.empty()) {
+      const std::string path = std::move(pending_open_);
+      pending_open_.clear();
+      OpenScene(path, false);
+    }
+    if (reload_requested_) {
+      reload_requested_ = false;
+      OpenScene(options_.scene_path, true);
     }
     StepPhysics(scripted_ ? kScriptedFrameSeconds : wall_dt);
     UpdateImpulseScale();
