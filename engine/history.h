@@ -5,7 +5,9 @@
 // of the recorded step (record.after) with the same warm start the original run used for the
 // next step (Simulator::set_state warm-starts from state.v, which is what Step does after every
 // step). Stepping from there reproduces the original trajectory bit for bit, provided the model
-// and settings are unchanged. The records newer than `record` are dropped: the timeline branches.
+// and settings are unchanged, and so is the simulator's mouse perturbation (it is an input like
+// the settings and is left as it is; each record holds the one its step used). The records
+// newer than `record` are dropped: the timeline branches.
 //
 // Step numbering: Simulator has no public setter for its step counter, so after a resume its
 // StepRecord::step and step_count() keep counting from where they were. History therefore stores

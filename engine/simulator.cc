@@ -156,7 +156,8 @@ void Simulator::Reset() {
 //   q^θ = q0 + θ δt N v^{θvq}, v^θ = θ v* + (1−θ) v0, v^{θvq} = θ_vq v* + (1−θ_vq) v0.
 // Explicit in v* when θ = 0 (one solve with M(q0)); otherwise Newton's method with A (eq. 15)
 // as the Jacobian, exact for constant M and linear springs/dampers, and O(δt) close in general.
-void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t, VecX* v_star,
+void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
+                                  const VecX* external_force, VecX* v_star,
                                   std::vector<MatX>* A, std::vector<MatX>* M) {
   const double dt = settings_.time_step;
   const double theta = IntegratorTheta(settings_.integrator);
@@ -182,6 +183,7 @@ void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t, VecX
     multibody_->UpdateKinematics(q_theta, t_theta, &kin);
     multibody_->SpringDamperForces(q_theta, v_theta, t_theta, &k1);
     multibody_->BiasForces(kin, v_theta, settings_.gravity, &k2);
+    if (external_force) k2 += *external_force;  // explicit: the same in every iteration
     multibody_->SpringDamperDiagonals(q_theta, v_theta, t_theta, &K, &D);
     double residual = 0, scale = 0;
     for (int tr = 0; tr < num_trees; ++tr) {
@@ -344,9 +346,19 @@ const StepRecord& Simulator::Step() {
   }
   rec.timings.collision_ms = MsSince(t0);
 
-  // Free motion v*, linearization A (stage 1) and the contact problem.
+  // Free motion v*, linearization A (stage 1) and the contact problem. The mouse perturbation
+  // is explicit: evaluated at (q0, v0).
   t0 = Clock::now();
-  ComputeFreeMotion(state_.q, state_.v, t, &rec.problem.v_star, &rec.problem.A, &rec.problem.M);
+  VecX perturbation_force;
+  rec.perturbation = perturbation_;
+  rec.perturbation_point_W.setZero();
+  if (perturbation_) {
+    rec.perturbation_point_W =
+        EvaluatePerturbation(*multibody_, kin, state_.v, *perturbation_, &perturbation_force)
+            .point_W;
+  }
+  ComputeFreeMotion(state_.q, state_.v, t, perturbation_ ? &perturbation_force : nullptr,
+                    &rec.problem.v_star, &rec.problem.A, &rec.problem.M);
   rec.problem.v0 = state_.v;
   AssembleProblem(kin, t, rec.contacts, &rec.problem);
   rec.timings.assembly_ms = MsSince(t0);
@@ -407,6 +419,11 @@ StepMetrics Simulator::ComputeMetrics(const State& s, const std::vector<Contact>
   m.max_penetration = -min_phi;
   m.num_contacts = static_cast<int>(contacts.size());
   return m;
+}
+
+void Simulator::SetPerturbation(const Perturbation& p) {
+  ValidatePerturbation(model_, p);
+  perturbation_ = p;
 }
 
 SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& params) const {

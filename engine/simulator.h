@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "engine/contact.h"
 #include "engine/contact_problem.h"
 #include "engine/multibody.h"
+#include "engine/perturbation.h"
 #include "engine/sap_solver.h"
 #include "engine/solver.h"
 
@@ -71,6 +73,11 @@ struct StepRecord {
   SolverResult result;
   StepTimings timings;
   StepMetrics metrics;
+  // Mouse perturbation applied during the step (none if empty) and its grabbed point at t^n,
+  // world frame [m] (zero without a perturbation); a viewer draws a line from it to
+  // perturbation->target_W.
+  std::optional<Perturbation> perturbation;
+  Vec3 perturbation_point_W = Vec3::Zero();
 };
 
 class Simulator {
@@ -102,12 +109,24 @@ class Simulator {
   // are applied by RebuildProblem below.
   SolverResult Resolve(const StepRecord& record, const SapParameters& params) const;
 
+  // Mouse perturbation (engine/perturbation.h), applied by every Step() until cleared: the force
+  // f = k (target_W − p_W) − c v_p on the grabbed point, with p_W and v_p taken at the step's
+  // start (q0, v0), enters the free motion (stage 1) as the generalized force J_pᵀ f added to
+  // k(q, v) in every iteration. It is explicit in every integration scheme (never re-evaluated
+  // at q^θ, v^θ) and does not enter the linearization A. Kept across Reset() and set_state().
+  // SetPerturbation validates with ValidatePerturbation (std::invalid_argument naming the
+  // field and valid range).
+  void SetPerturbation(const Perturbation& p);
+  void ClearPerturbation() { perturbation_.reset(); }
+  const std::optional<Perturbation>& perturbation() const { return perturbation_; }
+
   // Energy and penetration of an arbitrary state.
   StepMetrics ComputeMetrics(const State& s, const std::vector<Contact>& contacts) const;
 
  private:
-  void ComputeFreeMotion(const VecX& q0, const VecX& v0, double t, VecX* v_star,
-                         std::vector<MatX>* A, std::vector<MatX>* M);
+  // external_force (size nv, may be null): constant generalized force added to k.
+  void ComputeFreeMotion(const VecX& q0, const VecX& v0, double t, const VecX* external_force,
+                         VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M);
   void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
                        ContactProblem* problem);
 
@@ -124,6 +143,7 @@ class Simulator {
   StepRecord record_;
   int step_count_ = 0;
   VecX warm_start_;
+  std::optional<Perturbation> perturbation_;
 };
 
 }  // namespace contactlab
