@@ -1,7 +1,6 @@
 // Scene browser without a window: listing scene files with their descriptions, the scenes root of
 // an opened scene, the filter, and the debounced file watcher.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "tests/imgui_harness.h"
 #include "ui/scene_browser.h"
 
 namespace contactlab {
@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 
 // A fresh folder under the test's temporary directory.
 fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("contactlab_scene_browser_" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("contactlab_scene_browser_" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -68,7 +68,9 @@ TEST(SceneBrowser, DescriptionOnlyFromTheTopLevelKey) {
   Write(root / "nested.yaml",
         "bodies:\n  - name: a\n    description: \"a body\"\ndescription : \"top\"\n");
   EXPECT_EQ(ReadSceneDescription(root / "nested.yaml"), "top");
-  Write(root / "escaped.yaml", "\xEF\xBB\xBF" "description: \"say \\\"hi\\\"\"\r\n");
+  Write(root / "escaped.yaml",
+        "\xEF\xBB\xBF"
+        "description: \"say \\\"hi\\\"\"\r\n");
   EXPECT_EQ(ReadSceneDescription(root / "escaped.yaml"), "say \"hi\"");
   Write(root / "other_key.yaml", "descriptions: no\n");
   EXPECT_EQ(ReadSceneDescription(root / "other_key.yaml"), "");
@@ -226,6 +228,64 @@ TEST(FileWatcher, SetFilesResetsThePendingChange) {
   clock.t = 1;
   EXPECT_FALSE(w.Changed());
   EXPECT_FALSE(w.pending());
+}
+
+TEST(ScenePanel, ClickSelectsDoubleClickOpens) {
+  const fs::path root = TempDir("panel");
+  Write(root / "a.yaml", "description: first\n");
+  Write(root / "paper" / "b.yaml", "description: second\n");
+  const std::vector<SceneEntry> entries = ListSceneFiles(root);
+  ASSERT_EQ(entries.size(), 2u);
+  ScenePanelState state;
+  state.error = "a.yaml:3: bodies.a.mass: must be > 0";
+  ScenePanelAction action;
+  const std::string current = entries[1].absolute_path.string();
+  auto body = [&] {
+    const ScenePanelAction a = DrawScenePanel(entries, current, &state);
+    if (a.kind != SceneAction::kNone) action = a;
+  };
+  ImGuiHarness gui;
+  gui.Frame(body);
+  EXPECT_EQ(action.kind, SceneAction::kNone) << "nothing asked for without input";
+  // Click down the list until a row is selected: the first row is a.yaml.
+  float row_y = -1;
+  for (float y = 20; y < 300 && state.selected.empty(); y += 3) {
+    gui.Click(body, 100, y);
+    if (!state.selected.empty()) row_y = y;
+  }
+  ASSERT_GE(row_y, 0) << "a row took the click";
+  EXPECT_EQ(state.selected, entries[0].absolute_path.string());
+  EXPECT_EQ(action.kind, SceneAction::kNone) << "a single click only selects";
+  // A double click opens the row (after a pause, so the scan's clicks do not pair up with it).
+  for (int i = 0; i < 30; ++i) gui.Frame(body);
+  gui.Click(body, 100, row_y);
+  gui.Click(body, 100, row_y);
+  EXPECT_EQ(action.kind, SceneAction::kOpen);
+  EXPECT_EQ(action.path, entries[0].absolute_path.string());
+  // Below the list: "Open" (the selected row), then "Reload (Ctrl+R)" on the same line, then the
+  // auto-reload checkbox.
+  action = ScenePanelAction();
+  float open_y = -1;
+  for (float y = row_y + 4; y < 520 && action.kind == SceneAction::kNone; y += 4) {
+    state.selected = entries[0].absolute_path.string();  // clicks on the rows select others
+    for (int i = 0; i < 30; ++i) gui.Frame(body);        // and must not pair into double clicks
+    gui.Click(body, 20, y);
+    open_y = y;
+  }
+  EXPECT_EQ(action.kind, SceneAction::kOpen);
+  EXPECT_EQ(action.path, entries[0].absolute_path.string());
+  action = ScenePanelAction();
+  gui.Click(body, 120, open_y);
+  EXPECT_EQ(action.kind, SceneAction::kReload);
+  ASSERT_TRUE(state.auto_reload);
+  for (float y = open_y + 4; y < 520 && state.auto_reload; y += 4) gui.Click(body, 20, y);
+  EXPECT_FALSE(state.auto_reload) << "the checkbox turns auto reload off";
+  // Hovering the rows (tooltips) and a filter that hides everything draw without trouble.
+  for (float y = 20; y < 300; y += 10) gui.Frame(body, 100, y);
+  state.filter = "no such scene";
+  gui.Frame(body);
+  state.selected.clear();
+  gui.Frame([&] { DrawScenePanel({}, "", &state); });
 }
 
 }  // namespace

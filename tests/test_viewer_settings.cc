@@ -81,18 +81,18 @@ TEST(ViewerSettings, RoundTripIsExactForEveryField) {
 
 TEST(ViewerSettings, BadLinesWarnWithLineAndKeyAndKeepTheDefault) {
   const std::string text =
-      "# comment\n"                       // 1
-      "\n"                                // 2
-      "overlay.labels = true\n"           // 3 good
-      "overlay.point_size = 500\n"        // 4 out of range
-      "overlay.colour = red\n"            // 5 unknown key
-      "overlay.cones = maybe\n"           // 6 not a bool
-      "playback.rate = fast\n"            // 7 not a number
-      "just some words\n"                 // 8 no '='
-      "overlay.impulse_scale = 0\n"       // 9 must be > 0
-      "overlay.body_alpha = nan\n"        // 10 not finite
-      "export.dir = \"unterminated\n"     // 11 malformed string
-      "   overlay.normals=yes   \n"       // 12 good, spaces
+      "# comment\n"                         // 1
+      "\n"                                  // 2
+      "overlay.labels = true\n"             // 3 good
+      "overlay.point_size = 500\n"          // 4 out of range
+      "overlay.colour = red\n"              // 5 unknown key
+      "overlay.cones = maybe\n"             // 6 not a bool
+      "playback.rate = fast\n"              // 7 not a number
+      "just some words\n"                   // 8 no '='
+      "overlay.impulse_scale = 0\n"         // 9 must be > 0
+      "overlay.body_alpha = nan\n"          // 10 not finite
+      "export.dir = \"unterminated\n"       // 11 malformed string
+      "   overlay.normals=yes   \n"         // 12 good, spaces
       "layout.left_panel_width = 1e999\n";  // 13 overflow
   std::vector<std::string> w;
   const ViewerSettings s = ParseViewerSettings(text, &w);

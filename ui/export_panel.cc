@@ -42,15 +42,20 @@ std::string ExportPath(const std::string& dir, ExportKind kind, int step,
   const std::string scene = scene_stem.empty() ? "scene" : scene_stem;
   if ((ExportNeedsStep(kind) || kind == ExportKind::kScreenshot) && step < 0) return "";
   switch (kind) {
-    case ExportKind::kNone: return "";
-    case ExportKind::kScreenshot: return Join(dir, scene + "_" + Counter(step) + ".png");
-    case ExportKind::kStatsCsv: return Join(dir, scene + "_stats.csv");
-    case ExportKind::kStatsJson: return Join(dir, scene + "_stats.json");
+    case ExportKind::kNone:
+      return "";
+    case ExportKind::kScreenshot:
+      return Join(dir, scene + "_" + Counter(step) + ".png");
+    case ExportKind::kStatsCsv:
+      return Join(dir, scene + "_stats.csv");
+    case ExportKind::kStatsJson:
+      return Join(dir, scene + "_stats.json");
     case ExportKind::kIterationsCsv:
       return Join(dir, scene + "_step" + Counter(step) + "_iterations.csv");
     case ExportKind::kIterationsJson:
       return Join(dir, scene + "_step" + Counter(step) + "_iterations.json");
-    case ExportKind::kProblem: return Join(dir, scene + "_step" + Counter(step) + "_problem");
+    case ExportKind::kProblem:
+      return Join(dir, scene + "_step" + Counter(step) + "_problem");
   }
   return "";
 }

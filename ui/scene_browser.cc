@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -63,9 +63,15 @@ std::string UnquoteDouble(const std::string& s) {
     if (c == '\\' && i + 1 < s.size()) {
       const char n = s[++i];
       switch (n) {
-        case 'n': out += ' '; break;
-        case 't': out += ' '; break;
-        default: out += n; break;
+        case 'n':
+          out += ' ';
+          break;
+        case 't':
+          out += ' ';
+          break;
+        default:
+          out += n;
+          break;
       }
       continue;
     }
@@ -104,10 +110,9 @@ bool EntryLess(const SceneEntry& a, const SceneEntry& b) {
   if (a.folder != b.folder) {
     // Compare folders component by component so "a" < "a/b" < "a-b".
     const fs::path fa(a.folder), fb(b.folder);
-    return std::lexicographical_compare(fa.begin(), fa.end(), fb.begin(), fb.end(),
-                                        [](const fs::path& x, const fs::path& y) {
-                                          return x.string() < y.string();
-                                        });
+    return std::lexicographical_compare(
+        fa.begin(), fa.end(), fb.begin(), fb.end(),
+        [](const fs::path& x, const fs::path& y) { return x.string() < y.string(); });
   }
   return a.relative_path < b.relative_path;
 }
@@ -202,8 +207,7 @@ std::vector<int> FilterSceneEntries(const std::vector<SceneEntry>& entries,
   for (std::string w; in >> w;) words.push_back(w);
   std::vector<int> out;
   for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
-    const std::string hay =
-        Lower(entries[i].relative_path) + "\n" + Lower(entries[i].description);
+    const std::string hay = Lower(entries[i].relative_path) + "\n" + Lower(entries[i].description);
     bool all = true;
     for (const std::string& w : words) all = all && hay.find(w) != std::string::npos;
     if (all) out.push_back(i);
@@ -317,8 +321,7 @@ ScenePanelAction DrawScenePanel(const std::vector<SceneEntry>& entries,
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-        ImGui::TextUnformatted(e.description.empty() ? "(no description)"
-                                                     : e.description.c_str());
+        ImGui::TextUnformatted(e.description.empty() ? "(no description)" : e.description.c_str());
         ImGui::TextDisabled("%s", e.relative_path.c_str());
         ImGui::PopTextWrapPos();
         ImGui::EndTooltip();

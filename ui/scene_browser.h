@@ -6,8 +6,8 @@
 // and folders (names starting with '.') are skipped.
 #pragma once
 
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>

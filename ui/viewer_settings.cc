@@ -58,8 +58,8 @@ std::vector<Field> Fields(ViewerSettings* s) {
       {nullptr, "panels.scene_browser", Type::kBool, &s->show_scene_browser},
       {nullptr, "panels.exports", Type::kBool, &s->show_exports},
       {nullptr, "panels.help", Type::kBool, &s->show_help},
-      {"# Layout [logical px]", "layout.left_panel_width", Type::kFloat, &s->left_panel_width,
-       150, 4000},
+      {"# Layout [logical px]", "layout.left_panel_width", Type::kFloat, &s->left_panel_width, 150,
+       4000},
       {nullptr, "layout.bottom_panel_height", Type::kFloat, &s->bottom_panel_height, 50, 4000},
       {"# Scene and exports", "scene.auto_reload", Type::kBool, &s->auto_reload},
       {nullptr, "export.dir", Type::kString, &s->export_dir},
@@ -76,12 +76,24 @@ std::string Quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += c;
+        break;
     }
   }
   return out + "\"";
@@ -97,12 +109,23 @@ bool Unquote(const std::string& s, std::string* out) {
     if (c == '\\') {
       if (i + 2 >= s.size()) return false;  // a backslash escaping the closing quote
       switch (s[++i]) {
-        case '"': c = '"'; break;
-        case '\\': c = '\\'; break;
-        case 'n': c = '\n'; break;
-        case 't': c = '\t'; break;
-        case 'r': c = '\r'; break;
-        default: return false;
+        case '"':
+          c = '"';
+          break;
+        case '\\':
+          c = '\\';
+          break;
+        case 'n':
+          c = '\n';
+          break;
+        case 't':
+          c = '\t';
+          break;
+        case 'r':
+          c = '\r';
+          break;
+        default:
+          return false;
       }
     }
     *out += c;
@@ -149,10 +172,14 @@ std::string RangeText(const Field& f) {
 
 std::string CurrentText(const Field& f) {
   switch (f.type) {
-    case Type::kBool: return *static_cast<bool*>(f.ptr) ? "true" : "false";
-    case Type::kDouble: return FormatNumber(*static_cast<double*>(f.ptr), false);
-    case Type::kFloat: return FormatNumber(*static_cast<float*>(f.ptr), true);
-    case Type::kString: return Quote(*static_cast<std::string*>(f.ptr));
+    case Type::kBool:
+      return *static_cast<bool*>(f.ptr) ? "true" : "false";
+    case Type::kDouble:
+      return FormatNumber(*static_cast<double*>(f.ptr), false);
+    case Type::kFloat:
+      return FormatNumber(*static_cast<float*>(f.ptr), true);
+    case Type::kString:
+      return Quote(*static_cast<std::string*>(f.ptr));
   }
   return "";
 }
@@ -283,8 +310,7 @@ bool SaveViewerSettingsFile(const fs::path& path, const ViewerSettings& settings
     fs::create_directories(dir, ec);
     if (ec) return fail("cannot create " + dir.string() + ": " + ec.message());
   }
-  const fs::path tmp =
-      path.string() + ".tmp-" + std::to_string(static_cast<long long>(::getpid()));
+  const fs::path tmp = path.string() + ".tmp-" + std::to_string(static_cast<long long>(::getpid()));
   const std::string text = SerializeViewerSettings(settings);
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return fail(std::string("cannot write ") + tmp.string() + ": " + std::strerror(errno));

@@ -20,13 +20,13 @@ struct ViewerSettings {
   bool cones = true;
   bool inactive = true;
   bool labels = false;
-  double point_size = 9;         // [px], in [1, 64]
-  double impulse_scale = 10.0;   // [m / (N s)], > 0
-  bool auto_scale = true;        // refit the impulse scale to the scene
+  double point_size = 9;        // [px], in [1, 64]
+  double impulse_scale = 10.0;  // [m / (N s)], > 0
+  bool auto_scale = true;       // refit the impulse scale to the scene
   // Glyph lengths as multiples of the scene's typical body size (TypicalGeometrySize), so they
   // suit any scene: cone_height = cone_height_per_body * size, likewise normal_length.
-  double cone_height_per_body = 0.35;    // > 0
-  double normal_length_per_body = 0.6;   // > 0
+  double cone_height_per_body = 0.35;   // > 0
+  double normal_length_per_body = 0.6;  // > 0
   bool transparent_bodies = false;
   float body_alpha = 0.35f;  // in [0.01, 1]
   bool show_grid = true;
@@ -41,8 +41,8 @@ struct ViewerSettings {
   bool show_exports = false;
   bool show_help = false;
   // Layout [logical px].
-  float left_panel_width = 410.0f;    // in [150, 4000]
-  float bottom_panel_height = 230.0f; // in [50, 4000]
+  float left_panel_width = 410.0f;     // in [150, 4000]
+  float bottom_panel_height = 230.0f;  // in [50, 4000]
   // Scene and exports.
   bool auto_reload = true;                        // reload the scene when its files change
   std::string export_dir = "contactlab_exports";  // relative to the working directory
