@@ -27,6 +27,7 @@ struct SceneEntry {
 // before its subfolders, so root files come first and "bench/", "paper/" each form one
 // contiguous group. Never throws: unreadable folders or files are skipped or listed without a
 // description; a missing root gives an empty list.
+// Reads the head of every file: call it when the list is shown or refreshed, not every frame.
 std::vector<SceneEntry> ListSceneFiles(const std::filesystem::path& root);
 
 // The value of the top-level `description:` key of a scene file, found by a line scan of the
