@@ -1,0 +1,682 @@
+#include "ui/analysis_panels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <tuple>
+
+#include "engine/colormap.h"
+
+namespace contactlab {
+
+namespace {
+
+const ImVec4 kDimText(0.62f, 0.64f, 0.68f, 1.0f);
+const ImVec4 kBadText(1.00f, 0.40f, 0.35f, 1.0f);
+const ImVec4 kGoodText(0.45f, 0.90f, 0.45f, 1.0f);
+
+const ImU32 kPlotBackground = IM_COL32(24, 26, 30, 255);
+const ImU32 kPlotBorder = IM_COL32(80, 84, 92, 255);
+const ImU32 kGridMajor = IM_COL32(62, 66, 74, 255);
+const ImU32 kGridMinor = IM_COL32(40, 43, 48, 255);
+const ImU32 kLabel = IM_COL32(170, 174, 182, 255);
+const ImU32 kSeries = IM_COL32(110, 190, 255, 255);     // current solve / series: blue
+const ImU32 kResolved = IM_COL32(255, 150, 60, 255);    // what-if re-solve: orange
+const ImU32 kEarlier = IM_COL32(150, 160, 175, 70);     // earlier steps: faint grey
+const ImU32 kTolerance = IM_COL32(230, 200, 80, 220);   // tolerance: yellow, dashed
+const ImU32 kLinearRef = IM_COL32(120, 220, 140, 170);  // linear reference: green
+const ImU32 kQuadRef = IM_COL32(200, 140, 255, 170);    // quadratic reference: violet
+const ImU32 kFailure = IM_COL32(255, 70, 60, 255);
+const ImU32 kMarker = IM_COL32(255, 255, 255, 200);
+
+constexpr float kLeftMargin = 46.0f;  // room for y tick labels [px]
+constexpr double kLogFloor = 1e-16;
+
+ImVec2 P(double x, double y) { return ImVec2(static_cast<float>(x), static_cast<float>(y)); }
+
+ImU32 ToU32(const Color& c) {
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a));
+}
+
+ImU32 ToU32(const Rgba8& c) { return IM_COL32(c.r, c.g, c.b, c.a); }
+
+// Reserves a plot of the full available width and `height` pixels as an invisible button (so it
+// can be hovered and clicked) and draws its background. Returns the inner data rectangle.
+struct PlotArea {
+  ImVec2 p0, p1;  // frame
+  PlotRect rect;  // data area, inside the frame
+  bool hovered = false, active = false;
+};
+PlotArea BeginPlotArea(const char* id, float height) {
+  PlotArea a;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const ImVec2 cursor = ImGui::GetCursorScreenPos();
+  const float width = std::max(60.0f, avail - kLeftMargin);
+  a.p0 = ImVec2(cursor.x + kLeftMargin, cursor.y);
+  a.p1 = ImVec2(a.p0.x + width, a.p0.y + height);
+  ImGui::SetCursorScreenPos(a.p0);
+  ImGui::InvisibleButton(id, ImVec2(width, height));
+  a.hovered = ImGui::IsItemHovered();
+  a.active = ImGui::IsItemActive();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(a.p0, a.p1, kPlotBackground);
+  dl->AddRect(a.p0, a.p1, kPlotBorder);
+  a.rect = PlotRect{a.p0.x + 3.0, a.p0.y + 3.0, a.p1.x - 3.0, a.p1.y - 3.0};
+  return a;
+}
+
+void YLabel(ImDrawList* dl, const PlotArea& a, double y, const std::string& text) {
+  const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+  const float yy = std::clamp(static_cast<float>(y) - 0.5f * ts.y, a.p0.y - 2.0f,
+                              a.p1.y - ts.y + 2.0f);
+  dl->AddText(ImVec2(a.p0.x - ts.x - 4.0f, yy), kLabel, text.c_str());
+}
+
+void LogGrid(ImDrawList* dl, const PlotArea& a, const LogRange& range,
+             const std::vector<AxisTick>& ticks) {
+  for (const AxisTick& t : ticks) {
+    const double y = LogToPixel(t.value, range, a.rect.y0, a.rect.y1);
+    dl->AddLine(P(a.p0.x, y), P(a.p1.x, y), t.major ? kGridMajor : kGridMinor);
+    if (t.major) YLabel(dl, a, y, t.label);
+  }
+}
+
+void LinearGrid(ImDrawList* dl, const PlotArea& a, double lo, double hi,
+                const std::vector<AxisTick>& ticks) {
+  for (const AxisTick& t : ticks) {
+    const double y = LinearToPixel(t.value, lo, hi, a.rect.y0, a.rect.y1);
+    dl->AddLine(P(a.p0.x, y), P(a.p1.x, y), kGridMajor);
+    YLabel(dl, a, y, t.label);
+  }
+}
+
+void DashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float thickness, float dash = 5.0f,
+                float gap = 4.0f) {
+  const float len = std::hypot(b.x - a.x, b.y - a.y);
+  if (len <= 0) return;
+  const ImVec2 d((b.x - a.x) / len, (b.y - a.y) / len);
+  for (float s = 0; s < len; s += dash + gap) {
+    const float e = std::min(s + dash, len);
+    dl->AddLine(ImVec2(a.x + d.x * s, a.y + d.y * s), ImVec2(a.x + d.x * e, a.y + d.y * e), col,
+                thickness);
+  }
+}
+
+void Polyline(ImDrawList* dl, const std::vector<std::pair<double, double>>& pts, ImU32 col,
+              float thickness, bool dashed = false) {
+  if (pts.size() < 2) return;
+  if (dashed) {
+    for (size_t i = 0; i + 1 < pts.size(); ++i) {
+      DashedLine(dl, P(pts[i].first, pts[i].second), P(pts[i + 1].first, pts[i + 1].second), col,
+                 thickness, 6.0f, 4.0f);
+    }
+    return;
+  }
+  std::vector<ImVec2> v;
+  v.reserve(pts.size());
+  for (const auto& p : pts) v.push_back(P(p.first, p.second));
+  dl->AddPolyline(v.data(), static_cast<int>(v.size()), col, 0, thickness);
+}
+
+void Markers(ImDrawList* dl, const std::vector<std::pair<double, double>>& pts, ImU32 col,
+             bool square) {
+  for (const auto& p : pts) {
+    if (square) {
+      dl->AddRectFilled(P(p.first - 2.5, p.second - 2.5), P(p.first + 2.5, p.second + 2.5), col);
+    } else {
+      dl->AddCircleFilled(P(p.first, p.second), 2.8f, col);
+    }
+  }
+}
+
+// Points of a series on a log axis with a shared x scale of `count` iterations.
+std::vector<std::pair<double, double>> LogPoints(const std::vector<double>& values, int count,
+                                                 const LogRange& range, const PlotRect& r) {
+  std::vector<std::pair<double, double>> pts;
+  for (int i = 0; i < static_cast<int>(values.size()); ++i) {
+    if (!std::isfinite(values[i])) continue;
+    pts.emplace_back(IndexToPixel(i, count, r.x0, r.x1),
+                     LogToPixel(std::max(values[i], kLogFloor), range, r.y0, r.y1));
+  }
+  return pts;
+}
+
+std::vector<std::pair<double, double>> LinearPoints(const std::vector<double>& values, int count,
+                                                    double lo, double hi, const PlotRect& r) {
+  std::vector<std::pair<double, double>> pts;
+  for (int i = 0; i < static_cast<int>(values.size()); ++i) {
+    if (!std::isfinite(values[i])) continue;
+    pts.emplace_back(IndexToPixel(i, count, r.x0, r.x1),
+                     LinearToPixel(values[i], lo, hi, r.y0, r.y1));
+  }
+  return pts;
+}
+
+// Vertical grid lines at integer iterations (NiceTicks over [0, count − 1]); labels below the
+// plot when `labels`.
+void IterationGrid(ImDrawList* dl, const PlotArea& a, int count, bool labels) {
+  if (count < 2) return;
+  for (const AxisTick& t : NiceTicks(0, count - 1, 8)) {
+    if (std::abs(t.value - std::round(t.value)) > 1e-9) continue;
+    const int i = static_cast<int>(std::round(t.value));
+    const double x = IndexToPixel(i, count, a.rect.x0, a.rect.x1);
+    dl->AddLine(P(x, a.p0.y), P(x, a.p1.y), kGridMinor);
+    if (labels) {
+      const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+      dl->AddText(P(x - 0.5 * ts.x, a.p1.y + 1.0), kLabel, t.label.c_str());
+    }
+  }
+}
+
+double ValueAt(const std::vector<double>& v, int i) {
+  return i >= 0 && i < static_cast<int>(v.size()) ? v[i]
+                                                  : std::numeric_limits<double>::quiet_NaN();
+}
+
+void LegendSwatch(ImU32 col, const char* label, bool dashed = false) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  const float w = 1.6f * h;
+  if (dashed) {
+    DashedLine(dl, ImVec2(p.x, p.y + 0.5f * h), ImVec2(p.x + w, p.y + 0.5f * h), col, 2.0f, 4.0f,
+               3.0f);
+  } else {
+    dl->AddLine(ImVec2(p.x, p.y + 0.5f * h), ImVec2(p.x + w, p.y + 0.5f * h), col, 2.0f);
+  }
+  ImGui::Dummy(ImVec2(w, h));
+  ImGui::SameLine(0, 4);
+  ImGui::TextColored(kDimText, "%s", label);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+void DrawConvergencePanel(const ConvergenceView& view) {
+  if (!view.current || view.current->stats.history.empty()) {
+    ImGui::TextDisabled("no solve to show");
+    return;
+  }
+  ImGui::PushID("convergence");
+  const SolverResult& cur = *view.current;
+  const std::vector<double> em = MomentumResidualSeries(cur);
+  const std::vector<double> gap = CostGapSeries(cur);
+  const std::vector<double> alpha = AlphaSeries(cur);
+  const std::vector<int> evals = LineSearchEvaluationsSeries(cur);
+  std::vector<double> em_res, gap_res, alpha_res;
+  if (view.resolved) {
+    em_res = MomentumResidualSeries(*view.resolved);
+    gap_res = CostGapSeries(*view.resolved);
+    alpha_res = AlphaSeries(*view.resolved);
+  }
+  std::vector<std::vector<double>> em_earlier;
+  for (const SolverResult* r : view.earlier) {
+    if (r) em_earlier.push_back(MomentumResidualSeries(*r));
+  }
+  // Shared iteration axis: the longest solve shown.
+  int count = static_cast<int>(em.size());
+  count = std::max(count, static_cast<int>(em_res.size()));
+  for (const auto& e : em_earlier) count = std::max(count, static_cast<int>(e.size()));
+
+  // Title and legend.
+  if (view.step >= 0) {
+    ImGui::Text("step %d", view.step);
+    ImGui::SameLine();
+  }
+  ImGui::TextColored(cur.stats.status == SolverStatus::kConverged ? kGoodText : kBadText, "%s",
+                     SolverStatusName(cur.stats.status));
+  ImGui::SameLine();
+  ImGui::TextColored(kDimText, "%d iterations", cur.stats.iterations);
+  LegendSwatch(kSeries, "this step");
+  if (view.resolved) {
+    ImGui::SameLine(0, 12);
+    LegendSwatch(kResolved, "re-solve", true);
+  }
+  if (!em_earlier.empty()) {
+    ImGui::SameLine(0, 12);
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), "%d earlier", static_cast<int>(em_earlier.size()));
+    LegendSwatch(IM_COL32(150, 160, 175, 200), buf);
+  }
+  LegendSwatch(kTolerance, "tolerance", true);
+  ImGui::SameLine(0, 12);
+  LegendSwatch(kLinearRef, "linear (r = 0.5)", true);
+  ImGui::SameLine(0, 12);
+  LegendSwatch(kQuadRef, "quadratic", true);
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float h_em = std::max(40.0f, view.plot_height);
+  const float h_small = std::max(30.0f, 0.75f * view.plot_height);
+
+  // (a) e_m, log axis. The range covers the solves and the tolerance; references are cut there.
+  ImGui::TextColored(kDimText, "e_m (momentum residual)");
+  const PlotArea a_em = BeginPlotArea("##em", h_em);
+  std::vector<double> all = em;
+  all.insert(all.end(), em_res.begin(), em_res.end());
+  for (const auto& e : em_earlier) all.insert(all.end(), e.begin(), e.end());
+  if (view.tolerance > 0) all.push_back(view.tolerance);
+  const LogRange em_range = ComputeLogRange(all, kLogFloor);
+  LogGrid(dl, a_em, em_range, LogTicks(em_range, 5));
+  IterationGrid(dl, a_em, count, false);
+  dl->PushClipRect(a_em.p0, a_em.p1, true);
+  for (const auto& e : em_earlier) {
+    Polyline(dl, LogPoints(e, count, em_range, a_em.rect), kEarlier, 1.5f);
+  }
+  if (view.tolerance > 0) {
+    const double y = LogToPixel(view.tolerance, em_range, a_em.rect.y0, a_em.rect.y1);
+    DashedLine(dl, P(a_em.p0.x, y), P(a_em.p1.x, y), kTolerance, 1.5f, 4.0f, 4.0f);
+  }
+  const double e0 = em.empty() ? 0.0 : em[0];
+  const ReferenceSeries refs = ReferenceSlopes(e0, count, em_range.lo());
+  const auto lin_pts = LogPoints(refs.linear, count, em_range, a_em.rect);
+  const auto quad_pts = LogPoints(refs.quadratic, count, em_range, a_em.rect);
+  Polyline(dl, lin_pts, kLinearRef, 1.2f, true);
+  Polyline(dl, quad_pts, kQuadRef, 1.2f, true);
+  if (lin_pts.size() >= 2) {
+    dl->AddText(P(lin_pts.back().first - 40.0, lin_pts.back().second - 15.0), kLinearRef,
+                "linear");
+  }
+  if (quad_pts.size() >= 2) {
+    dl->AddText(P(quad_pts.back().first + 4.0, quad_pts.back().second - 14.0), kQuadRef,
+                "quadratic");
+  }
+  if (view.resolved) {
+    const auto pts = LogPoints(em_res, count, em_range, a_em.rect);
+    Polyline(dl, pts, kResolved, 2.0f, true);
+    Markers(dl, pts, kResolved, true);
+  }
+  const auto em_pts = LogPoints(em, count, em_range, a_em.rect);
+  Polyline(dl, em_pts, kSeries, 2.0f);
+  Markers(dl, em_pts, kSeries, false);
+  dl->PopClipRect();
+
+  // (b) cost gap, log axis.
+  ImGui::TextColored(kDimText, "cost gap l_k - l_final [J] (final iterate omitted)");
+  const PlotArea a_gap = BeginPlotArea("##gap", h_small);
+  std::vector<double> all_gap = gap;
+  all_gap.insert(all_gap.end(), gap_res.begin(), gap_res.end());
+  const LogRange gap_range = ComputeLogRange(all_gap, 1e-300);
+  LogGrid(dl, a_gap, gap_range, LogTicks(gap_range, 4));
+  IterationGrid(dl, a_gap, count, false);
+  dl->PushClipRect(a_gap.p0, a_gap.p1, true);
+  if (view.resolved) {
+    const auto pts = LogPoints(gap_res, count, gap_range, a_gap.rect);
+    Polyline(dl, pts, kResolved, 2.0f, true);
+    Markers(dl, pts, kResolved, true);
+  }
+  const auto gap_pts = LogPoints(gap, count, gap_range, a_gap.rect);
+  Polyline(dl, gap_pts, kSeries, 2.0f);
+  Markers(dl, gap_pts, kSeries, false);
+  dl->PopClipRect();
+
+  // (c) line-search step, linear axis [0, max(1, max α)].
+  ImGui::TextColored(kDimText, "line-search step alpha");
+  const PlotArea a_alpha = BeginPlotArea("##alpha", h_small);
+  double a_hi = 1.0;
+  for (double v : alpha) {
+    if (std::isfinite(v)) a_hi = std::max(a_hi, v);
+  }
+  for (double v : alpha_res) {
+    if (std::isfinite(v)) a_hi = std::max(a_hi, v);
+  }
+  LinearGrid(dl, a_alpha, 0.0, a_hi, NiceTicks(0.0, a_hi, 3));
+  IterationGrid(dl, a_alpha, count, true);
+  dl->PushClipRect(a_alpha.p0, a_alpha.p1, true);
+  if (view.resolved) {
+    const auto pts = LinearPoints(alpha_res, count, 0.0, a_hi, a_alpha.rect);
+    Polyline(dl, pts, kResolved, 1.5f, true);
+    Markers(dl, pts, kResolved, true);
+  }
+  const auto alpha_pts = LinearPoints(alpha, count, 0.0, a_hi, a_alpha.rect);
+  Polyline(dl, alpha_pts, kSeries, 1.5f);
+  Markers(dl, alpha_pts, kSeries, false);
+  dl->PopClipRect();
+  ImGui::Dummy(ImVec2(1.0f, ImGui::GetTextLineHeight()));  // room for the iteration labels
+
+  // Hover: one iteration across the three plots.
+  const PlotArea* hovered = a_em.hovered ? &a_em : a_gap.hovered ? &a_gap
+                            : a_alpha.hovered ? &a_alpha : nullptr;
+  if (hovered && count > 0) {
+    const int i = PixelToIndex(ImGui::GetIO().MousePos.x, count, hovered->rect.x0,
+                               hovered->rect.x1);
+    const double x = IndexToPixel(i, count, a_em.rect.x0, a_em.rect.x1);
+    for (const PlotArea* a : {&a_em, &a_gap, &a_alpha}) {
+      dl->AddLine(P(x, a->p0.y), P(x, a->p1.y), kMarker);
+    }
+    ImGui::BeginTooltip();
+    ImGui::Text("iteration %d", i);
+    if (i < static_cast<int>(em.size())) {
+      ImGui::Text("e_m    %.3e", em[i]);
+      const double g = ValueAt(gap, i);
+      if (std::isfinite(g)) {
+        ImGui::Text("gap    %.3e J", g);
+      } else {
+        ImGui::Text("cost   %.6e J (final)", cur.stats.history[i].cost);
+      }
+      if (i > 0) {
+        ImGui::Text("alpha  %.4f (%d line-search evaluations)", alpha[i], evals[i]);
+      } else {
+        ImGui::TextDisabled("initial guess");
+      }
+    }
+    if (view.resolved && i < static_cast<int>(em_res.size())) {
+      ImGui::TextColored(ImVec4(1.0f, 0.59f, 0.24f, 1.0f), "re-solve: e_m %.3e  alpha %.4f",
+                         em_res[i], ValueAt(alpha_res, i));
+    }
+    ImGui::EndTooltip();
+  }
+  ImGui::PopID();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// One small multiple of the time-series panel. Returns the clicked (or dragged-on) index, -1.
+int DrawSeriesPlot(const char* id, const char* title, const char* unit_format,
+                   const std::vector<double>& y, const TimeSeries& series, int shown_index,
+                   float height, bool log_axis, bool include_zero) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int n = static_cast<int>(y.size());
+  char head[128];
+  if (shown_index >= 0 && shown_index < n) {
+    char value[48];
+    std::snprintf(value, sizeof(value), unit_format, y[shown_index]);
+    std::snprintf(head, sizeof(head), "%s: %s", title, value);
+  } else {
+    std::snprintf(head, sizeof(head), "%s", title);
+  }
+  ImGui::TextColored(kDimText, "%s", head);
+  const PlotArea a = BeginPlotArea(id, height);
+  const PlotRect& r = a.rect;
+  LogRange lr;
+  double lo = 0, hi = 1;
+  if (log_axis) {
+    lr = ComputeLogRange(y, kLogFloor);
+    LogGrid(dl, a, lr, LogTicks(lr, 3));
+  } else {
+    std::tie(lo, hi) = NiceRange(y, 3, include_zero);
+    LinearGrid(dl, a, lo, hi, NiceTicks(lo, hi, 3));
+  }
+  auto to_y = [&](double v) {
+    return log_axis ? LogToPixel(std::max(v, kLogFloor), lr, r.y0, r.y1)
+                    : LinearToPixel(v, lo, hi, r.y0, r.y1);
+  };
+  dl->PushClipRect(a.p0, a.p1, true);
+  // Failures: a faint red band over the plot and a solid tick at its top.
+  for (int f : series.failures) {
+    const double x = IndexToPixel(f, n, r.x0, r.x1);
+    dl->AddLine(P(x, a.p0.y), P(x, a.p1.y), IM_COL32(255, 70, 60, 70));
+    dl->AddLine(P(x, a.p0.y), P(x, a.p0.y + 6.0), kFailure, 2.0f);
+  }
+  const int columns = std::max(1, static_cast<int>(r.x1 - r.x0));
+  if (n <= columns) {
+    std::vector<std::pair<double, double>> pts;
+    for (int i = 0; i < n; ++i) {
+      if (std::isfinite(y[i])) pts.emplace_back(IndexToPixel(i, n, r.x0, r.x1), to_y(y[i]));
+    }
+    Polyline(dl, pts, kSeries, 1.5f);
+    if (n == 1 && !pts.empty()) Markers(dl, pts, kSeries, false);
+  } else {
+    // One vertical stroke per pixel column from its min to its max, joined to the previous
+    // column's last sample: at most `columns` segments, and no spike is lost.
+    double prev_last = std::numeric_limits<double>::quiet_NaN();
+    for (const MinMax& m : Envelope(y, columns)) {
+      if (std::isnan(m.min)) continue;
+      const double x = IndexToPixel((m.begin + m.end - 1) / 2, n, r.x0, r.x1);
+      double top = m.max, bottom = m.min;
+      if (!std::isnan(prev_last)) {
+        top = std::max(top, prev_last);
+        bottom = std::min(bottom, prev_last);
+      }
+      const double y0 = to_y(top), y1 = to_y(bottom);
+      dl->AddLine(P(x, y0), P(x, std::max(y1, y0 + 1.0)), kSeries, 1.5f);
+      prev_last = m.last;
+    }
+  }
+  if (shown_index >= 0 && shown_index < n) {
+    const double x = IndexToPixel(shown_index, n, r.x0, r.x1);
+    dl->AddLine(P(x, a.p0.y), P(x, a.p1.y), kMarker, 1.5f);
+    if (std::isfinite(y[shown_index])) {
+      dl->AddCircle(P(x, to_y(y[shown_index])), 4.0f, kMarker, 0, 1.5f);
+    }
+  }
+  dl->PopClipRect();
+  int clicked = -1;
+  if ((a.hovered || a.active) && n > 0) {
+    const int i = PixelToIndex(ImGui::GetIO().MousePos.x, n, r.x0, r.x1);
+    if (a.hovered) {
+      const double x = IndexToPixel(i, n, r.x0, r.x1);
+      dl->AddLine(P(x, a.p0.y), P(x, a.p1.y), IM_COL32(255, 255, 255, 90));
+      char value[48];
+      std::snprintf(value, sizeof(value), unit_format, y[i]);
+      const bool failed =
+          std::binary_search(series.failures.begin(), series.failures.end(), i);
+      ImGui::SetTooltip("step %d  (t = %.4f s)%s\n%s: %s", series.steps[i], series.time[i],
+                        failed ? "  FAILED" : "", title, value);
+    }
+    if (a.active && ImGui::IsMouseDown(ImGuiMouseButton_Left)) clicked = i;
+  }
+  return clicked;
+}
+
+}  // namespace
+
+int DrawTimeSeriesPanel(const TimeSeries& series, int shown_step, float plot_height) {
+  if (series.size() == 0) {
+    ImGui::TextDisabled("no recorded step yet");
+    return -1;
+  }
+  ImGui::PushID("time_series");
+  const int shown = IndexOfStep(series, shown_step);
+  ImGui::TextColored(kDimText, "steps %d .. %d, %d failed (red)", series.steps.front(),
+                     series.steps.back(), static_cast<int>(series.failures.size()));
+  const float h = std::max(24.0f, plot_height);
+  int index = -1;
+  auto plot = [&](const char* id, const char* title, const char* fmt,
+                  const std::vector<double>& y, bool log_axis, bool include_zero) {
+    const int i = DrawSeriesPlot(id, title, fmt, y, series, shown, h, log_axis, include_zero);
+    if (i >= 0) index = i;
+  };
+  plot("##iterations", "iterations", "%.0f", series.iterations, false, true);
+  plot("##solve_ms", "solve [ms]", "%.3f", series.solve_ms, false, true);
+  plot("##contacts", "contacts", "%.0f", series.contacts, false, true);
+  plot("##energy", "total energy [J]", "%.6g", series.total_energy, false, false);
+  plot("##penetration", "max penetration [m]", "%.3e", series.max_penetration, false, true);
+  plot("##em", "e_m", "%.3e", series.momentum_error, true, false);
+  ImGui::PopID();
+  return index >= 0 ? series.steps[index] : -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void DrawProfilerBar(const FrameProfile& profile) {
+  ImGui::PushID("profiler");
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float width = std::max(60.0f, ImGui::GetContentRegionAvail().x);
+  const float height = ImGui::GetTextLineHeight() * 1.2f;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 p1(p0.x + width, p0.y + height);
+  ImGui::InvisibleButton("##bar", ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  dl->AddRectFilled(p0, p1, kPlotBackground);
+  const std::vector<BarSegment> segs = LayoutProfileBar(profile, p0.x, p1.x);
+  double sum = 0;
+  for (const BarSegment& s : segs) {
+    sum += s.ms;
+    dl->AddRectFilled(P(s.x0, p0.y), P(s.x1, p1.y), ToU32(FramePartColor(s.part)));
+  }
+  dl->AddRect(p0, p1, kPlotBorder);
+  if (hovered) {
+    const double mx = ImGui::GetIO().MousePos.x;
+    const double total = std::max(profile.frame_ms, sum);
+    bool found = false;
+    for (const BarSegment& s : segs) {
+      if (mx >= s.x0 && mx < s.x1) {
+        ImGui::SetTooltip("%s: %.3f ms (%.0f%% of the frame)", FramePartName(s.part), s.ms,
+                          total > 0 ? 100.0 * s.ms / total : 0.0);
+        found = true;
+      }
+    }
+    if (!found && profile.frame_ms > sum) {
+      ImGui::SetTooltip("not attributed: %.3f ms", profile.frame_ms - sum);
+    }
+  }
+  const double fps = profile.frame_ms > 0 ? 1000.0 / profile.frame_ms : 0.0;
+  ImGui::TextColored(kDimText, "frame %.2f ms (%.0f fps), attributed %.2f ms", profile.frame_ms,
+                     fps, sum);
+  // Legend, three parts per line.
+  const float h = ImGui::GetTextLineHeight();
+  for (int i = 0; i < kNumFrameParts; ++i) {
+    const FramePart part = static_cast<FramePart>(i);
+    if (i % 3 != 0) ImGui::SameLine(0, 0);
+    const ImVec2 c = ImGui::GetCursorScreenPos();
+    const float cell = std::max(90.0f, width / 3.0f);
+    ImGui::BeginGroup();
+    dl->AddRectFilled(ImVec2(c.x, c.y + 0.2f * h), ImVec2(c.x + 0.6f * h, c.y + 0.8f * h),
+                      ToU32(FramePartColor(part)));
+    ImGui::Dummy(ImVec2(0.8f * h, h));
+    ImGui::SameLine(0, 0);
+    ImGui::Text("%s %.2f ms", FramePartName(part), FramePartMs(profile, part));
+    ImGui::EndGroup();
+    // Pad the group to a fixed cell width so the columns line up.
+    const float used = ImGui::GetItemRectSize().x;
+    if (used < cell && i % 3 != 2) {
+      ImGui::SameLine(0, 0);
+      ImGui::Dummy(ImVec2(cell - used, h));
+    }
+  }
+  ImGui::PopID();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// One sparsity pattern in a square-ish area of width `size`, aspect kept, with block outlines.
+void DrawSparsity(const char* id, const char* title, const SparsityImage& img, ImTextureID tex,
+                  float size) {
+  ImGui::BeginGroup();
+  ImGui::TextColored(kDimText, "%s %d x %d, %lld nonzeros", title, img.rows, img.cols,
+                     img.nonzeros);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 c = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(id, ImVec2(size, size));
+  const bool hovered = ImGui::IsItemHovered();
+  const PlotRect area{c.x, c.y, c.x + size, c.y + size};
+  const PlotRect r = FitAspect(img.rows, img.cols, area);
+  if (img.width <= 0 || img.height <= 0 || !(r.x1 > r.x0)) {
+    dl->AddText(c, kLabel, "(empty)");
+    ImGui::EndGroup();
+    return;
+  }
+  if (tex) {
+    dl->AddImage(tex, P(r.x0, r.y0), P(r.x1, r.y1));
+  } else {
+    dl->AddRectFilled(P(r.x0, r.y0), P(r.x1, r.y1), ToU32(kSparsityBackground));
+    const double cw = (r.x1 - r.x0) / img.width, ch = (r.y1 - r.y0) / img.height;
+    for (const CellRun& run : SparsityRuns(img)) {
+      dl->AddRectFilled(P(r.x0 + run.x0 * cw, r.y0 + run.y * ch),
+                        P(r.x0 + run.x1 * cw, r.y0 + (run.y + 1) * ch),
+                        ToU32(SparsityCellColor(run.value)));
+    }
+  }
+  // Block outlines; a block smaller than a pixel adds nothing visible, so they are skipped.
+  for (const MatrixBlock& b : img.blocks) {
+    const PlotRect br = BlockToPixels(b, img.rows, img.cols, r);
+    if (br.x1 - br.x0 < 2.0 && br.y1 - br.y0 < 2.0) continue;
+    dl->AddRect(P(br.x0, br.y0), P(br.x1, br.y1), IM_COL32(255, 255, 255, 90));
+  }
+  dl->AddRect(P(r.x0, r.y0), P(r.x1, r.y1), kPlotBorder);
+  if (hovered) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    if (m.x >= r.x0 && m.x < r.x1 && m.y >= r.y0 && m.y < r.y1) {
+      const int row = static_cast<int>((m.y - r.y0) / (r.y1 - r.y0) * img.rows);
+      const int col = static_cast<int>((m.x - r.x0) / (r.x1 - r.x0) * img.cols);
+      const int cx = std::min(img.width - 1, static_cast<int>((m.x - r.x0) / (r.x1 - r.x0) *
+                                                              img.width));
+      const int cy = std::min(img.height - 1, static_cast<int>((m.y - r.y0) / (r.y1 - r.y0) *
+                                                               img.height));
+      ImGui::SetTooltip("row %d, column %d\ncell fill %.0f%%", row, col,
+                        img.at(cx, cy) * 100.0 / 255.0);
+    }
+  }
+  ImGui::EndGroup();
+}
+
+}  // namespace
+
+void DrawConditioningPanel(const ConditioningReport& report, ImTextureID h_image,
+                           ImTextureID j_image) {
+  ImGui::PushID("conditioning");
+  if (!report.ok) {
+    ImGui::TextColored(kBadText, "analysis failed: %s", report.message.c_str());
+  }
+  if (ImGui::BeginTable("cond_numbers", 4, ImGuiTableFlags_SizingStretchSame)) {
+    auto cell = [](const char* name, const std::string& value) {
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kDimText, "%s", name);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(value.c_str());
+    };
+    cell("n (nv)", std::to_string(report.n));
+    cell("rows of J", std::to_string(report.num_rows));
+    cell("lambda_min", Scientific(report.lambda_min) + " kg");
+    cell("lambda_max", Scientific(report.lambda_max) + " kg");
+    cell("cond2(H)", Scientific(report.condition_number));
+    cell("method", report.exact ? std::string("exact (dense)")
+                                : std::string(report.converged ? "iterative, converged"
+                                                               : "iterative, NOT converged"));
+    ImGui::EndTable();
+  }
+  if (!report.exact && !report.converged) {
+    ImGui::TextColored(kBadText, "estimate did not converge: cond2 is a lower bound");
+  }
+  if (!report.message.empty() && report.ok) {
+    ImGui::TextColored(kDimText, "%s", report.message.c_str());
+  }
+
+  // Spectrum.
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (report.eigenvalues.empty()) {
+    ImGui::TextDisabled(report.exact ? "spectrum: none (H is empty)"
+                                     : "spectrum: only with the exact (dense) eigen-solve; the "
+                                       "iterative estimate gives lambda_min and lambda_max");
+  } else {
+    const std::vector<double>& ev = report.eigenvalues;
+    const int n = static_cast<int>(ev.size());
+    ImGui::TextColored(kDimText, "eigenvalues of H, ascending [kg]");
+    const PlotArea a = BeginPlotArea("##spectrum", 100.0f);
+    const LogRange range = ComputeLogRange(ev, 1e-300);
+    LogGrid(dl, a, range, LogTicks(range, 5));
+    dl->PushClipRect(a.p0, a.p1, true);
+    std::vector<std::pair<double, double>> pts;
+    pts.reserve(ev.size());
+    for (int i = 0; i < n; ++i) {
+      if (!std::isfinite(ev[i]) || !(ev[i] > 0)) continue;
+      pts.emplace_back(IndexToPixel(i, n, a.rect.x0, a.rect.x1),
+                       LogToPixel(ev[i], range, a.rect.y0, a.rect.y1));
+    }
+    Polyline(dl, pts, kSeries, 1.5f);
+    if (n <= 64) Markers(dl, pts, kSeries, false);
+    dl->PopClipRect();
+    if (a.hovered && n > 0) {
+      const int i = PixelToIndex(ImGui::GetIO().MousePos.x, n, a.rect.x0, a.rect.x1);
+      ImGui::SetTooltip("lambda_%d = %.4e kg", i, ev[i]);
+    }
+  }
+
+  // Sparsity patterns side by side.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float size = std::clamp(0.5f * avail - 8.0f, 60.0f, 320.0f);
+  DrawSparsity("##H", "H", report.H_pattern, h_image, size);
+  ImGui::SameLine(0, 12);
+  DrawSparsity("##J", "J", report.J_pattern, j_image, size);
+  ImGui::TextColored(kDimText, "colour: fraction of the cell's entries that are nonzero");
+  ImGui::PopID();
+}
+
+}  // namespace contactlab
