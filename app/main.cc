@@ -92,6 +92,19 @@ int main(int argc, char** argv) {
                    "Samples per pixel (0 off; default: auto, off on software GL)");
   view->add_flag("--transparent", view_options.transparent, "Start with transparent bodies");
   view->add_flag("--labels", view_options.labels, "Start with contact labels");
+  view->add_option("--panel", view_options.panels,
+                   "Open a panel at start (" + contactlab::ViewerPanelNames() + ")")
+      ->allow_extra_args(false)
+      ->check([](const std::string& name) {
+        return contactlab::IsViewerPanelName(name)
+                   ? std::string()
+                   : "unknown panel " + name + " (" + contactlab::ViewerPanelNames() + ")";
+      });
+  view->add_option("--settings", view_options.settings_path,
+                   "Viewer settings file (default: the user's in interactive runs, none in "
+                   "scripted runs)");
+  view->add_flag("--no-settings", view_options.no_settings, "Neither read nor write settings");
+  view->add_option("--select", view_options.select_body, "Body index selected at start");
 #endif
 
   contactlab::AddBenchCommand(app);  // `bench`: runs inside the parse (app/bench.h)

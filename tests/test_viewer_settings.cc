@@ -52,6 +52,8 @@ ViewerSettings NonDefault() {
   s.show_help = true;
   s.left_panel_width = 523.5f;
   s.bottom_panel_height = 181.25f;
+  s.right_panel_width = 377.5f;
+  s.show_analysis = false;
   s.auto_reload = false;
   s.export_dir = " /tmp/my \"exports\"\\dir\t# not a comment ";
   return s;

@@ -543,10 +543,18 @@ void DrawHelpPanel() {
       {"H", "show / hide this help"},
       {"T", "transparent bodies"},
       {"F", "fit impulse arrows to the current step"},
+      {"A", "show / hide the analysis column"},
+      {"C", "centre the camera on the selected body"},
+      {"Ctrl + R", "reload the scene file"},
+      {"Esc", "clear the selection"},
       {"Left drag", "orbit"},
       {"Right / middle drag, Shift + left", "pan"},
       {"Wheel", "zoom"},
       {"Click a contact or a table row", "highlight that contact"},
+      {"Click a body", "select it (its contacts, pose, velocity)"},
+      {"Double-click a body", "select it and centre the camera on it"},
+      {"Ctrl + left drag on a body", "pull it with a spring (while playing)"},
+      {"Drop a scene file", "open it"},
   };
   if (ImGui::BeginTable("help", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     for (const auto& k : kKeys) {

@@ -61,6 +61,8 @@ std::vector<Field> Fields(ViewerSettings* s) {
       {"# Layout [logical px]", "layout.left_panel_width", Type::kFloat, &s->left_panel_width, 150,
        4000},
       {nullptr, "layout.bottom_panel_height", Type::kFloat, &s->bottom_panel_height, 50, 4000},
+      {nullptr, "layout.right_panel_width", Type::kFloat, &s->right_panel_width, 150, 4000},
+      {nullptr, "layout.show_analysis", Type::kBool, &s->show_analysis},
       {"# Scene and exports", "scene.auto_reload", Type::kBool, &s->auto_reload},
       {nullptr, "export.dir", Type::kString, &s->export_dir},
   };

@@ -43,6 +43,8 @@ struct ViewerSettings {
   // Layout [logical px].
   float left_panel_width = 410.0f;     // in [150, 4000]
   float bottom_panel_height = 230.0f;  // in [50, 4000]
+  float right_panel_width = 440.0f;    // analysis column (convergence, time series, ...), [150, 4000]
+  bool show_analysis = true;           // the analysis column is shown
   // Scene and exports.
   bool auto_reload = true;                        // reload the scene when its files change
   std::string export_dir = "contactlab_exports";  // relative to the working directory

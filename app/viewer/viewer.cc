@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,14 +24,23 @@
 #include "app/viewer/physics_worker.h"
 #include "engine/breakpoints.h"
 #include "engine/debug_draw.h"
+#include "engine/conditioning.h"
 #include "engine/history.h"
+#include "engine/raycast.h"
 #include "engine/simulator.h"
 #include "render/camera.h"
+#include "app/export.h"
 #include "render/gl_debug_draw.h"
+#include "render/image_texture.h"
 #include "render/renderer.h"
 #include "render/screenshot.h"
+#include "ui/analysis_panels.h"
+#include "ui/export_panel.h"
 #include "ui/panels.h"
+#include "ui/plot_data.h"
+#include "ui/scene_browser.h"
 #include "ui/ui_data.h"
+#include "ui/viewer_settings.h"
 
 namespace contactlab {
 
@@ -41,8 +52,7 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 constexpr double kScriptedFrameSeconds = 1.0 / 60.0;  // simulated time per scripted frame
 constexpr double kPhysicsBudgetSeconds = 0.040;       // max stepping time per interactive frame
-constexpr float kLeftPanelWidth = 410.0f;             // [logical px]
-constexpr float kBottomPanelHeight = 230.0f;          // [logical px]
+constexpr float kMinViewportSize = 160.0f;            // [logical px] kept for the 3D view
 constexpr const char* kFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 // Files dropped on the window: the last one is opened on the next frame.
@@ -85,7 +95,28 @@ class Viewer {
   bool CreateWindow();
   void ResetCamera();
   void HandleInput();
-  void PickContact(float x, float y);
+  // Selects the contact within a few pixels of (x, y); returns false when there is none.
+  bool PickContact(float x, float y);
+  // The body under (x, y) (window px) and the hit point, via a ray through the shown poses.
+  std::optional<RayHit> PickBody(float x, float y) const;
+  // Mouse spring: starts on a body under the cursor, follows the cursor in the plane through the
+  // grabbed point facing the camera, ends when the button is released.
+  void BeginBodyDrag(float x, float y);
+  void UpdateBodyDrag(float x, float y);
+  void FocusSelectedBody();
+  // Body poses of the shown step (or the live state before the first step).
+  const std::vector<Pose>& ShownPoses();
+  void LoadSettings();
+  void SaveSettings();
+  void RefreshSceneList();
+  void PollSceneFiles();
+  void HandleExport(const ExportRequest& request);
+  void PollConditioning();
+  void StartConditioning(const StepRecord& record);
+  void DrawAnalysisColumn(float x, float width, float height);
+  void DrawSelectionPanel();
+  // The scene file and the mesh files its geometry came from (watched for changes).
+  std::vector<std::filesystem::path> SceneFiles() const;
   void StepPhysics(double wall_dt);
   void BuildUi();
   void RenderScene();
@@ -113,6 +144,37 @@ class Viewer {
   void DoReset();
 
   ViewerOptions options_;
+  ViewerSettings vsettings_;       // persisted settings (layout, overlay, panels)
+  std::filesystem::path settings_file_;  // empty: settings are neither read nor written
+  std::string imgui_ini_;          // ImGui's own layout file (table columns, help window)
+  std::vector<SceneEntry> scene_entries_;
+  ScenePanelState scene_panel_;
+  FileWatcher watcher_;
+  ExportPanelState export_panel_;
+  std::string pending_screenshot_;  // written after the current frame is drawn
+  // Analysis column.
+  TimeSeries series_;
+  int series_count_ = -1, series_newest_ = -2;  // history shape the series was built from
+  int earlier_overlay_ = 5;         // faint e_m curves of this many earlier steps
+  std::optional<ConditioningReport> conditioning_;
+  int conditioning_step_ = -1;      // timeline step of conditioning_
+  std::future<ConditioningReport> conditioning_job_;
+  int conditioning_job_step_ = -1;
+  bool conditioning_auto_ = true;   // analyze the shown step whenever it changes
+  std::unique_ptr<ImageTexture> h_texture_, j_texture_;
+  int analysis_tab_request_ = -1;   // select this tab next frame (0 conv, 1 series, 2 cond)
+  FrameProfile profile_;
+  FrameProfile profile_accum_;      // physics parts of the records taken this frame
+  double ui_ms_ = 0, render_ms_ = 0;
+  // Selection and the mouse spring.
+  int selected_body_ = -1;
+  bool body_drag_ = false;          // Ctrl + left drag on a body is pulling it
+  Perturbation drag_spring_;        // its spring (target follows the cursor)
+  double drag_depth_ = 0;           // distance of the drag plane from the eye along forward [m]
+  bool spring_dirty_ = false;       // the spring changed since the last job
+  std::vector<Pose> shown_poses_;
+  bool inspector_body_only_ = false;  // the table lists the selected body's contacts only
+  bool open_overlay_ = false, open_parameters_ = false;  // open these sections at start
   Scene scene_;
   std::string scene_error_;        // the last scene load error (file, line, field)
   std::string pending_open_;       // a file dropped on the window, opened next frame
@@ -130,6 +192,7 @@ class Viewer {
   double sim_time_this_frame_ = 0; // simulated time taken from the worker this frame [s]
   double last_job_ms_ = 0;         // wall time of the last physics job [ms]
   double physics_ms_total_ = 0;    // wall time of every physics job so far [ms]
+  double ui_ms_total_ = 0, render_ms_total_ = 0;  // [ms] over all frames
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
   // GL objects: released in ~Viewer while the context still exists.
@@ -219,7 +282,10 @@ bool Viewer::CreateWindow() {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;  // layouts are fixed; keep the working directory clean
+  // ImGui's own layout (table columns, floating windows) lives beside the settings file; never
+  // in the working directory.
+  io.IniFilename = nullptr;
+  if (!imgui_ini_.empty()) ImGui::LoadIniSettingsFromDisk(imgui_ini_.c_str());
   if (std::filesystem::exists(kFontPath)) {
     io.Fonts->AddFontFromFileTTF(kFontPath, 15.0f);
   }
@@ -343,6 +409,18 @@ void Viewer::SubmitStepJob(int steps) {
   if (settings_dirty_) job.edits.settings = edit_settings_;
   if (materials_dirty_) job.edits.materials = model_.materials;
   settings_dirty_ = materials_dirty_ = false;
+  if (spring_dirty_) {
+    std::optional<Perturbation> spring;
+    if (body_drag_) spring = drag_spring_;
+    job.prepare = [spring](Simulator& sim) {
+      if (spring) {
+        sim.SetPerturbation(*spring);
+      } else {
+        sim.ClearPerturbation();
+      }
+    };
+    spring_dirty_ = false;
+  }
   worker_->Submit(MakeStepJob(std::move(job)), generation_);
 }
 
@@ -360,6 +438,7 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
   live_step_count_ = batch.step_count;
   sim_time_this_frame_ += live_state_.time - t0;
   for (StepRecord& r : batch.records) {
+    AddStepTimings(r.timings, &profile_accum_);
     history_.Push(r);
     if (scripted_ && timeline_.break_reason.empty()) {
       // Scripted runs note the first breakpoint but keep stepping.
@@ -413,6 +492,110 @@ void Viewer::DoReset() {
   pending_wall_ = 0;
 }
 
+std::vector<std::filesystem::path> Viewer::SceneFiles() const {
+  std::vector<std::filesystem::path> files{options_.scene_path};
+  for (const Geom& g : model_.geoms) {
+    if (g.shape.hull && !g.shape.hull->source.empty()) files.emplace_back(g.shape.hull->source);
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+const std::vector<Pose>& Viewer::ShownPoses() {
+  const StepRecord* shown = DisplayedRecord();
+  const State& state = shown ? shown->after : live_state_;
+  KinematicsCache kin;
+  multibody_->UpdateKinematics(state.q, state.time, &kin);
+  shown_poses_ = std::move(kin.X_WB);
+  return shown_poses_;
+}
+
+std::optional<RayHit> Viewer::PickBody(float x, float y) const {
+  const Ray ray = camera_.PickRay(x - vp_x_, y - vp_y_, vp_w_, vp_h_);
+  if (shown_poses_.size() != model_.bodies.size() || !ray.direction.allFinite() ||
+      ray.direction.squaredNorm() == 0) {
+    return std::nullopt;
+  }
+  try {
+    return CastRay(model_, shown_poses_, ray.origin, ray.direction, /*include_static=*/false);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void Viewer::BeginBodyDrag(float x, float y) {
+  const std::optional<RayHit> hit = PickBody(x, y);
+  if (!hit || hit->body < 0) return;
+  const Pose& X_WB = shown_poses_[hit->body];
+  const Vec3 point_B = X_WB.Inverse().q * hit->point + X_WB.Inverse().p;
+  drag_spring_ = MakeMouseSpring(model_, hit->body, point_B, hit->point);
+  drag_depth_ = (hit->point - camera_.Eye()).dot(camera_.Forward());
+  selected_body_ = hit->body;
+  body_drag_ = true;
+  spring_dirty_ = true;
+}
+
+void Viewer::UpdateBodyDrag(float x, float y) {
+  // The target is where the cursor's ray meets the plane through the grab point facing the eye.
+  const Ray ray = camera_.PickRay(x - vp_x_, y - vp_y_, vp_w_, vp_h_);
+  const double along = ray.direction.dot(camera_.Forward());
+  if (!(along > 1e-6)) return;
+  const Vec3 target = ray.origin + (drag_depth_ / along) * ray.direction;
+  if (!target.allFinite()) return;
+  drag_spring_.target_W = target;
+  spring_dirty_ = true;
+}
+
+void Viewer::FocusSelectedBody() {
+  if (selected_body_ < 0 || selected_body_ >= static_cast<int>(shown_poses_.size())) return;
+  const Pose& X_WB = shown_poses_[selected_body_];
+  camera_.target = X_WB.q * model_.bodies[selected_body_].com + X_WB.p;
+  camera_.distance = std::max(camera_.min_distance, 6.0 * typical_size_);
+}
+
+void Viewer::LoadSettings() {
+  // Interactive runs use the user's settings file; scripted runs only an explicit one, so that
+  // their pictures do not depend on the machine's history.
+  if (!options_.settings_path.empty()) {
+    settings_file_ = options_.settings_path;
+  } else if (!scripted_ && !options_.no_settings) {
+    settings_file_ = DefaultSettingsFile();
+  }
+  if (options_.no_settings) settings_file_.clear();
+  if (settings_file_.empty()) return;
+  std::vector<std::string> warnings;
+  vsettings_ = LoadViewerSettingsFile(settings_file_, &warnings);
+  for (const std::string& w : warnings) std::fprintf(stderr, "viewer settings: %s\n", w.c_str());
+  scene_panel_.auto_reload = vsettings_.auto_reload;
+  export_panel_.dir = vsettings_.export_dir;
+  imgui_ini_ = (settings_file_.parent_path() / "imgui.ini").string();
+}
+
+void Viewer::SaveSettings() {
+  if (settings_file_.empty()) return;
+  CollectViewerSettings(overlay_, &playback_, typical_size_, &vsettings_);
+  vsettings_.auto_reload = scene_panel_.auto_reload;
+  vsettings_.export_dir = export_panel_.dir;
+  vsettings_.show_help = show_help_;
+  std::string error;
+  if (!SaveViewerSettingsFile(settings_file_, vsettings_, &error)) {
+    std::fprintf(stderr, "viewer settings: %s\n", error.c_str());
+  }
+  if (imgui_ready_ && !imgui_ini_.empty()) ImGui::SaveIniSettingsToDisk(imgui_ini_.c_str());
+}
+
+void Viewer::RefreshSceneList() {
+  const std::filesystem::path root =
+      FindScenesRoot(options_.scene_path, std::filesystem::current_path());
+  scene_entries_ = ListSceneFiles(root);
+}
+
+void Viewer::PollSceneFiles() {
+  if (!scene_panel_.auto_reload || scripted_) return;
+  if (watcher_.Changed()) reload_requested_ = true;
+}
+
 bool Viewer::OpenScene(const std::string& path, bool keep_view) {
   Scene scene;
   try {
@@ -446,6 +629,13 @@ bool Viewer::OpenScene(const std::string& path, bool keep_view) {
   const std::string title =
       "ContactLab - " + std::filesystem::path(options_.scene_path).filename().string();
   glfwSetWindowTitle(window_, title.c_str());
+  watcher_.SetFiles(SceneFiles());
+  selected_body_ = -1;
+  body_drag_ = false;
+  conditioning_.reset();
+  conditioning_step_ = -1;
+  series_count_ = -1;
+  export_panel_.scene_stem = std::filesystem::path(path).stem().string();
   return true;
 }
 
@@ -487,9 +677,9 @@ void Viewer::StepPhysics(double wall_dt) {
   if (playback_.playing || scripted_) rate_meter_.Add(sim_time_this_frame_, wall_dt);
 }
 
-void Viewer::PickContact(float x, float y) {
+bool Viewer::PickContact(float x, float y) {
   const StepRecord* shown = DisplayedRecord();
-  if (!shown) return;
+  if (!shown) return false;
   std::vector<std::pair<double, double>> screen;
   for (const Contact& c : shown->contacts) {
     double px = 0, py = 0;
@@ -497,6 +687,7 @@ void Viewer::PickContact(float x, float y) {
     screen.emplace_back(vp_x_ + px, vp_y_ + py);
   }
   selected_contact_ = PickNearest(screen, x, y, 12.0);
+  return selected_contact_ >= 0;
 }
 
 void Viewer::HandleInput() {
@@ -514,6 +705,14 @@ void Viewer::HandleInput() {
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) overlay_.fit_requested = true;
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) reload_requested_ = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) FocusSelectedBody();
+    if (ImGui::IsKeyPressed(GLFW_KEY_A, false)) {
+      vsettings_.show_analysis = !vsettings_.show_analysis;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) {
+      selected_body_ = -1;
+      selected_contact_ = -1;
+    }
   }
   // Mouse: a drag belongs to the viewport only if it started there.
   const ImVec2 m = io.MousePos;
@@ -524,6 +723,14 @@ void Viewer::HandleInput() {
       if (ImGui::IsMouseClicked(b)) {
         drag_button_ = b;
         drag_distance_ = 0;
+        // Ctrl + left drag on a body pulls it with a spring.
+        if (b == 0 && io.KeyCtrl) BeginBodyDrag(m.x, m.y);
+      }
+    }
+    if (ImGui::IsMouseDoubleClicked(0) && !io.KeyCtrl) {
+      if (const std::optional<RayHit> hit = PickBody(m.x, m.y)) {
+        selected_body_ = hit->body;
+        FocusSelectedBody();
       }
     }
     if (io.MouseWheel != 0) camera_.Zoom(std::pow(0.88, io.MouseWheel));
@@ -531,9 +738,20 @@ void Viewer::HandleInput() {
   if (drag_button_ >= 0) {
     drag_distance_ += std::abs(io.MouseDelta.x) + std::abs(io.MouseDelta.y);
     if (!ImGui::IsMouseDown(drag_button_)) {
-      // A left click that did not orbit selects the contact under the cursor (or none).
-      if (drag_button_ == 0 && drag_distance_ < 4.0f) PickContact(m.x, m.y);
+      if (body_drag_) {
+        body_drag_ = false;  // released: the next job clears the spring
+        spring_dirty_ = true;
+      } else if (drag_button_ == 0 && drag_distance_ < 4.0f) {
+        // A left click that did not orbit selects the contact under the cursor, else the body
+        // under it (or nothing).
+        if (!PickContact(m.x, m.y)) {
+          const std::optional<RayHit> hit = PickBody(m.x, m.y);
+          selected_body_ = hit ? hit->body : -1;
+        }
+      }
       drag_button_ = -1;
+    } else if (body_drag_) {
+      if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) UpdateBodyDrag(m.x, m.y);
     } else if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) {
       const bool pan = drag_button_ != 0 || io.KeyShift;
       if (pan) {
@@ -548,12 +766,23 @@ void Viewer::HandleInput() {
 void Viewer::BuildUi() {
   ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
-  // Left column: playback, overlay, solver, parameters.
+  // Column sizes follow the user's resizing (persisted), but always leave a 3D view.
+  const float max_side = std::max(150.0f, 0.5f * (W - kMinViewportSize));
+  const float L = std::clamp(vsettings_.left_panel_width, 150.0f, max_side);
+  const float R = vsettings_.show_analysis
+                      ? std::clamp(vsettings_.right_panel_width, 150.0f, max_side)
+                      : 0.0f;
+  const float B = std::clamp(vsettings_.bottom_panel_height, 50.0f,
+                             std::max(50.0f, H - kMinViewportSize));
+
+  // Left column: scene, playback, timeline, overlay, solver, parameters, exports.
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
-  ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, H), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(L, H), ImGuiCond_Always);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(150.0f, H), ImVec2(max_side, H));
   ImGui::Begin("ContactLab", nullptr,
-               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                   ImGuiWindowFlags_NoTitleBar);
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
+  const float new_l = ImGui::GetWindowWidth();
   ImGui::TextColored(ImVec4(0.55f, 0.78f, 1.0f, 1.0f), "ContactLab");
   ImGui::SameLine();
   ImGui::TextDisabled("%s", std::filesystem::path(options_.scene_path).filename().c_str());
@@ -570,6 +799,18 @@ void Viewer::BuildUi() {
   }
   ImGui::Separator();
 
+  ImGui::SetNextItemOpen(vsettings_.show_scene_browser, ImGuiCond_Once);
+  vsettings_.show_scene_browser = ImGui::CollapsingHeader("Scenes");
+  if (vsettings_.show_scene_browser) {
+    if (scene_entries_.empty()) RefreshSceneList();
+    scene_panel_.error = scene_error_;
+    const ScenePanelAction action =
+        DrawScenePanel(scene_entries_, options_.scene_path, &scene_panel_);
+    if (action.kind == SceneAction::kOpen) pending_open_ = action.path;
+    if (action.kind == SceneAction::kReload) reload_requested_ = true;
+    if (ImGui::SmallButton("Rescan scenes folder")) RefreshSceneList();
+  }
+
   playback_.sim_time = live_state_.time;
   playback_.step = history_.empty() ? live_step_count_ : history_.newest_step() + 1;
   playback_.time_step = edit_settings_.time_step;
@@ -577,6 +818,13 @@ void Viewer::BuildUi() {
   playback_.frame_ms = 1e3 * io.DeltaTime;
   if (ImGui::CollapsingHeader("Playback", ImGuiTreeNodeFlags_DefaultOpen)) {
     DrawPlaybackPanel(&playback_);
+    ImGui::SetNextItemOpen(vsettings_.show_profiler, ImGuiCond_Once);
+    vsettings_.show_profiler = ImGui::TreeNode("Frame profile");
+    if (vsettings_.show_profiler) {
+      DrawProfilerBar(profile_);
+      ImGui::TextDisabled("physics runs on its own thread, beside render and UI");
+      ImGui::TreePop();
+    }
   }
   if (ImGui::CollapsingHeader("Timeline and breakpoints", ImGuiTreeNodeFlags_DefaultOpen)) {
     TimelineView view;
@@ -584,7 +832,7 @@ void Viewer::BuildUi() {
     view.oldest_step = history_.oldest_step();
     view.newest_step = history_.newest_step();
     const StepRecord* shown = DisplayedRecord();
-    view.shown_step = shown && !history_.empty() ? shown->step : -1;
+    view.shown_step = shown ? shown->step : -1;
     view.bytes = history_.bytes();
     view.paused = !playback_.playing && !scripted_;
     const ResolveComparison* comparison = DisplayedComparison();
@@ -592,8 +840,14 @@ void Viewer::BuildUi() {
     if (comparison) view.comparison_legend = ResolveLegend(comparison->before, comparison->after);
     if (DrawTimelinePanel(view, &timeline_)) HandleTimelineRequests();
   }
+  if (open_overlay_) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Contact overlay")) {
     DrawOverlayPanel(&overlay_);
+  }
+  if (selected_body_ >= 0) {
+    if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen)) {
+      DrawSelectionPanel();
+    }
   }
   if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
     if (!step_error_.empty()) {
@@ -609,6 +863,7 @@ void Viewer::BuildUi() {
       ImGui::TextDisabled("no step yet: press Space to play or Right to step");
     }
   }
+  if (open_parameters_) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Parameters")) {
     const std::vector<Material> materials_before = model_.materials;
     const StepSettings settings_before = edit_settings_;
@@ -637,29 +892,250 @@ void Viewer::BuildUi() {
       ImGui::PopTextWrapPos();
     }
   }
+  ImGui::SetNextItemOpen(vsettings_.show_exports, ImGuiCond_Once);
+  vsettings_.show_exports = ImGui::CollapsingHeader("Export");
+  if (vsettings_.show_exports) {
+    const StepRecord* shown = DisplayedRecord();
+    const ExportRequest request =
+        DrawExportPanel(&export_panel_, shown ? shown->step : -1, shown != nullptr);
+    if (request.kind != ExportKind::kNone) HandleExport(request);
+  }
   if (ImGui::CollapsingHeader("Help")) DrawHelpPanel();
   ImGui::End();
+  if (!scripted_) vsettings_.left_panel_width = new_l;
+
+  // Right column: convergence, time series, conditioning.
+  if (vsettings_.show_analysis) DrawAnalysisColumn(W - R, R, H - B);
 
   // Bottom strip: contact inspector.
-  ImGui::SetNextWindowPos(ImVec2(kLeftPanelWidth, H - kBottomPanelHeight), ImGuiCond_Always);
-  ImGui::SetNextWindowSize(ImVec2(W - kLeftPanelWidth, kBottomPanelHeight), ImGuiCond_Always);
+  ImGui::SetNextWindowPos(ImVec2(L, H - B), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(W - L, B), ImGuiCond_Always);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(W - L, 50.0f),
+                                      ImVec2(W - L, std::max(50.0f, H - kMinViewportSize)));
   ImGui::Begin("Contacts", nullptr,
-               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
-  DrawContactInspector(rows_, &selected_contact_);
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoSavedSettings);
+  const float new_b = ImGui::GetWindowHeight();
+  if (selected_body_ >= 0 && inspector_body_only_) {
+    const std::string& name = model_.bodies[selected_body_].name;
+    std::vector<ContactRow> rows;
+    for (const ContactRow& r : rows_) {
+      if (r.body_a == name || r.body_b == name) rows.push_back(r);
+    }
+    DrawContactInspector(rows, &selected_contact_);
+  } else {
+    DrawContactInspector(rows_, &selected_contact_);
+  }
   ImGui::End();
+  if (!scripted_) vsettings_.bottom_panel_height = new_b;
 
   if (show_help_) {
-    ImGui::SetNextWindowPos(ImVec2(kLeftPanelWidth + 0.5f * (W - kLeftPanelWidth), 0.4f * H),
-                            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowPos(ImVec2(L + 0.5f * (W - L - R), 0.4f * H), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0.5f));
     ImGui::Begin("Keyboard and mouse", &show_help_, ImGuiWindowFlags_AlwaysAutoResize);
     DrawHelpPanel();
     ImGui::End();
   }
 
-  vp_x_ = kLeftPanelWidth;
+  vp_x_ = L;
   vp_y_ = 0;
-  vp_w_ = std::max(1.0f, W - kLeftPanelWidth);
-  vp_h_ = std::max(1.0f, H - kBottomPanelHeight);
+  vp_w_ = std::max(1.0f, W - L - R);
+  vp_h_ = std::max(1.0f, H - B);
+}
+
+void Viewer::DrawAnalysisColumn(float x, float width, float height) {
+  ImGui::SetNextWindowPos(ImVec2(x, 0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(width, height), ImGuiCond_Always);
+  ImGui::Begin("Analysis", nullptr,
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
+  // Resizing from the left edge moves the window: its width is the new column width.
+  if (!scripted_) vsettings_.right_panel_width = ImGui::GetWindowWidth();
+  const StepRecord* shown = DisplayedRecord();
+  if (ImGui::BeginTabBar("analysis_tabs")) {
+    auto flags = [&](int tab) {
+      return analysis_tab_request_ == tab ? ImGuiTabItemFlags_SetSelected : 0;
+    };
+    if (ImGui::BeginTabItem("Convergence", nullptr, flags(0))) {
+      if (shown) {
+        ConvergenceView view;
+        view.current = &shown->result;
+        const ResolveComparison* comparison = DisplayedComparison();
+        if (comparison) view.resolved = &comparison->after;
+        view.earlier = EarlierResults(history_, shown->step, earlier_overlay_);
+        view.tolerance = edit_settings_.sap.rel_tolerance;
+        view.step = shown->step;
+        view.plot_height = std::max(90.0f, 0.25f * height);
+        DrawConvergencePanel(view);
+        ImGui::SetNextItemWidth(120.0f);
+        ImGui::SliderInt("earlier steps overlaid", &earlier_overlay_, 0, 30);
+      } else {
+        ImGui::TextDisabled("no step yet");
+      }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Time series", nullptr, flags(1))) {
+      vsettings_.show_time_series = true;
+      if (series_count_ != history_.size() || series_newest_ != history_.newest_step()) {
+        series_ = ExtractTimeSeries(history_);
+        series_count_ = history_.size();
+        series_newest_ = history_.newest_step();
+      }
+      if (series_.size() == 0) {
+        ImGui::TextDisabled("no step yet");
+      } else {
+        const float plot_h = std::max(40.0f, (height - 120.0f) / 6.0f - 18.0f);
+        const int clicked = DrawTimeSeriesPanel(series_, shown ? shown->step : -1, plot_h);
+        if (clicked >= 0 && history_.Get(clicked)) {
+          // Jump the timeline there (pausing the run).
+          playback_.playing = false;
+          timeline_.follow_live = false;
+          timeline_.slider = clicked - history_.oldest_step();
+          OnNewRecord();
+        }
+        ImGui::TextDisabled("click a plot to show that step");
+      }
+      ImGui::EndTabItem();
+    } else {
+      vsettings_.show_time_series = false;
+    }
+    if (ImGui::BeginTabItem("Conditioning", nullptr, flags(2))) {
+      vsettings_.show_conditioning = true;
+      ImGui::Checkbox("analyze every shown step", &conditioning_auto_);
+      ImGui::SameLine();
+      const bool busy = conditioning_job_.valid();
+      if (busy) ImGui::BeginDisabled();
+      if (ImGui::Button("Analyze") && shown) StartConditioning(*shown);
+      if (busy) ImGui::EndDisabled();
+      if (shown && conditioning_auto_ && !busy && conditioning_step_ != shown->step) {
+        StartConditioning(*shown);
+      }
+      if (scripted_) PollConditioning();  // scripted frames show the analysis of their step
+      if (busy) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("computing step %d...", conditioning_job_step_);
+      }
+      if (conditioning_) {
+        ImGui::TextDisabled("step %d", conditioning_step_);
+        auto tex = [](const std::unique_ptr<ImageTexture>& t) {
+          return t && t->id() != 0
+                     ? reinterpret_cast<ImTextureID>(static_cast<intptr_t>(t->id()))
+                     : nullptr;
+        };
+        DrawConditioningPanel(*conditioning_, tex(h_texture_), tex(j_texture_));
+      } else if (!busy) {
+        ImGui::TextDisabled("no analysis yet");
+      }
+      ImGui::EndTabItem();
+    } else {
+      vsettings_.show_conditioning = false;
+    }
+    ImGui::EndTabBar();
+  }
+  analysis_tab_request_ = -1;
+  ImGui::End();
+}
+
+void Viewer::DrawSelectionPanel() {
+  const Body& body = model_.bodies[selected_body_];
+  ImGui::Text("%s   (body %d)", body.name.c_str(), selected_body_);
+  ImGui::TextDisabled("mass %.4g kg", body.mass);
+  const StepRecord* shown = DisplayedRecord();
+  const State& state = shown ? shown->after : live_state_;
+  if (selected_body_ < static_cast<int>(shown_poses_.size())) {
+    KinematicsCache kin;
+    multibody_->UpdateKinematics(state.q, state.time, &kin);
+    const Vec3 com = kin.com_W[selected_body_];
+    const Vec3 v = multibody_->PointVelocity(kin, state.v, selected_body_, com);
+    ImGui::Text("com  %+.4f %+.4f %+.4f m", com.x(), com.y(), com.z());
+    ImGui::Text("v    %+.4f %+.4f %+.4f m/s", v.x(), v.y(), v.z());
+  }
+  int contacts = 0;
+  for (const ContactRow& r : rows_) {
+    if (r.body_a == body.name || r.body_b == body.name) ++contacts;
+  }
+  ImGui::Text("%d contacts", contacts);
+  ImGui::SameLine();
+  ImGui::Checkbox("only these in the table", &inspector_body_only_);
+  if (ImGui::SmallButton("Centre camera (C)")) FocusSelectedBody();
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Clear (Esc)")) selected_body_ = -1;
+  if (body_drag_) {
+    const Vec3& t = drag_spring_.target_W;
+    ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.3f, 1.0f), "pulling: k = %.3g N/m to %.3f %.3f %.3f",
+                       drag_spring_.stiffness, t.x(), t.y(), t.z());
+  }
+}
+
+void Viewer::StartConditioning(const StepRecord& record) {
+  ConditioningOptions options;
+  options.image_width = options.image_height = 192;
+  conditioning_job_step_ = record.step;
+  conditioning_job_ = std::async(std::launch::async,
+                                 [problem = record.problem, result = record.result, options] {
+                                   return AnalyzeConditioning(problem, result, options);
+                                 });
+  if (scripted_) conditioning_job_.wait();
+}
+
+void Viewer::PollConditioning() {
+  if (!conditioning_job_.valid()) return;
+  if (conditioning_job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  conditioning_ = conditioning_job_.get();
+  conditioning_step_ = conditioning_job_step_;
+  if (!h_texture_) h_texture_ = std::make_unique<ImageTexture>();
+  if (!j_texture_) j_texture_ = std::make_unique<ImageTexture>();
+  const SparsityImage& h = conditioning_->H_pattern;
+  const SparsityImage& j = conditioning_->J_pattern;
+  if (h.width > 0 && h.height > 0) h_texture_->Upload(h.width, h.height, SparsityImageToRgba(h));
+  if (j.width > 0 && j.height > 0) j_texture_->Upload(j.width, j.height, SparsityImageToRgba(j));
+}
+
+void Viewer::HandleExport(const ExportRequest& request) {
+  export_panel_.message_is_error = false;
+  std::string error;
+  if (!CreateExportDir(export_panel_.dir, &error)) {
+    export_panel_.message = error;
+    export_panel_.message_is_error = true;
+    return;
+  }
+  const StepRecord* shown = DisplayedRecord();
+  try {
+    auto open = [&](const std::string& path) {
+      auto out = std::make_unique<std::ofstream>(path);
+      if (!*out) throw std::runtime_error("cannot write " + path);
+      return out;
+    };
+    switch (request.kind) {
+      case ExportKind::kScreenshot:
+        pending_screenshot_ = request.path;  // written once this frame is drawn
+        return;
+      case ExportKind::kStatsCsv:
+        WriteHistoryCsv(history_, *open(request.path));
+        break;
+      case ExportKind::kStatsJson:
+        WriteHistoryJson(history_, *open(request.path));
+        break;
+      case ExportKind::kIterationsCsv:
+        if (!shown) return;
+        WriteIterationsCsv(*shown, *open(request.path));
+        break;
+      case ExportKind::kIterationsJson:
+        if (!shown) return;
+        WriteIterationsJson(*shown, *open(request.path));
+        break;
+      case ExportKind::kProblem:
+        if (!shown) return;
+        ExportStepProblem(*shown, edit_settings_.sap, request.path);
+        break;
+      case ExportKind::kNone:
+        return;
+    }
+    export_panel_.message = "wrote " + request.path;
+  } catch (const std::exception& e) {
+    export_panel_.message = e.what();
+    export_panel_.message_is_error = true;
+  }
 }
 
 void Viewer::RenderScene() {
@@ -687,10 +1163,7 @@ void Viewer::RenderScene() {
   renderer_->BeginFrame(x, y, w, h, camera_, ro);
   // Bodies at the end of the displayed step (the live state when following the simulation).
   const StepRecord* shown = DisplayedRecord();
-  const State& state = shown ? shown->after : live_state_;
-  KinematicsCache kin;
-  multibody_->UpdateKinematics(state.q, state.time, &kin);
-  renderer_->DrawModel(model_, kin.X_WB, ro);
+  renderer_->DrawModel(model_, ShownPoses(), ro);
 
   glyphs_->Clear();
   glyphs_->set_arrow_radius(0.0022 * camera_.distance);
@@ -703,6 +1176,27 @@ void Viewer::RenderScene() {
       glyphs_->Line(c.point, c.point + 0.08 * camera_.distance * c.normal, Color{1, 1, 1, 1});
       glyphs_->Text(c.point, "#" + std::to_string(selected_contact_), Color{1, 1, 1, 1});
     }
+  }
+  // Selected body: a frame at its centre of mass and its name.
+  if (selected_body_ >= 0 && selected_body_ < static_cast<int>(shown_poses_.size())) {
+    const Pose& X = shown_poses_[selected_body_];
+    const Vec3 com = X.q * model_.bodies[selected_body_].com + X.p;
+    const double len = 0.8 * typical_size_;
+    const Mat3 Rm = X.q.toRotationMatrix();
+    glyphs_->Line(com, com + len * Rm.col(0), Color{1.0f, 0.3f, 0.3f, 1});
+    glyphs_->Line(com, com + len * Rm.col(1), Color{0.3f, 1.0f, 0.3f, 1});
+    glyphs_->Line(com, com + len * Rm.col(2), Color{0.3f, 0.5f, 1.0f, 1});
+    glyphs_->Text(com, model_.bodies[selected_body_].name, Color{1, 1, 1, 1});
+  }
+  // Mouse spring: from the grabbed point to the cursor target.
+  if (body_drag_ && drag_spring_.body >= 0 &&
+      drag_spring_.body < static_cast<int>(shown_poses_.size())) {
+    const Pose& X = shown_poses_[drag_spring_.body];
+    const Vec3 grabbed = X.q * drag_spring_.point_B + X.p;
+    const Color spring{1.0f, 0.85f, 0.3f, 1.0f};
+    glyphs_->Line(grabbed, drag_spring_.target_W, spring);
+    glyphs_->Point(grabbed, 0.8 * overlay_.contacts.point_size, spring);
+    glyphs_->Point(drag_spring_.target_W, 1.2 * overlay_.contacts.point_size, spring);
   }
   glyphs_->Flush(renderer_->view(), renderer_->projection(), renderer_->eye(), ro.glyphs_on_top);
   glViewport(0, 0, fb_w, fb_h);
@@ -746,12 +1240,34 @@ int Viewer::Run() {
     std::fprintf(stderr, "%s: %s\n", options_.scene_path.c_str(), e.what());
     return 2;
   }
+  LoadSettings();
   if (!CreateWindow()) return 1;
   ResetCamera();
   FitGlyphsToScene();
+  ApplyViewerSettings(vsettings_, typical_size_, &overlay_, &playback_);
   playback_.playing = scripted_;
-  overlay_.transparent_bodies = options_.transparent;
-  overlay_.contacts.labels = options_.labels;
+  show_help_ = vsettings_.show_help;
+  if (options_.transparent) overlay_.transparent_bodies = true;
+  if (options_.labels) overlay_.contacts.labels = true;
+  for (const std::string& panel : options_.panels) {
+    if (panel == "convergence") analysis_tab_request_ = 0;
+    if (panel == "timeseries") analysis_tab_request_ = 1;
+    if (panel == "conditioning") analysis_tab_request_ = 2;
+    if (panel == "convergence" || panel == "timeseries" || panel == "conditioning") {
+      vsettings_.show_analysis = true;
+    }
+    if (panel == "scenes") vsettings_.show_scene_browser = true;
+    if (panel == "exports") vsettings_.show_exports = true;
+    if (panel == "profiler") vsettings_.show_profiler = true;
+    if (panel == "overlay") open_overlay_ = true;
+    if (panel == "parameters") open_parameters_ = true;
+    if (panel == "help") show_help_ = true;
+  }
+  if (options_.select_body >= 0 && options_.select_body < static_cast<int>(model_.bodies.size())) {
+    selected_body_ = options_.select_body;
+  }
+  watcher_.SetFiles(SceneFiles());
+  export_panel_.scene_stem = std::filesystem::path(options_.scene_path).stem().string();
 
   int frame = 0;
   auto last = Clock::now();
@@ -767,6 +1283,8 @@ int Viewer::Run() {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     if (!scripted_) HandleInput();
+    PollSceneFiles();
+    PollConditioning();
     if (playback_.reset_requested) {
       DoReset();
       playback_.reset_requested = false;
@@ -782,11 +1300,37 @@ int Viewer::Run() {
     }
     StepPhysics(scripted_ ? kScriptedFrameSeconds : wall_dt);
     UpdateImpulseScale();
+    const auto ui_start = Clock::now();
     BuildUi();
+    const auto render_start = Clock::now();
     RenderScene();
     DrawLabels();
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    // With the profiler on, wait for the GL work so that it counts as render time.
+    if (scripted_ || vsettings_.show_profiler) glFinish();
+    const auto render_end = Clock::now();
+    // The frame's profile: physics phases of the steps taken this frame, UI and render.
+    profile_ = profile_accum_;
+    profile_accum_ = FrameProfile{};
+    profile_.ui_ms = 1e3 * Seconds(render_start - ui_start);
+    profile_.render_ms = 1e3 * Seconds(render_end - render_start);
+    profile_.frame_ms = 1e3 * wall_dt;
+    ui_ms_total_ += profile_.ui_ms;
+    render_ms_total_ += profile_.render_ms;
+    if (!pending_screenshot_.empty()) {
+      int fb_w = 0, fb_h = 0;
+      glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+      std::string error;
+      if (SaveScreenshot(pending_screenshot_, fb_w, fb_h, &error)) {
+        export_panel_.message = "wrote " + pending_screenshot_;
+        export_panel_.message_is_error = false;
+      } else {
+        export_panel_.message = error;
+        export_panel_.message_is_error = true;
+      }
+      pending_screenshot_.clear();
+    }
     ++frame;
     if (scripted_ && frame >= options_.frames) {
       if (!options_.screenshot_path.empty()) {
@@ -806,15 +1350,35 @@ int Viewer::Run() {
     // Wall time per frame including buffer swaps (the GL work finishes there or in the read).
     const double frame_ms = 1e3 * Seconds(Clock::now() - loop_start) / frame;
     std::printf(
-        "viewer: %d frames, %.2f ms per frame (physics %.2f ms), %d steps, t = %.4f s "
-        "[%s, %d samples]\n",
-        frame, frame_ms, physics_ms_total_ / frame, live_step_count_, live_state_.time,
-        gl_renderer_.c_str(), msaa_samples_);
+        "viewer: %d frames, %.2f ms per frame (physics %.2f ms on its thread, ui %.2f ms, "
+        "render %.2f ms), %d steps, t = %.4f s [%s, %d samples]\n",
+        frame, frame_ms, physics_ms_total_ / frame, ui_ms_total_ / frame,
+        render_ms_total_ / frame, live_step_count_, live_state_.time, gl_renderer_.c_str(),
+        msaa_samples_);
   }
+  SaveSettings();
   return exit_code;
 }
 
 }  // namespace
+
+const std::vector<std::string>& ViewerPanels() {
+  static const std::vector<std::string> kPanels{
+      "convergence", "timeseries", "conditioning", "scenes", "exports",
+      "profiler",    "overlay",    "parameters",   "help"};
+  return kPanels;
+}
+
+bool IsViewerPanelName(const std::string& name) {
+  const std::vector<std::string>& p = ViewerPanels();
+  return std::find(p.begin(), p.end(), name) != p.end();
+}
+
+std::string ViewerPanelNames() {
+  std::string out;
+  for (const std::string& p : ViewerPanels()) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
 
 int RunViewer(const ViewerOptions& options) {
   Scene scene;
@@ -867,6 +1431,22 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
       options->transparent = true;
     } else if (a == "--labels") {
       options->labels = true;
+    } else if (a == "--panel") {
+      if (!need_value(i)) return false;
+      const std::string name = argv[++i];
+      if (!IsViewerPanelName(name)) {
+        *error = "unknown panel " + name + " (" + ViewerPanelNames() + ")";
+        return false;
+      }
+      options->panels.push_back(name);
+    } else if (a == "--settings") {
+      if (!need_value(i)) return false;
+      options->settings_path = argv[++i];
+    } else if (a == "--no-settings") {
+      options->no_settings = true;
+    } else if (a == "--select") {
+      if (!need_value(i)) return false;
+      if (!parse_int(argv[++i], &options->select_body)) return false;
     } else if (a == "--screenshot") {
       if (!need_value(i)) return false;
       options->screenshot_path = argv[++i];

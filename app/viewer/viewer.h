@@ -19,7 +19,19 @@ struct ViewerOptions {
   // Multisampling of the window: samples per pixel, 0 = off, < 0 = auto (4 on a GPU, off on a
   // software rasterizer such as llvmpipe, where it costs about 3x the frame time).
   int msaa_samples = -1;
+  // Panels to open at start (names in ViewerPanelNames(): analysis tabs, scenes, exports,
+  // profiler, overlay, parameters, help), e.g. for scripted screenshots of a panel.
+  std::vector<std::string> panels;
+  // Settings file (layout, overlay, open panels). Empty: the user's file
+  // (DefaultSettingsFile()) in interactive runs, none in scripted runs.
+  std::string settings_path;
+  bool no_settings = false;  // neither read nor write any settings file
+  int select_body = -1;      // body selected at start (its frame, contacts and info panel)
 };
+
+// Panel names accepted by --panel, comma-separated, and the test for one.
+std::string ViewerPanelNames();
+bool IsViewerPanelName(const std::string& name);
 
 // Opens the window and runs until it is closed (or the scripted frames are done). Returns 0 on
 // success, 2 when the scene cannot be loaded or simulated (the message is printed to stderr),
@@ -27,7 +39,8 @@ struct ViewerOptions {
 int RunViewer(const ViewerOptions& options);
 
 // Parses `SCENE [--frames N] [--screenshot FILE] [--width W] [--height H] [--msaa N]
-// [--transparent] [--labels] [--set KEY=VALUE]...`
+// [--transparent] [--labels] [--set KEY=VALUE]... [--panel NAME]... [--settings FILE]
+// [--no-settings] [--select BODY]`
 // (argv[0] is the program). Returns false with a message in `error` on bad arguments.
 bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options, std::string* error);
 
