@@ -811,6 +811,15 @@ void Viewer::BuildUi() {
     if (ImGui::SmallButton("Rescan scenes folder")) RefreshSceneList();
   }
 
+  ImGui::SetNextItemOpen(vsettings_.show_exports, ImGuiCond_Once);
+  vsettings_.show_exports = ImGui::CollapsingHeader("Export");
+  if (vsettings_.show_exports) {
+    const StepRecord* shown = DisplayedRecord();
+    const ExportRequest request =
+        DrawExportPanel(&export_panel_, shown ? shown->step : -1, shown != nullptr);
+    if (request.kind != ExportKind::kNone) HandleExport(request);
+  }
+
   playback_.sim_time = live_state_.time;
   playback_.step = history_.empty() ? live_step_count_ : history_.newest_step() + 1;
   playback_.time_step = edit_settings_.time_step;
@@ -891,14 +900,6 @@ void Viewer::BuildUi() {
       ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", settings_error_.c_str());
       ImGui::PopTextWrapPos();
     }
-  }
-  ImGui::SetNextItemOpen(vsettings_.show_exports, ImGuiCond_Once);
-  vsettings_.show_exports = ImGui::CollapsingHeader("Export");
-  if (vsettings_.show_exports) {
-    const StepRecord* shown = DisplayedRecord();
-    const ExportRequest request =
-        DrawExportPanel(&export_panel_, shown ? shown->step : -1, shown != nullptr);
-    if (request.kind != ExportKind::kNone) HandleExport(request);
   }
   if (ImGui::CollapsingHeader("Help")) DrawHelpPanel();
   ImGui::End();
