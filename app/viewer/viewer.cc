@@ -21,6 +21,7 @@
 #include <string>
 
 #include "app/scene.h"
+#include "app/viewer/input_script.h"
 #include "app/viewer/physics_worker.h"
 #include "engine/breakpoints.h"
 #include "engine/debug_draw.h"
@@ -115,6 +116,10 @@ class Viewer {
   void StartConditioning(const StepRecord& record);
   void DrawAnalysisColumn(float x, float width, float height);
   void DrawSelectionPanel();
+  // Scripted input (--input): sets ImGui's mouse and key state for `frame`.
+  void InjectInput(int frame);
+  int BodyIndex(const std::string& name_or_index) const;  // -1 if none
+  void WriteTrajectory(const StepRecord& record);
   // The scene file and the mesh files its geometry came from (watched for changes).
   std::vector<std::filesystem::path> SceneFiles() const;
   void StepPhysics(double wall_dt);
@@ -173,6 +178,12 @@ class Viewer {
   double drag_depth_ = 0;           // distance of the drag plane from the eye along forward [m]
   bool spring_dirty_ = false;       // the spring changed since the last job
   std::vector<Pose> shown_poses_;
+  std::vector<InputEvent> input_events_;  // --input script, empty without
+  ImVec2 input_mouse_{0, 0};
+  bool input_down_[3] = {false, false, false};
+  bool input_ctrl_ = false, input_shift_ = false;  // held with a mouse button
+  std::vector<int> input_keys_down_;     // keys pressed last frame, released now
+  std::ofstream trajectory_;             // --trajectory
   bool inspector_body_only_ = false;  // the table lists the selected body's contacts only
   bool open_overlay_ = false, open_parameters_ = false;  // open these sections at start
   Scene scene_;
@@ -439,6 +450,7 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
   sim_time_this_frame_ += live_state_.time - t0;
   for (StepRecord& r : batch.records) {
     AddStepTimings(r.timings, &profile_accum_);
+    if (trajectory_.is_open()) WriteTrajectory(r);
     history_.Push(r);
     if (scripted_ && timeline_.break_reason.empty()) {
       // Scripted runs note the first breakpoint but keep stepping.
@@ -585,6 +597,94 @@ void Viewer::SaveSettings() {
   if (imgui_ready_ && !imgui_ini_.empty()) ImGui::SaveIniSettingsToDisk(imgui_ini_.c_str());
 }
 
+int Viewer::BodyIndex(const std::string& s) const {
+  for (size_t b = 0; b < model_.bodies.size(); ++b) {
+    if (model_.bodies[b].name == s) return static_cast<int>(b);
+  }
+  try {
+    size_t used = 0;
+    const int b = std::stoi(s, &used);
+    if (used == s.size() && b >= 0 && b < static_cast<int>(model_.bodies.size())) return b;
+  } catch (const std::exception&) {
+  }
+  return -1;
+}
+
+void Viewer::InjectInput(int frame) {
+  ImGuiIO& io = ImGui::GetIO();
+  for (int k : input_keys_down_) io.KeysDown[k] = false;
+  input_keys_down_.clear();
+  bool key_ctrl = false, key_shift = false;
+  for (const InputEvent* e : EventsAtFrame(input_events_, frame)) {
+    switch (e->kind) {
+      case InputEvent::Kind::kKey: {
+        int code = 0;
+        if (e->key == "space") code = GLFW_KEY_SPACE;
+        else if (e->key == "right") code = GLFW_KEY_RIGHT;
+        else if (e->key == "backspace") code = GLFW_KEY_BACKSPACE;
+        else if (e->key == "escape") code = GLFW_KEY_ESCAPE;
+        else code = GLFW_KEY_A + (e->key[0] - 'a');
+        io.KeysDown[code] = true;
+        input_keys_down_.push_back(code);
+        key_ctrl = key_ctrl || e->ctrl;
+        key_shift = key_shift || e->shift;
+        break;
+      }
+      case InputEvent::Kind::kMove:
+        input_mouse_ = ImVec2(static_cast<float>(e->x), static_cast<float>(e->y));
+        break;
+      case InputEvent::Kind::kMoveBy:
+        input_mouse_.x += static_cast<float>(e->x);
+        input_mouse_.y += static_cast<float>(e->y);
+        break;
+      case InputEvent::Kind::kMoveToBody: {
+        const int b = BodyIndex(e->body);
+        if (b < 0) break;
+        const std::vector<Pose>& poses = ShownPoses();
+        const Vec3 com = poses[b].q * model_.bodies[b].com + poses[b].p;
+        double px = 0, py = 0;
+        if (camera_.Project(com, vp_w_, vp_h_, &px, &py)) {
+          input_mouse_ = ImVec2(static_cast<float>(vp_x_ + px + e->x),
+                                static_cast<float>(vp_y_ + py + e->y));
+        }
+        break;
+      }
+      case InputEvent::Kind::kDown:
+        input_down_[e->button] = true;
+        input_ctrl_ = e->ctrl;
+        input_shift_ = e->shift;
+        break;
+      case InputEvent::Kind::kUp:
+        input_down_[e->button] = false;
+        if (!input_down_[0] && !input_down_[1] && !input_down_[2]) {
+          input_ctrl_ = input_shift_ = false;
+        }
+        break;
+      case InputEvent::Kind::kWheel:
+        io.MouseWheel += static_cast<float>(e->x);
+        break;
+    }
+  }
+  io.MousePos = input_mouse_;
+  for (int b = 0; b < 3; ++b) io.MouseDown[b] = input_down_[b];
+  io.KeyCtrl = input_ctrl_ || key_ctrl;
+  io.KeyShift = input_shift_ || key_shift;
+}
+
+void Viewer::WriteTrajectory(const StepRecord& r) {
+  KinematicsCache kin;
+  multibody_->UpdateKinematics(r.after.q, r.after.time, &kin);
+  char line[256];
+  for (size_t b = 0; b < model_.bodies.size(); ++b) {
+    if (model_.bodies[b].tree < 0) continue;
+    const Pose& X = kin.X_WB[b];
+    std::snprintf(line, sizeof(line), "%d,%.9g,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n",
+                  r.step, r.after.time, model_.bodies[b].name.c_str(), X.p.x(), X.p.y(),
+                  X.p.z(), X.q.w(), X.q.x(), X.q.y(), X.q.z());
+    trajectory_ << line;
+  }
+}
+
 void Viewer::RefreshSceneList() {
   const std::filesystem::path root =
       FindScenesRoot(options_.scene_path, std::filesystem::current_path());
@@ -651,7 +751,7 @@ void Viewer::StepPhysics(double wall_dt) {
   if (std::optional<PhysicsBatch> batch = worker_->Take()) ConsumeBatch(std::move(*batch));
   const double dt = edit_settings_.time_step;
   int steps = 0;
-  if (scripted_) {
+  if (scripted_ && playback_.playing) {
     // Deterministic: 1/60 s of simulated time per frame, whatever the wall clock says.
     steps = StepsForFrame(kScriptedFrameSeconds, 1.0, dt, 1 << 20, &accumulator_);
   } else if (playback_.playing) {
@@ -1235,6 +1335,19 @@ void Viewer::DrawLabels() {
 
 int Viewer::Run() {
   scripted_ = options_.frames > 0;
+  if (!options_.input_path.empty()) {
+    std::ifstream in(options_.input_path);
+    std::string error;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) error = "cannot read the file";
+    if (error.empty() && !ParseInputScript(text, &input_events_, &error)) {
+      // error set by the parser
+    }
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s: %s\n", options_.input_path.c_str(), error.c_str());
+      return 2;
+    }
+  }
   try {
     StartSimulation();
   } catch (const std::exception& e) {
@@ -1269,6 +1382,14 @@ int Viewer::Run() {
   }
   watcher_.SetFiles(SceneFiles());
   export_panel_.scene_stem = std::filesystem::path(options_.scene_path).stem().string();
+  if (!options_.trajectory_path.empty()) {
+    trajectory_.open(options_.trajectory_path);
+    if (!trajectory_) {
+      std::fprintf(stderr, "viewer: cannot write %s\n", options_.trajectory_path.c_str());
+      return 1;
+    }
+    trajectory_ << "step,time,body,x,y,z,qw,qx,qy,qz\n";
+  }
 
   int frame = 0;
   auto last = Clock::now();
@@ -1282,8 +1403,9 @@ int Viewer::Run() {
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (!input_events_.empty()) InjectInput(frame);
     ImGui::NewFrame();
-    if (!scripted_) HandleInput();
+    if (!scripted_ || !input_events_.empty()) HandleInput();
     PollSceneFiles();
     PollConditioning();
     if (playback_.reset_requested) {
@@ -1356,6 +1478,10 @@ int Viewer::Run() {
         frame, frame_ms, physics_ms_total_ / frame, ui_ms_total_ / frame,
         render_ms_total_ / frame, live_step_count_, live_state_.time, gl_renderer_.c_str(),
         msaa_samples_);
+    if (selected_body_ >= 0) {
+      std::printf("viewer: selected body %d (%s)\n", selected_body_,
+                  model_.bodies[selected_body_].name.c_str());
+    }
   }
   SaveSettings();
   return exit_code;
@@ -1440,6 +1566,12 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
         return false;
       }
       options->panels.push_back(name);
+    } else if (a == "--input") {
+      if (!need_value(i)) return false;
+      options->input_path = argv[++i];
+    } else if (a == "--trajectory") {
+      if (!need_value(i)) return false;
+      options->trajectory_path = argv[++i];
     } else if (a == "--settings") {
       if (!need_value(i)) return false;
       options->settings_path = argv[++i];

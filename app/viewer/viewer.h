@@ -27,6 +27,10 @@ struct ViewerOptions {
   std::string settings_path;
   bool no_settings = false;  // neither read nor write any settings file
   int select_body = -1;      // body selected at start (its frame, contacts and info panel)
+  // Scripted keyboard and mouse events (app/viewer/input_script.h), with --frames.
+  std::string input_path;
+  // CSV of body poses per step, `step,time,body,x,y,z,qw,qx,qy,qz` (as `contactlab run`).
+  std::string trajectory_path;
 };
 
 // Panel names accepted by --panel, comma-separated, and the test for one.
@@ -40,7 +44,7 @@ int RunViewer(const ViewerOptions& options);
 
 // Parses `SCENE [--frames N] [--screenshot FILE] [--width W] [--height H] [--msaa N]
 // [--transparent] [--labels] [--set KEY=VALUE]... [--panel NAME]... [--settings FILE]
-// [--no-settings] [--select BODY]`
+// [--no-settings] [--select BODY] [--input FILE] [--trajectory FILE]`
 // (argv[0] is the program). Returns false with a message in `error` on bad arguments.
 bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options, std::string* error);
 

@@ -1,0 +1,42 @@
+// Scripted input for the viewer: keyboard and mouse events at given frames of a scripted run
+// (`contactlab view SCENE --frames N --input FILE`), fed through the same input path as a user's
+// (ImGui's IO, then the viewer's input handling), so picking, the mouse spring, focus and the
+// keyboard shortcuts can be tested headless and deterministically.
+//
+// One event per line, `#` starts a comment; FRAME is a frame number (0 = the first frame) or a
+// range A-B (the event repeats on every frame of it):
+//   FRAME key NAME [ctrl] [shift]          press and release a key (space, right, backspace,
+//                                          escape, or a letter a-z)
+//   FRAME move X Y                         mouse to window pixel (X, Y), y down
+//   FRAME move_by DX DY                    mouse by (DX, DY) pixels
+//   FRAME move_body BODY [DX DY]           mouse to the projection of BODY's centre of mass
+//                                          (a body index or name), plus an optional offset
+//   FRAME down left|right|middle [ctrl] [shift]   press a button (modifiers held until up)
+//   FRAME up left|right|middle             release it
+//   FRAME wheel N                          scroll N notches (positive zooms in)
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace contactlab {
+
+struct InputEvent {
+  enum class Kind { kKey, kMove, kMoveBy, kMoveToBody, kDown, kUp, kWheel };
+  int first_frame = 0, last_frame = 0;  // inclusive
+  Kind kind = Kind::kKey;
+  std::string key;       // kKey: key name
+  std::string body;      // kMoveToBody: index or name
+  double x = 0, y = 0;   // kMove: position; kMoveBy / kMoveToBody: offset [px]; kWheel: x
+  int button = 0;        // 0 left, 1 right, 2 middle
+  bool ctrl = false, shift = false;
+};
+
+// Parses a script. On a malformed line returns false with "line N: ..." in `error`.
+bool ParseInputScript(const std::string& text, std::vector<InputEvent>* events,
+                      std::string* error);
+
+// The events active at `frame`, in file order.
+std::vector<const InputEvent*> EventsAtFrame(const std::vector<InputEvent>& events, int frame);
+
+}  // namespace contactlab
