@@ -146,6 +146,9 @@ class Viewer {
   void SubmitStepJob(int steps);   // queues the pending edits with the steps
   void ConsumeBatch(PhysicsBatch batch);
   void WaitIdle();                 // waits for the running job and consumes its batch
+  // WaitIdle, but a paused timeline that shows a recorded step keeps showing it (a batch that
+  // was still running when the run paused would otherwise move the view to the newest step).
+  void WaitIdleKeepingShownStep();
   void DoReset();
 
   ViewerOptions options_;
@@ -165,6 +168,8 @@ class Viewer {
   int conditioning_step_ = -1;      // timeline step of conditioning_
   std::future<ConditioningReport> conditioning_job_;
   int conditioning_job_step_ = -1;
+  // generation_ of conditioning_ and of the job: a reset, resume or reload makes them stale.
+  int conditioning_generation_ = -1, conditioning_job_generation_ = -1;
   bool conditioning_auto_ = true;   // analyze the shown step whenever it changes
   std::unique_ptr<ImageTexture> h_texture_, j_texture_;
   int analysis_tab_request_ = -1;   // select this tab next frame (0 conv, 1 series, 2 cond)
@@ -241,6 +246,8 @@ Viewer::~Viewer() {
   worker_.reset();  // joins the physics thread before the simulator goes
   renderer_.reset();
   glyphs_.reset();
+  h_texture_.reset();
+  j_texture_.reset();
   if (imgui_ready_) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -354,7 +361,7 @@ void Viewer::HandleTimelineRequests() {
   }
   if (timeline_.resolve_requested && shown && !playback_.playing) {
     // On the worker (a large step takes a while); the overlay appears when the batch returns.
-    WaitIdle();
+    WaitIdleKeepingShownStep();
     shown = DisplayedRecord();
     QueuedEdits edits;
     if (materials_dirty_) edits.materials = model_.materials;
@@ -363,7 +370,7 @@ void Viewer::HandleTimelineRequests() {
   }
   timeline_.resolve_requested = false;
   if (timeline_.resume_requested && shown && !playback_.playing) {
-    WaitIdle();
+    WaitIdleKeepingShownStep();
     const StepRecord record = *DisplayedRecord();  // ResumeFrom drops the newer records
     history_.ResumeFrom(record, sim_.get());
     ++generation_;
@@ -375,6 +382,7 @@ void Viewer::HandleTimelineRequests() {
     accumulator_ = 0;
     comparison_.reset();
     comparison_step_ = -1;
+    series_count_ = -1;  // the series' steps after `record` are gone
   }
   timeline_.resume_requested = false;
   if (has_record_) OnNewRecord();
@@ -484,6 +492,17 @@ void Viewer::WaitIdle() {
   if (std::optional<PhysicsBatch> batch = worker_->Take()) ConsumeBatch(std::move(*batch));
 }
 
+void Viewer::WaitIdleKeepingShownStep() {
+  const StepRecord* shown = DisplayedRecord();
+  const int step = shown ? shown->step : -1;
+  const bool browsing = !playback_.playing && !timeline_.follow_live;
+  WaitIdle();
+  if (browsing && step >= 0 && history_.Get(step)) {
+    timeline_.follow_live = false;
+    timeline_.slider = step - history_.oldest_step();
+  }
+}
+
 void Viewer::DoReset() {
   WaitIdle();
   sim_->Reset();
@@ -502,6 +521,7 @@ void Viewer::DoReset() {
   selected_contact_ = -1;
   accumulator_ = 0;
   pending_wall_ = 0;
+  series_count_ = -1;
 }
 
 std::vector<std::filesystem::path> Viewer::SceneFiles() const {
@@ -761,13 +781,16 @@ void Viewer::StepPhysics(double wall_dt) {
       steps = StepsForFrame(pending_wall_, playback_.rate, dt, max_steps, &accumulator_);
       pending_wall_ = 0;
     }
+  } else {
+    pending_wall_ = 0;  // paused while a job ran: its wall time is not owed after Play
   }
   if (playback_.step_requested && !worker_->busy()) {
     steps = std::max(steps, 1);
     playback_.step_requested = false;
   }
   if (steps > 0 && !worker_->busy()) {
-    timeline_.break_reason.clear();  // a reason describes the newest pause only
+    // A reason describes the newest pause only; scripted runs never pause and keep the first.
+    if (!scripted_) timeline_.break_reason.clear();
     SubmitStepJob(steps);
   } else if ((settings_dirty_ || materials_dirty_) && !worker_->busy() && !playback_.playing) {
     SubmitStepJob(0);  // paused: the edits reach the simulator without stepping
@@ -1108,7 +1131,8 @@ void Viewer::DrawAnalysisColumn(float x, float width, float height) {
       if (busy) ImGui::BeginDisabled();
       if (ImGui::Button("Analyze") && shown) StartConditioning(*shown);
       if (busy) ImGui::EndDisabled();
-      if (shown && conditioning_auto_ && !busy && conditioning_step_ != shown->step) {
+      if (shown && conditioning_auto_ && !busy &&
+          (conditioning_step_ != shown->step || conditioning_generation_ != generation_)) {
         StartConditioning(*shown);
       }
       if (scripted_) PollConditioning();  // scripted frames show the analysis of their step
@@ -1116,7 +1140,7 @@ void Viewer::DrawAnalysisColumn(float x, float width, float height) {
         ImGui::SameLine();
         ImGui::TextDisabled("computing step %d...", conditioning_job_step_);
       }
-      if (conditioning_) {
+      if (conditioning_ && conditioning_generation_ == generation_) {
         ImGui::TextDisabled("step %d", conditioning_step_);
         auto tex = [](const std::unique_ptr<ImageTexture>& t) {
           return t && t->id() != 0
@@ -1172,6 +1196,7 @@ void Viewer::StartConditioning(const StepRecord& record) {
   ConditioningOptions options;
   options.image_width = options.image_height = 192;
   conditioning_job_step_ = record.step;
+  conditioning_job_generation_ = generation_;
   conditioning_job_ = std::async(std::launch::async,
                                  [problem = record.problem, result = record.result, options] {
                                    return AnalyzeConditioning(problem, result, options);
@@ -1182,8 +1207,18 @@ void Viewer::StartConditioning(const StepRecord& record) {
 void Viewer::PollConditioning() {
   if (!conditioning_job_.valid()) return;
   if (conditioning_job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-  conditioning_ = conditioning_job_.get();
+  ConditioningReport report;
+  try {
+    report = conditioning_job_.get();
+  } catch (const std::exception& e) {
+    report.ok = false;
+    report.message = e.what();
+  }
+  // A step of a run that was reset, resumed from an earlier step or reloaded since.
+  if (conditioning_job_generation_ != generation_) return;
+  conditioning_ = std::move(report);
   conditioning_step_ = conditioning_job_step_;
+  conditioning_generation_ = conditioning_job_generation_;
   if (!h_texture_) h_texture_ = std::make_unique<ImageTexture>();
   if (!j_texture_) j_texture_ = std::make_unique<ImageTexture>();
   const SparsityImage& h = conditioning_->H_pattern;
