@@ -71,6 +71,9 @@ void PhysicsWorker::Loop() {
     } catch (const std::exception& e) {
       batch.error = e.what();
       batch.stop = true;
+    } catch (...) {
+      batch.error = "the physics job failed with an unknown exception";
+      batch.stop = true;
     }
     batch.state = sim_->state();
     batch.step_count = sim_->step_count();

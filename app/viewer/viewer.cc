@@ -156,6 +156,7 @@ class Viewer {
   std::filesystem::path settings_file_;  // empty: settings are neither read nor written
   std::string imgui_ini_;          // ImGui's own layout file (table columns, help window)
   std::vector<SceneEntry> scene_entries_;
+  bool scene_list_scanned_ = false;  // the scenes folder was listed (Rescan lists it again)
   ScenePanelState scene_panel_;
   FileWatcher watcher_;
   ExportPanelState export_panel_;
@@ -706,6 +707,7 @@ void Viewer::WriteTrajectory(const StepRecord& r) {
 }
 
 void Viewer::RefreshSceneList() {
+  scene_list_scanned_ = true;
   const std::filesystem::path root =
       FindScenesRoot(options_.scene_path, std::filesystem::current_path());
   scene_entries_ = ListSceneFiles(root);
@@ -925,7 +927,7 @@ void Viewer::BuildUi() {
   ImGui::SetNextItemOpen(vsettings_.show_scene_browser, ImGuiCond_Once);
   vsettings_.show_scene_browser = ImGui::CollapsingHeader("Scenes");
   if (vsettings_.show_scene_browser) {
-    if (scene_entries_.empty()) RefreshSceneList();
+    if (!scene_list_scanned_) RefreshSceneList();
     scene_panel_.error = scene_error_;
     const ScenePanelAction action =
         DrawScenePanel(scene_entries_, options_.scene_path, &scene_panel_);
@@ -1237,28 +1239,31 @@ void Viewer::HandleExport(const ExportRequest& request) {
   }
   const StepRecord* shown = DisplayedRecord();
   try {
-    auto open = [&](const std::string& path) {
-      auto out = std::make_unique<std::ofstream>(path);
-      if (!*out) throw std::runtime_error("cannot write " + path);
-      return out;
+    // Writes with `write` into request.path; a stream error anywhere is a failed export.
+    auto write_file = [&](const auto& write) {
+      std::ofstream out(request.path);
+      if (!out) throw std::runtime_error("cannot write " + request.path);
+      write(out);
+      out.close();
+      if (!out) throw std::runtime_error("writing " + request.path + " failed");
     };
     switch (request.kind) {
       case ExportKind::kScreenshot:
         pending_screenshot_ = request.path;  // written once this frame is drawn
         return;
       case ExportKind::kStatsCsv:
-        WriteHistoryCsv(history_, *open(request.path));
+        write_file([&](std::ostream& o) { WriteHistoryCsv(history_, o); });
         break;
       case ExportKind::kStatsJson:
-        WriteHistoryJson(history_, *open(request.path));
+        write_file([&](std::ostream& o) { WriteHistoryJson(history_, o); });
         break;
       case ExportKind::kIterationsCsv:
         if (!shown) return;
-        WriteIterationsCsv(*shown, *open(request.path));
+        write_file([&](std::ostream& o) { WriteIterationsCsv(*shown, o); });
         break;
       case ExportKind::kIterationsJson:
         if (!shown) return;
-        WriteIterationsJson(*shown, *open(request.path));
+        write_file([&](std::ostream& o) { WriteIterationsJson(*shown, o); });
         break;
       case ExportKind::kProblem:
         if (!shown) return;
