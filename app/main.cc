@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
                    "scripted runs)");
   view->add_flag("--no-settings", view_options.no_settings, "Neither read nor write settings");
   view->add_option("--select", view_options.select_body, "Body index selected at start");
+  view->add_option("--seconds", view_options.seconds,
+                   "Play in real time from the start and exit after this many wall seconds, "
+                   "printing frame-time statistics")
+      ->check(CLI::PositiveNumber);
   view->add_option("--input", view_options.input_path,
                    "Scripted mode: keyboard and mouse events per frame (docs/viewer.md)");
   view->add_option("--trajectory", view_options.trajectory_path,

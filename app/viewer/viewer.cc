@@ -1399,7 +1399,7 @@ int Viewer::Run() {
   ResetCamera();
   FitGlyphsToScene();
   ApplyViewerSettings(vsettings_, typical_size_, &overlay_, &playback_);
-  playback_.playing = scripted_;
+  playback_.playing = scripted_ || options_.seconds > 0;
   show_help_ = vsettings_.show_help;
   if (options_.transparent) overlay_.transparent_bodies = true;
   if (options_.labels) overlay_.contacts.labels = true;
@@ -1435,8 +1435,12 @@ int Viewer::Run() {
   auto last = Clock::now();
   const auto loop_start = last;
   int exit_code = 0;
+  std::vector<double> frame_ms_list;  // wall time of every frame [ms]
   while (!glfwWindowShouldClose(window_)) {
     const auto frame_start = Clock::now();
+    if (frame > 0) frame_ms_list.push_back(1e3 * Seconds(frame_start - last));
+    // Timed interactive run (--seconds): real-time pacing, then exit like a closed window.
+    if (options_.seconds > 0 && Seconds(frame_start - loop_start) >= options_.seconds) break;
     glfwPollEvents();
     const double wall_dt = Seconds(frame_start - last);
     last = frame_start;
@@ -1518,6 +1522,18 @@ int Viewer::Run() {
         frame, frame_ms, physics_ms_total_ / frame, ui_ms_total_ / frame,
         render_ms_total_ / frame, live_step_count_, live_state_.time, gl_renderer_.c_str(),
         msaa_samples_);
+    if (frame_ms_list.size() >= 2) {
+      std::vector<double> sorted = frame_ms_list;
+      std::sort(sorted.begin(), sorted.end());
+      auto quantile = [&](double q) {
+        return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))];
+      };
+      std::printf(
+          "viewer: frame time median %.2f ms, p95 %.2f ms, max %.2f ms; physics %.1f%% of real "
+          "time\n",
+          quantile(0.5), quantile(0.95), sorted.back(),
+          100.0 * live_state_.time / std::max(1e-9, Seconds(Clock::now() - loop_start)));
+    }
     if (selected_body_ >= 0) {
       std::printf("viewer: selected body %d (%s)\n", selected_body_,
                   model_.bodies[selected_body_].name.c_str());
@@ -1606,6 +1622,16 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
         return false;
       }
       options->panels.push_back(name);
+    } else if (a == "--seconds") {
+      if (!need_value(i)) return false;
+      try {
+        size_t used = 0;
+        options->seconds = std::stod(argv[++i], &used);
+        if (used != std::string(argv[i]).size() || !(options->seconds > 0)) throw 0;
+      } catch (...) {
+        *error = std::string("--seconds needs a positive number, got ") + argv[i];
+        return false;
+      }
     } else if (a == "--input") {
       if (!need_value(i)) return false;
       options->input_path = argv[++i];

@@ -31,6 +31,9 @@ struct ViewerOptions {
   std::string input_path;
   // CSV of body poses per step, `step,time,body,x,y,z,qw,qx,qy,qz` (as `contactlab run`).
   std::string trajectory_path;
+  // Timed interactive run when > 0: play in real time from the start, exit after this many
+  // wall seconds and print frame-time statistics (median, p95, max) [s].
+  double seconds = 0;
 };
 
 // Panel names accepted by --panel, comma-separated, and the test for one.
