@@ -35,6 +35,16 @@ keys)
   cat "$out/keys.out"
   grep -q ' 34 steps, t = 0.1700 s' "$out/keys.out"
   ;;
+timed)
+  # A timed interactive run plays in real time from the start (physics on its own thread) and
+  # reports frame-time statistics at exit.
+  xvfb-run -a -s "-screen 0 1600x900x24" "$cl" view "$dir/viewer_scene.yaml" --no-settings \
+    --seconds 2 > "$out/timed.out"
+  cat "$out/timed.out"
+  grep -q 'frame time median .* ms, p95 .* ms, max .* ms' "$out/timed.out"
+  awk '/steps, t = / { for (i = 1; i <= NF; ++i) if ($i == "steps,") n = $(i - 1) }
+       END { print "steps", n; exit !(n > 0) }' "$out/timed.out"
+  ;;
 *)
   echo "unknown case $case" >&2
   exit 2
