@@ -131,17 +131,18 @@ TEST(Reproduce, WritesResultsReportAndPlots) {
   std::ifstream f(dir / "results.json");
   ASSERT_TRUE(f.good());
   const nlohmann::json doc = nlohmann::json::parse(f);
-  ASSERT_EQ(doc["rows"].size(), 5u);  // 4 ramp rows + 1 not-expressible row
+  ASSERT_EQ(doc["rows"].size(), 20u);  // 4 ramp rows + 16 foundation rows (8 of them n/a)
   for (const auto& row : doc["rows"]) {
     for (const char* key : {"experiment", "metric", "paper_value", "contactlab_value", "tolerance",
                             "agrees", "source"})
       EXPECT_TRUE(row.contains(key)) << key;
   }
-  EXPECT_TRUE(doc["rows"][4]["agrees"].is_null());  // cube on a foundation: not expressible
+  EXPECT_TRUE(doc["rows"][4]["agrees"].is_null());  // cube on a foundation: wall time, n/a
   std::ifstream md(dir / "report.md");
   const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("box_on_ramp_distance.png"), std::string::npos);
-  EXPECT_NE(text.find("Not expressible"), std::string::npos);
+  EXPECT_NE(text.find("Not comparable"), std::string::npos);
+  EXPECT_NE(text.find("cube_foundation_separation.png"), std::string::npos);
   std::ifstream png(dir / "box_on_ramp_distance.png", std::ios::binary);
   char sig[8] = {};
   png.read(sig, 8);
