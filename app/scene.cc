@@ -570,7 +570,7 @@ class JitterRng {
 const std::vector<std::string> kTopKeys = {
     "description",    "time_step", "duration",    "gravity",   "integrator",
     "contact_margin", "solver",    "free_motion", "camera",    "materials",
-    "pairs",          "templates", "bodies",      "generators"};
+    "pairs",          "templates", "bodies",      "generators", "loads"};
 const std::vector<std::string> kSolverKeys = {"type",
                                               "sigma",
                                               "beta",
@@ -682,6 +682,7 @@ class SceneBuilder {
     CollectBodies(top);
     for (size_t i = 0; i < items_.size(); ++i) ReadBody(static_cast<int>(i));
     ResolvePoses();
+    ReadLoads(top);
     if (options_.finalize) Finalize(&scene);
     return scene;
   }
@@ -1291,6 +1292,45 @@ class SceneBuilder {
     return s;
   }
 
+  // loads: [{name, body, point: [3 signals], force: [3 signals], frame: world | body}]
+  void ReadLoads(const Field& top) {
+    auto list = in_.Get(top, "loads");
+    if (!list) return;
+    in_.ExpectSequence(*list);
+    for (size_t i = 0; i < list->node.size(); ++i) {
+      Field item{list->node[i], Child(list->path, std::to_string(i))};
+      in_.ExpectMap(item);
+      in_.CheckKeys(item, {"name", "body", "point", "force", "frame"}, " in a load");
+      Load ld;
+      if (auto n = in_.Get(item, "name")) ld.name = in_.Name(*n);
+      Field body_f = in_.Require(item, "body", "a body name");
+      const std::string body = in_.String(body_f);
+      auto it = body_index_.find(body);
+      if (it == body_index_.end()) in_.Fail(body_f, "unknown body '" + body + "'");
+      if (kinds_[it->second] != BodyKind::kDynamic) {
+        in_.Fail(body_f, "body '" + body + "' is " +
+                             (kinds_[it->second] == BodyKind::kStatic ? "static" : "prescribed") +
+                             ": loads need a body that moves under forces");
+      }
+      ld.body = it->second;
+      auto signals = [&](const Field& f, std::array<Signal, 3>* out) {
+        if (!f.node.IsSequence() || f.node.size() != 3) {
+          in_.Fail(f, "expected a list of 3 entries (each a number or a signal), got " +
+                          Describe(f.node));
+        }
+        for (int k = 0; k < 3; ++k) {
+          (*out)[k] = ReadSignal(Field{f.node[k], Child(f.path, std::to_string(k))});
+        }
+      };
+      if (auto p = in_.Get(item, "point")) signals(*p, &ld.point);
+      signals(in_.Require(item, "force", "[fx, fy, fz] in N, each a number or a signal"),
+              &ld.force);
+      if (auto fr = in_.Get(item, "frame")) ld.force_in_body = in_.Choice(*fr, {"world", "body"}) == "body";
+      model_->loads.push_back(ld);
+      load_fields_.push_back(body_f);
+    }
+  }
+
   void ReadJoint(const BodyItem& item, int b, const Field& jf, JointSpec* js) {
     in_.ExpectMap(jf);
     std::string type = "free";
@@ -1460,11 +1500,23 @@ class SceneBuilder {
     } catch (const std::invalid_argument& e) {
       throw SceneError(rep_->file() + ": settings: " + e.what());
     }
+    // Loads are checked here, with their line: a body welded to the world has no dofs, which
+    // is known only once the trees are built.
+    std::vector<Load> loads = std::move(model_->loads);
+    model_->loads.clear();
     try {
       model_->Finalize();
     } catch (const std::invalid_argument& e) {
       throw SceneError(rep_->file() + ": model: " + e.what());
     }
+    for (size_t i = 0; i < loads.size(); ++i) {
+      if (model_->bodies[loads[i].body].tree < 0) {
+        in_.Fail(load_fields_[i], "body '" + model_->bodies[loads[i].body].name +
+                                      "' is welded to the world (no degrees of freedom): loads "
+                                      "need a body that moves under forces");
+      }
+    }
+    model_->loads = std::move(loads);
     for (const InitialCondition& ic : initial_) {
       const Joint& j = model_->joints[ic.joint];
       if (j.type == JointType::kFree) {
@@ -1493,6 +1545,7 @@ class SceneBuilder {
   std::vector<JointSpec> joint_specs_;
   std::vector<Field> geom_fields_;
   std::vector<InitialCondition> initial_;
+  std::vector<Field> load_fields_;  // each load's `body` field, for messages
 };
 
 }  // namespace

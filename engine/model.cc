@@ -230,6 +230,31 @@ Material Model::PairMaterial(int geom_a, int geom_b) const {
   return CombineMaterials(materials[ma], materials[mb]);
 }
 
+namespace {
+// Finite values, strictly increasing knots, a positive square-wave period and duty in [0, 1].
+bool SignalIsValid(const Signal& s) {
+  auto fin = [](double x) { return std::isfinite(x); };
+  switch (s.kind) {
+    case Signal::Kind::kConstant:
+      return fin(s.value);
+    case Signal::Kind::kPiecewiseLinear:
+      if (s.points.empty()) return false;
+      for (size_t i = 0; i < s.points.size(); ++i) {
+        if (!fin(s.points[i].first) || !fin(s.points[i].second)) return false;
+        if (i > 0 && !(s.points[i].first > s.points[i - 1].first)) return false;
+      }
+      return true;
+    case Signal::Kind::kSquare:
+      return fin(s.low) && fin(s.high) && fin(s.period) && s.period > 0 && s.duty >= 0 &&
+             s.duty <= 1;
+    case Signal::Kind::kSine:
+      return fin(s.amplitude) && fin(s.offset) && fin(s.frequency) && fin(s.phase) &&
+             s.frequency >= 0;
+  }
+  return false;
+}
+}  // namespace
+
 void Model::Finalize() {
   const int nb = static_cast<int>(bodies.size());
   const int nj = static_cast<int>(joints.size());
@@ -484,6 +509,25 @@ void Model::Finalize() {
     q_default[jt.q_start + 4] = qn.x();
     q_default[jt.q_start + 5] = qn.y();
     q_default[jt.q_start + 6] = qn.z();
+  }
+
+  // Loads: on a body with dofs, with well-formed signals (needs the trees built above).
+  for (size_t i = 0; i < loads.size(); ++i) {
+    const Load& ld = loads[i];
+    const std::string what =
+        "load " + (ld.name.empty() ? std::to_string(i) : "'" + ld.name + "'");
+    if (ld.body < 0 || ld.body >= nb) Fail(what, "body index out of range");
+    if (bodies[ld.body].tree < 0) {
+      Fail(what, BodyLabel(*this, ld.body) +
+                     " has no degrees of freedom (static, prescribed or welded to the world)");
+    }
+    for (int k = 0; k < 6; ++k) {
+      const Signal& s = k < 3 ? ld.point[k] : ld.force[k - 3];
+      const std::string field = std::string(k < 3 ? "point" : "force") + "[" +
+                                std::to_string(k % 3) + "]";
+      if (!SignalIsValid(s)) Fail(what, field + " is not a valid signal (non-finite values, "
+                                            "unordered knots or a non-positive period)");
+    }
   }
 }
 

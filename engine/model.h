@@ -13,6 +13,7 @@
 // joints form a kinematic tree; each tree's coordinates are contiguous in q and in v.
 #pragma once
 
+#include <array>
 #include <limits>
 #include <memory>
 #include <string>
@@ -167,12 +168,25 @@ struct Tree {
   int v_start = 0, nv = 0;
 };
 
+// External load: a force on a point of a dynamic body, each component a signal of time. The
+// simulator applies it explicitly, like the mouse perturbation (engine/load.h): evaluated at the
+// step's start time t^n and configuration q0 as the generalized force J_pᵀ f in the free-motion
+// stage. It does not enter the linearization A.
+struct Load {
+  std::string name;
+  int body = -1;                   // loaded body; must have a kinematic tree
+  std::array<Signal, 3> point;     // point of application, body frame [m]
+  std::array<Signal, 3> force;     // force [N], in the world frame or (force_in_body) body frame
+  bool force_in_body = false;
+};
+
 struct Model {
   std::vector<Body> bodies;
   std::vector<Joint> joints;
   std::vector<Geom> geoms;
   std::vector<Material> materials{Material{}};
   std::vector<PairOverride> pair_overrides;
+  std::vector<Load> loads;  // external forces (validated by Finalize)
 
   // Filled by Finalize().
   std::vector<Tree> trees;
@@ -181,7 +195,7 @@ struct Model {
   VecX v_default;  // initial v (zero unless set)
 
   // Validates indices and builds trees and coordinate offsets. Throws std::invalid_argument
-  // with a message naming the offending body/joint/geom.
+  // with a message naming the offending body/joint/geom/load.
   void Finalize();
 
   int FindBody(const std::string& name) const;     // -1 if absent

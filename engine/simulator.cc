@@ -8,6 +8,8 @@
 
 #include <Eigen/Cholesky>
 
+#include "engine/load.h"
+
 namespace contactlab {
 namespace {
 
@@ -347,7 +349,7 @@ const StepRecord& Simulator::Step() {
   rec.timings.collision_ms = MsSince(t0);
 
   // Free motion v*, linearization A (stage 1) and the contact problem. The mouse perturbation
-  // is explicit: evaluated at (q0, v0).
+  // and the external loads are explicit: evaluated at (q0, v0, t^n).
   t0 = Clock::now();
   VecX perturbation_force;
   rec.perturbation = perturbation_;
@@ -357,7 +359,17 @@ const StepRecord& Simulator::Step() {
         EvaluatePerturbation(*multibody_, kin, state_.v, *perturbation_, &perturbation_force)
             .point_W;
   }
-  ComputeFreeMotion(state_.q, state_.v, t, perturbation_ ? &perturbation_force : nullptr,
+  // External loads (Model::loads), explicit in the same way: signals at t^n, points at q0.
+  VecX load_force;
+  if (LoadGeneralizedForce(*multibody_, kin, t, &load_force)) {
+    if (perturbation_) {
+      perturbation_force += load_force;
+    } else {
+      perturbation_force = load_force;
+    }
+  }
+  const bool has_external = perturbation_ || !model_.loads.empty();
+  ComputeFreeMotion(state_.q, state_.v, t, has_external ? &perturbation_force : nullptr,
                     &rec.problem.v_star, &rec.problem.A, &rec.problem.M);
   rec.problem.v0 = state_.v;
   AssembleProblem(kin, t, rec.contacts, &rec.problem);

@@ -116,6 +116,9 @@ class Simulator {
   // at q^θ, v^θ) and does not enter the linearization A. Kept across Reset() and set_state().
   // SetPerturbation validates with ValidatePerturbation (std::invalid_argument naming the
   // field and valid range).
+  // External loads (Model::loads, engine/load.h) enter the free motion the same way: their sum
+  // J_pᵀ f is evaluated at the step's start (signals at t^n, points at q0) and added to the
+  // perturbation's generalized force.
   void SetPerturbation(const Perturbation& p);
   void ClearPerturbation() { perturbation_.reset(); }
   const std::optional<Perturbation>& perturbation() const { return perturbation_; }

@@ -1,0 +1,29 @@
+// External loads (Model::loads): forces on points of bodies, given as signals of time. The
+// simulator applies them like the mouse perturbation: explicitly, evaluated once per step at the
+// step's start (time t^n, configuration q0), as the generalized force J_pᵀ f added to k(q, v) in
+// the free-motion stage (Simulator::Step). They do not enter the linearization A.
+#pragma once
+
+#include <vector>
+
+#include "engine/math.h"
+#include "engine/model.h"
+#include "engine/multibody.h"
+
+namespace contactlab {
+
+// One load evaluated at time t and configuration kin:
+//   p_B = point(t), p_W = X_WB p_B,  f_W = force(t) (world) or R_WB force(t) (force_in_body).
+struct LoadForce {
+  Vec3 point_W = Vec3::Zero();  // point of application [m]
+  Vec3 force_W = Vec3::Zero();  // force on the body at point_W [N]
+};
+LoadForce EvaluateLoad(const KinematicsCache& kin, const Load& load, double t);
+
+// Sum of J_pᵀ f over all of the model's loads at (kin, t), written to *generalized_force (size
+// nv). Returns false, leaving *generalized_force zero, when the model has no loads. The model
+// must be finalized (Model::Finalize validates the loads).
+bool LoadGeneralizedForce(const Multibody& multibody, const KinematicsCache& kin, double t,
+                          VecX* generalized_force);
+
+}  // namespace contactlab
