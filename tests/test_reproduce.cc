@@ -116,6 +116,18 @@ TEST(Reproduce, SigmaSweepQuick) {
   ExpectAgrees(r, "slope of log cond(H) against log σ");
 }
 
+TEST(Reproduce, RobotDishPileCompletes) {
+  // 6 s of a 47-DOF arm + hand manipulating the dish pile (≈3 s wall time). Timing rows are not
+  // asserted (machine load); the physics rows are.
+  const ExperimentResult r = RunReproduceExperiment("robot_dish_pile", Quick());
+  ExpectAgrees(r, "velocity dimension of the system");
+  ExpectAgrees(r, "failed solves (every step converges)");
+  ExpectAgrees(r, "max penetration between dishes / table [m]");
+  ExpectAgrees(r, "dish jitter, phase A (hand pressing, held): RMS dish speed [m/s]");
+  ExpectAgrees(r, "dish jitter, phase B (hand withdrawn): RMS dish speed [m/s]");
+  EXPECT_GT(FindRow(r, "steps with hand-dish contact").value, 300);
+}
+
 TEST(Reproduce, UnknownExperimentThrows) {
   EXPECT_THROW(RunReproduceExperiment("no_such_experiment", Quick()), std::invalid_argument);
 }
