@@ -10,6 +10,38 @@
 
 namespace contactlab {
 
+namespace {
+
+// Slice counts of the coarser tessellations of round shapes; the full mesh has 32.
+constexpr int kLodSlices[] = {12, 16, 24};
+// Largest distance [px] between a round shape's true silhouette and its polygon.
+constexpr double kMaxSilhouetteErrorPx = 0.3;
+
+// Round shapes tessellated with `slices` around their axis (stacks in proportion), or empty.
+MeshData MakeRoundMesh(const Shape& shape, int slices) {
+  switch (shape.type) {
+    case ShapeType::kSphere:
+      return MakeSphereMesh(shape.radius, slices, slices / 2);
+    case ShapeType::kCapsule:
+      return MakeCapsuleMesh(shape.radius, shape.half_length, slices, std::max(2, slices / 4));
+    case ShapeType::kCylinder:
+      return MakeCylinderMesh(shape.radius, shape.half_length, slices);
+    default:
+      return MeshData{};
+  }
+}
+
+// Ambient plus key light factor of Shade() in shaders.h for a surface with normal n.
+Eigen::Vector3f PlaneBaseLight(const Eigen::Vector3f& n) {
+  const float hemi = 0.5f + 0.5f * n.z();
+  const Eigen::Vector3f ambient =
+      (1.0f - hemi) * Eigen::Vector3f(0.13f, 0.12f, 0.12f) + hemi * Eigen::Vector3f(0.24f, 0.26f, 0.30f);
+  const float key = std::max(n.dot(Eigen::Vector3f(0.35f, 0.25f, 1.0f).normalized()), 0.0f);
+  return ambient + Eigen::Vector3f::Constant(0.22f * key);
+}
+
+}  // namespace
+
 double GridSpacingForDistance(double distance) {
   if (!(distance > 0) || !std::isfinite(distance)) return 0.1;
   return std::pow(10.0, std::floor(std::log10(distance / 3.0)));
@@ -19,6 +51,7 @@ SceneRenderer::SceneRenderer() = default;
 
 SceneRenderer::~SceneRenderer() {
   if (mesh_program_) glDeleteProgram(mesh_program_);
+  if (plane_program_) glDeleteProgram(plane_program_);
   if (background_program_) glDeleteProgram(background_program_);
   if (empty_vao_) glDeleteVertexArrays(1, &empty_vao_);
 }
@@ -26,6 +59,25 @@ SceneRenderer::~SceneRenderer() {
 bool SceneRenderer::Init(std::string* error) {
   mesh_program_ = BuildProgram(shaders::kMeshVertex, shaders::kMeshFragment, error);
   if (!mesh_program_) return false;
+  plane_program_ = BuildProgram(shaders::kPlaneVertex, shaders::kPlaneFragment, error);
+  if (!plane_program_) return false;
+  auto loc = [](GLuint program, const char* name) { return glGetUniformLocation(program, name); };
+  mesh_u_.model = loc(mesh_program_, "u_model");
+  mesh_u_.view_proj = loc(mesh_program_, "u_view_proj");
+  mesh_u_.normal_matrix = loc(mesh_program_, "u_normal_matrix");
+  mesh_u_.color = loc(mesh_program_, "u_color");
+  mesh_u_.eye = loc(mesh_program_, "u_eye");
+  plane_u_.model = loc(plane_program_, "u_model");
+  plane_u_.view_proj = loc(plane_program_, "u_view_proj");
+  plane_u_.inv_spacing = loc(plane_program_, "u_inv_spacing");
+  plane_u_.color = loc(plane_program_, "u_color");
+  plane_u_.eye = loc(plane_program_, "u_eye");
+  plane_u_.normal = loc(plane_program_, "u_normal");
+  plane_u_.base_front = loc(plane_program_, "u_base_front");
+  plane_u_.base_back = loc(plane_program_, "u_base_back");
+  plane_u_.grid = loc(plane_program_, "u_grid");
+  plane_u_.fade_center = loc(plane_program_, "u_fade_center");
+  plane_u_.fade_radius = loc(plane_program_, "u_fade_radius");
   background_program_ =
       BuildProgram(shaders::kBackgroundVertex, shaders::kBackgroundFragment, error);
   if (!background_program_) return false;
@@ -35,19 +87,29 @@ bool SceneRenderer::Init(std::string* error) {
 
 void SceneRenderer::SetModel(const Model& model) {
   meshes_.clear();
+  lods_.clear();
   has_half_space_ = false;
-  for (const Geom& g : model.geoms) {
-    const MeshData data = MakeShapeMesh(g.shape, plane_half_size_);
-    if (g.shape.type == ShapeType::kHalfSpace) has_half_space_ = true;
-    if (data.indices.empty()) {
-      meshes_.push_back(nullptr);
-      continue;
-    }
+  auto upload = [](const MeshData& data) {
     auto buffer = std::make_unique<VertexBuffer>();
     buffer->Create({3, 3}, true);
     buffer->Upload(data.vertices, false);
     buffer->UploadIndices(data.indices);
-    meshes_.push_back(std::move(buffer));
+    return buffer;
+  };
+  for (const Geom& g : model.geoms) {
+    const MeshData data = MakeShapeMesh(g.shape, plane_half_size_);
+    if (g.shape.type == ShapeType::kHalfSpace) has_half_space_ = true;
+    lods_.emplace_back();
+    if (data.indices.empty()) {
+      meshes_.push_back(nullptr);
+      continue;
+    }
+    meshes_.push_back(upload(data));
+    for (int slices : kLodSlices) {
+      const MeshData coarse = MakeRoundMesh(g.shape, slices);
+      if (coarse.indices.empty()) break;
+      lods_.back().push_back({slices, upload(coarse)});
+    }
   }
   if (floor_.empty()) {
     const MeshData plane = MakePlaneMesh(plane_half_size_);
@@ -64,6 +126,7 @@ void SceneRenderer::BeginFrame(int x_px, int y_px, int width_px, int height_px,
   proj_ = camera.ProjectionMatrix(height_px > 0 ? double(width_px) / height_px : 1.0);
   eye_ = camera.Eye();
   target_ = camera.target;
+  pixels_per_unit_ = 0.5 * proj_(1, 1) * std::max(height_px, 1);
   fade_radius_ =
       static_cast<float>(std::min(plane_half_size_, options.fade_distances * camera.distance));
   grid_spacing_ = options.grid_spacing;
@@ -90,28 +153,66 @@ void SceneRenderer::BeginFrame(int x_px, int y_px, int width_px, int height_px,
   glUseProgram(0);
 }
 
-void SceneRenderer::DrawMesh(const VertexBuffer& mesh, const Pose& X_WG, const Color& color,
-                             bool grid) {
+void SceneRenderer::DrawBody(const VertexBuffer& mesh, const Pose& X_WG, const Color& color) {
   Eigen::Matrix4f model = Eigen::Matrix4f::Identity();
-  const Mat3 R = X_WG.R();
-  model.block<3, 3>(0, 0) = R.cast<float>();
+  const Eigen::Matrix3f R = X_WG.R().cast<float>();
+  model.block<3, 3>(0, 0) = R;
   model.block<3, 1>(0, 3) = X_WG.p.cast<float>();
-  SetUniform(mesh_program_, "u_model", model);
-  SetUniform(mesh_program_, "u_normal_matrix", Eigen::Matrix3f(R.cast<float>()));
-  SetUniform(mesh_program_, "u_color", Eigen::Vector4f(color.r, color.g, color.b, color.a));
-  SetUniform(mesh_program_, "u_grid", grid ? 1 : 0);
+  glUniformMatrix4fv(mesh_u_.model, 1, GL_FALSE, model.data());
+  glUniformMatrix3fv(mesh_u_.normal_matrix, 1, GL_FALSE, R.data());
+  glUniform4f(mesh_u_.color, color.r, color.g, color.b, color.a);
   mesh.Draw(GL_TRIANGLES);
+}
+
+void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const Color& color,
+                              bool grid) {
+  Eigen::Matrix4f model = Eigen::Matrix4f::Identity();
+  const Eigen::Matrix3f R = X_WG.R().cast<float>();
+  model.block<3, 3>(0, 0) = R;
+  model.block<3, 1>(0, 3) = X_WG.p.cast<float>();
+  const Eigen::Vector3f n = R.col(2);
+  const Eigen::Vector3f front = PlaneBaseLight(n), back = PlaneBaseLight(-n);
+  glUniformMatrix4fv(plane_u_.model, 1, GL_FALSE, model.data());
+  glUniform3fv(plane_u_.normal, 1, n.data());
+  glUniform3fv(plane_u_.base_front, 1, front.data());
+  glUniform3fv(plane_u_.base_back, 1, back.data());
+  glUniform4f(plane_u_.color, color.r, color.g, color.b, color.a);
+  glUniform1i(plane_u_.grid, grid ? 1 : 0);
+  mesh.Draw(GL_TRIANGLES);
+}
+
+const VertexBuffer& SceneRenderer::MeshFor(int i, const Geom& g, const Pose& X_WG) const {
+  const std::vector<LevelOfDetail>& levels = lods_[i];
+  if (levels.empty()) return *meshes_[i];
+  // Radius of the round cross-section in pixels at the depth of the shape's nearest point
+  // (conservative: a shape seen from close up keeps the finer tessellation).
+  const double bound = g.shape.radius + (g.shape.type == ShapeType::kSphere ? 0.0
+                                                                             : g.shape.half_length);
+  const double depth = (X_WG.p - eye_).norm() - bound;
+  if (!(depth > 0)) return *meshes_[i];
+  const double radius_px = g.shape.radius * pixels_per_unit_ / depth;
+  for (const LevelOfDetail& level : levels) {
+    if (radius_px * (1.0 - std::cos(kPi / level.slices)) <= kMaxSilhouetteErrorPx) {
+      return *level.mesh;
+    }
+  }
+  return *meshes_[i];
 }
 
 void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
                               const RenderOptions& options) {
+  const Eigen::Matrix4f view_proj = proj_ * view_;
+  const Eigen::Vector3f eye = eye_.cast<float>();
+  const Eigen::Vector3f fade_center = target_.cast<float>();
+  glUseProgram(plane_program_);
+  glUniformMatrix4fv(plane_u_.view_proj, 1, GL_FALSE, view_proj.data());
+  glUniform3fv(plane_u_.eye, 1, eye.data());
+  glUniform1f(plane_u_.inv_spacing, 1.0f / grid_spacing_);
+  glUniform3fv(plane_u_.fade_center, 1, fade_center.data());
+  glUniform1f(plane_u_.fade_radius, fade_radius_);
   glUseProgram(mesh_program_);
-  SetUniform(mesh_program_, "u_view", view_);
-  SetUniform(mesh_program_, "u_proj", proj_);
-  SetUniform(mesh_program_, "u_eye", Eigen::Vector3f(eye_.cast<float>()));
-  SetUniform(mesh_program_, "u_grid_spacing", grid_spacing_);
-  SetUniform(mesh_program_, "u_fade_center", Eigen::Vector3f(target_.cast<float>()));
-  SetUniform(mesh_program_, "u_fade_radius", fade_radius_);
+  glUniformMatrix4fv(mesh_u_.view_proj, 1, GL_FALSE, view_proj.data());
+  glUniform3fv(mesh_u_.eye, 1, eye.data());
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glEnable(GL_BLEND);
@@ -130,14 +231,14 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   // Opaque half-spaces first (they fade into the background at their edge), then opaque
   // bodies; everything translucent (geometry with alpha < 1, or all bodies in transparent mode)
   // afterwards without depth writes, so what lies behind it stays visible.
-  std::vector<int> bodies, translucent_bodies, translucent_planes;
+  std::vector<int> planes, bodies, translucent_bodies, translucent_planes;
   for (int i = 0; i < num_geoms; ++i) {
     if (!meshes_[i]) continue;
     const Geom& g = model.geoms[i];
     const bool plane = g.shape.type == ShapeType::kHalfSpace;
     const bool translucent = g.color[3] < 1.0 || (!plane && options.transparent_bodies);
     if (plane && !translucent) {
-      DrawMesh(*meshes_[i], pose_of(g), color_of(g), options.show_grid);
+      planes.push_back(i);
     } else if (plane) {
       translucent_planes.push_back(i);
     } else if (translucent) {
@@ -146,8 +247,16 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
       bodies.push_back(i);
     }
   }
+  if (!planes.empty()) {
+    glUseProgram(plane_program_);
+    for (int i : planes) {
+      DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+    }
+    glUseProgram(mesh_program_);
+  }
   for (int i : bodies) {
-    DrawMesh(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), false);
+    const Pose X = pose_of(model.geoms[i]);
+    DrawBody(MeshFor(i, model.geoms[i], X), X, color_of(model.geoms[i]));
   }
   // Back to front, each shape's back faces before its front faces.
   std::vector<double> depth(num_geoms, 0.0);
@@ -155,26 +264,28 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   std::sort(translucent_bodies.begin(), translucent_bodies.end(),
             [&](int a, int b) { return depth[a] > depth[b]; });
   glDepthMask(GL_FALSE);
-  glEnable(GL_CULL_FACE);
+  if (!translucent_bodies.empty()) glEnable(GL_CULL_FACE);
   for (int i : translucent_bodies) {
     Color c = color_of(model.geoms[i]);
     if (options.transparent_bodies) c.a *= options.body_alpha;
     const Pose X = pose_of(model.geoms[i]);
+    const VertexBuffer& mesh = MeshFor(i, model.geoms[i], X);
     glCullFace(GL_FRONT);
-    DrawMesh(*meshes_[i], X, c, false);
+    DrawBody(mesh, X, c);
     glCullFace(GL_BACK);
-    DrawMesh(*meshes_[i], X, c, false);
+    DrawBody(mesh, X, c);
   }
   glDisable(GL_CULL_FACE);
+  glUseProgram(plane_program_);
   for (int i : translucent_planes) {
-    DrawMesh(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+    DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
   }
   glDepthMask(GL_TRUE);
 
   // Floor grid for scenes without a ground: translucent, drawn over what lies below it.
   if (options.show_grid && !has_half_space_ && !floor_.empty()) {
     glDepthMask(GL_FALSE);
-    DrawMesh(floor_, Pose{}, Color{0.55f, 0.57f, 0.60f, 0.35f}, true);
+    DrawPlane(floor_, Pose{}, Color{0.55f, 0.57f, 0.60f, 0.35f}, true);
     glDepthMask(GL_TRUE);
   }
   glUseProgram(0);

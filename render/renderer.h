@@ -51,11 +51,33 @@ class SceneRenderer {
   const Vec3& eye() const { return eye_; }
 
  private:
-  void DrawMesh(const VertexBuffer& mesh, const Pose& X_WG, const Color& color, bool grid);
+  // Uniform locations, looked up once after linking.
+  struct MeshUniforms {
+    GLint model = -1, view_proj = -1, normal_matrix = -1, color = -1, eye = -1;
+  };
+  struct PlaneUniforms {
+    GLint model = -1, view_proj = -1, inv_spacing = -1, color = -1, eye = -1, normal = -1,
+          base_front = -1, base_back = -1, grid = -1, fade_center = -1, fade_radius = -1;
+  };
+  // Round shapes (spheres, capsules, cylinders) keep several tessellations; the one drawn
+  // depends on the shape's size on screen.
+  struct LevelOfDetail {
+    int slices = 0;
+    std::unique_ptr<VertexBuffer> mesh;
+  };
 
-  GLuint mesh_program_ = 0, background_program_ = 0;
+  void DrawBody(const VertexBuffer& mesh, const Pose& X_WG, const Color& color);
+  void DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const Color& color, bool grid);
+  // The tessellation of geom i for its pose (the full mesh for shapes without levels).
+  const VertexBuffer& MeshFor(int i, const Geom& g, const Pose& X_WG) const;
+
+  GLuint mesh_program_ = 0, plane_program_ = 0, background_program_ = 0;
+  MeshUniforms mesh_u_;
+  PlaneUniforms plane_u_;
   GLuint empty_vao_ = 0;
   std::vector<std::unique_ptr<VertexBuffer>> meshes_;  // per geom (null if empty)
+  std::vector<std::vector<LevelOfDetail>> lods_;        // per geom, coarsest first (may be empty)
+  double pixels_per_unit_ = 1.0;  // [px] per unit of size / depth in the viewport
   VertexBuffer floor_;
   double plane_half_size_ = 25.0;
   bool has_half_space_ = false;

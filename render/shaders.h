@@ -17,66 +17,94 @@ namespace shaders {
   "  return albedo * (ambient + 0.62 * diffuse + 0.22 * key) + vec3(specular * spec);\n" \
   "}\n"
 
-// Bodies and half-spaces. u_grid = 1 draws grid lines on the local xy plane and fades the
-// surface out beyond u_fade_radius (half-spaces).
+// Bodies: lit shaded meshes in their geometry frame.
 constexpr const char* kMeshVertex = R"(#version 330 core
 layout(location = 0) in vec3 a_pos;
 layout(location = 1) in vec3 a_normal;
 uniform mat4 u_model;
-uniform mat4 u_view;
-uniform mat4 u_proj;
+uniform mat4 u_view_proj;
 uniform mat3 u_normal_matrix;
 out vec3 v_world;
 out vec3 v_normal;
-out vec3 v_local;
 void main() {
   vec4 w = u_model * vec4(a_pos, 1.0);
   v_world = w.xyz;
   v_normal = u_normal_matrix * a_normal;
-  v_local = a_pos;
-  gl_Position = u_proj * u_view * w;
+  gl_Position = u_view_proj * w;
 }
 )";
 
 constexpr const char* kMeshFragment = "#version 330 core\n" CONTACTLAB_GLSL_SHADE R"(
 in vec3 v_world;
 in vec3 v_normal;
-in vec3 v_local;
 uniform vec4 u_color;
 uniform vec3 u_eye;
-uniform int u_grid;
-uniform float u_grid_spacing;
-uniform vec3 u_fade_center;
-uniform float u_fade_radius;
 out vec4 frag_color;
-
-float GridLines(vec2 c, float width) {
-  vec2 w = fwidth(c);
-  vec2 g = abs(fract(c - 0.5) - 0.5) / max(w * width, vec2(1e-6));
-  float line = 1.0 - min(min(g.x, g.y), 1.0);
-  // Fade lines that get denser than a few pixels apart (distance, grazing angles).
-  return line * (1.0 - smoothstep(0.12, 0.45, max(w.x, w.y)));
-}
 
 void main() {
   vec3 n = normalize(v_normal);
   if (!gl_FrontFacing) n = -n;
   vec3 v = normalize(u_eye - v_world);
-  vec3 albedo = u_color.rgb;
-  float alpha = u_color.a;
-  float spec = 0.28;
+  frag_color = vec4(Shade(u_color.rgb, n, v, 48.0, 0.28), u_color.a);
+}
+)";
+
+// Half-spaces and the floor grid: a flat square in the local xy plane of its geometry frame,
+// with grid lines, fading out beyond u_fade_radius from the view target. Planes cover most of
+// the viewport several times over (floor and walls), so this program does per pixel only what
+// varies per pixel: the normal is constant, grids have no specular highlight, and the ambient
+// and key light terms of each face come in as uniforms (same lighting as Shade()).
+constexpr const char* kPlaneVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_pos;
+uniform mat4 u_model;
+uniform mat4 u_view_proj;
+uniform float u_inv_spacing;
+out vec3 v_world;
+out vec2 v_grid;
+void main() {
+  vec4 w = u_model * vec4(a_pos, 1.0);
+  v_world = w.xyz;
+  v_grid = a_pos.xy * u_inv_spacing;
+  gl_Position = u_view_proj * w;
+}
+)";
+
+constexpr const char* kPlaneFragment = R"(#version 330 core
+in vec3 v_world;
+in vec2 v_grid;
+uniform vec4 u_color;
+uniform vec3 u_eye;
+uniform vec3 u_normal;      // world normal of the front face
+uniform vec3 u_base_front;  // ambient + key light factor of the front face
+uniform vec3 u_base_back;   // the same for the back face
+uniform int u_grid;
+uniform vec3 u_fade_center;
+uniform float u_fade_radius;
+out vec4 frag_color;
+
+void main() {
+  vec3 d = v_world - u_fade_center;
+  float r2 = dot(d, d);
+  if (r2 > u_fade_radius * u_fade_radius) discard;
+  float alpha = u_color.a * (1.0 - smoothstep(0.4 * u_fade_radius, u_fade_radius, sqrt(r2)));
+  vec3 to_eye = u_eye - v_world;
+  float facing = dot(u_normal, to_eye) * inversesqrt(dot(to_eye, to_eye));
+  float diffuse = max(gl_FrontFacing ? facing : -facing, 0.0);
+  vec3 base = gl_FrontFacing ? u_base_front : u_base_back;
+  float darken = 0.0;
   if (u_grid == 1) {
-    // Planes fade out with the distance from the view target (cheap horizon, no far aliasing).
-    float r = length(v_world - u_fade_center);
-    if (r > u_fade_radius) discard;
-    alpha *= 1.0 - smoothstep(0.4 * u_fade_radius, u_fade_radius, r);
-    vec2 c = v_local.xy / u_grid_spacing;
-    float minor = GridLines(c, 1.0);
-    float major = GridLines(c / 10.0, 2.0);
-    albedo = mix(albedo, albedo * 0.45, max(0.55 * minor, major));
-    spec = 0.0;
+    // Minor lines 1 px wide, major lines (every 10th) 2 px; both fade out where they get
+    // denser than a few pixels apart (distance, grazing angles).
+    vec2 w = max(fwidth(v_grid), vec2(1e-6));
+    float wmax = max(w.x, w.y);
+    vec2 g = abs(fract(v_grid - 0.5) - 0.5) / w;
+    float minor = (1.0 - min(min(g.x, g.y), 1.0)) * (1.0 - smoothstep(0.12, 0.45, wmax));
+    vec2 g10 = abs(fract(0.1 * v_grid - 0.5) - 0.5) / (0.2 * w);
+    float major =
+        (1.0 - min(min(g10.x, g10.y), 1.0)) * (1.0 - smoothstep(0.12, 0.45, 0.1 * wmax));
+    darken = 0.55 * max(0.55 * minor, major);
   }
-  frag_color = vec4(Shade(albedo, n, v, 48.0, spec), alpha);
+  frag_color = vec4(u_color.rgb * (1.0 - darken) * (base + 0.62 * diffuse), alpha);
 }
 )";
 
