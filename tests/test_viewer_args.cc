@@ -59,5 +59,73 @@ TEST(ViewerArgs, RejectsBadInput) {
   EXPECT_FALSE(Parse({"a.yaml", "--width", "0"}, &o6, &error)) << "window size must be positive";
 }
 
+TEST(ViewerArgs, PanelsSettingsAndSelection) {
+  ViewerOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"s.yaml", "--panel", "conditioning", "--panel", "help", "--settings",
+                     "/tmp/dir/s.conf", "--select", "3"},
+                    &o, &error))
+      << error;
+  EXPECT_EQ(o.panels, (std::vector<std::string>{"conditioning", "help"})) << "in the given order";
+  EXPECT_EQ(o.settings_path, "/tmp/dir/s.conf");
+  EXPECT_FALSE(o.no_settings);
+  EXPECT_EQ(o.select_body, 3);
+  ViewerOptions n;
+  ASSERT_TRUE(Parse({"s.yaml", "--no-settings"}, &n, &error)) << error;
+  EXPECT_TRUE(n.no_settings);
+  EXPECT_TRUE(n.settings_path.empty());
+}
+
+TEST(ViewerArgs, PanelsSettingsAndSelectionDefaults) {
+  ViewerOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"s.yaml"}, &o, &error)) << error;
+  EXPECT_TRUE(o.panels.empty());
+  EXPECT_TRUE(o.settings_path.empty()) << "the user's file in interactive runs, none scripted";
+  EXPECT_FALSE(o.no_settings);
+  EXPECT_LT(o.select_body, 0) << "nothing selected";
+}
+
+TEST(ViewerArgs, EveryPanelNameIsAccepted) {
+  // ViewerPanelNames() is the list shown in messages; each of its names parses.
+  const std::string names = ViewerPanelNames();
+  for (const char* name : {"convergence", "timeseries", "conditioning", "scenes", "exports",
+                           "profiler", "overlay", "parameters", "help"}) {
+    EXPECT_TRUE(IsViewerPanelName(name)) << name;
+    EXPECT_NE(names.find(name), std::string::npos) << name << " missing from " << names;
+    ViewerOptions o;
+    std::string error;
+    EXPECT_TRUE(Parse({"s.yaml", "--panel", name}, &o, &error)) << name << ": " << error;
+    EXPECT_EQ(o.panels, std::vector<std::string>{name});
+  }
+  EXPECT_FALSE(IsViewerPanelName(""));
+  EXPECT_FALSE(IsViewerPanelName("Convergence")) << "names are lower case";
+}
+
+TEST(ViewerArgs, RejectsBadPanelSettingsAndSelection) {
+  std::string error;
+  ViewerOptions o1;
+  EXPECT_FALSE(Parse({"s.yaml", "--panel", "bogus"}, &o1, &error));
+  EXPECT_NE(error.find("unknown panel bogus"), std::string::npos) << error;
+  EXPECT_NE(error.find(ViewerPanelNames()), std::string::npos) << "names the valid panels: "
+                                                               << error;
+  ViewerOptions o2;
+  EXPECT_FALSE(Parse({"s.yaml", "--panel"}, &o2, &error));
+  EXPECT_NE(error.find("missing value"), std::string::npos) << error;
+  ViewerOptions o3;
+  EXPECT_FALSE(Parse({"s.yaml", "--settings"}, &o3, &error));
+  EXPECT_NE(error.find("missing value"), std::string::npos) << error;
+  ViewerOptions o4;
+  EXPECT_FALSE(Parse({"s.yaml", "--select"}, &o4, &error));
+  EXPECT_NE(error.find("missing value"), std::string::npos) << error;
+  ViewerOptions o5;
+  EXPECT_FALSE(Parse({"s.yaml", "--select", "box"}, &o5, &error)) << "a body index, not a name";
+  EXPECT_NE(error.find("not an integer"), std::string::npos) << error;
+  ViewerOptions o6;
+  EXPECT_FALSE(Parse({"s.yaml", "--select", "2x"}, &o6, &error));
+  ViewerOptions o7;
+  EXPECT_FALSE(Parse({"s.yaml", "--no-settings=1"}, &o7, &error)) << "a flag takes no value";
+}
+
 }  // namespace
 }  // namespace contactlab

@@ -1,0 +1,143 @@
+# Scripted viewer runs under Xvfb whose screenshots are checked pixel by pixel with check_pixels:
+# the analysis column's tabs, the selected body's frame, and the settings file kept between runs.
+# Included from tests/CMakeLists.txt when xvfb-run, contactlab and the viewer test scene exist
+# (XVFB_RUN and VIEWER_SCREENSHOT_SCENE are set there).
+#
+# Every run takes 40 frames of tests/viewer/viewer_scene.yaml (5 for the settings runs) in a
+# 1600x900 window, whose layout is: left column x in [0, 410), analysis column x in [1160, 1600)
+# down to the contact table, contact table y in [670, 900), 3D viewport [410, 1160) x [0, 670).
+# Runs hold the lock `xvfb` so that xvfb-run -a never races for a display number.
+
+add_executable(check_pixels ${CMAKE_CURRENT_SOURCE_DIR}/viewer/check_pixels.cc)
+target_include_directories(check_pixels PRIVATE ${PROJECT_SOURCE_DIR})
+
+set(VT_DIR ${CMAKE_CURRENT_BINARY_DIR}/viewer_tests)
+file(MAKE_DIRECTORY ${VT_DIR})
+set(VT_VIEW ${XVFB_RUN} -a -s "-screen 0 1600x900x24" $<TARGET_FILE:contactlab> view
+            ${VIEWER_SCREENSHOT_SCENE})
+
+# Regions (X0 Y0 X1 Y1, y down).
+set(VT_VIEWPORT 410 0 1160 670)
+set(VT_ANALYSIS 1160 0 1600 670)
+
+# Colours (R,G,B or a ramp R,G,B:R,G,B) and how close a pixel must be (per channel).
+# Filled cells of the sparsity images, SparsityCellColor in ui/plot_data.cc. Tight: anti-aliased
+# grey text lies within 4 or more of the middle of this ramp.
+set(VT_SPARSITY 60,110,210:255,225,90)
+set(VT_SPARSITY_TOL 2)
+# kSeries in ui/analysis_panels.cc: the e_m curve, the time series, the eigenvalue spectrum.
+set(VT_SERIES 110,190,255)
+set(VT_SERIES_TOL 6)
+# The selected body's frame at its centre of mass (RenderScene in app/viewer/viewer.cc):
+# Color{1, 0.3, 0.3}, {0.3, 1, 0.3}, {0.3, 0.5, 1}.
+set(VT_AXIS_X 255,77,77)
+set(VT_AXIS_Y 77,255,77)
+set(VT_AXIS_Z 77,128,255)
+set(VT_AXIS_TOL 10)
+# resting_box, colour (0.85, 0.45, 0.30), lit from dark to bright when opaque; drawn transparent
+# it is blended with the ground and none of its pixels is near this ramp.
+set(VT_BOX 87,46,31:255,135,90)
+set(VT_BOX_TOL 12)
+
+# viewer_shot(NAME VIEWER_OPTIONS...): test viewer_NAME writes VT_DIR/NAME.png (removed first, so
+# a failed run never leaves an old image to check); fixture viewer_NAME_png.
+function(viewer_shot name)
+  set(png ${VT_DIR}/${name}.png)
+  add_test(NAME viewer_${name}
+           COMMAND sh -c "rm -f \"$0\" && exec \"$@\"" ${png} ${VT_VIEW} --frames 40
+                   --screenshot ${png} ${ARGN})
+  set_tests_properties(viewer_${name} PROPERTIES FIXTURES_SETUP viewer_${name}_png TIMEOUT 300
+                       RESOURCE_LOCK xvfb)
+endfunction()
+
+# viewer_pixels(TEST SHOT CHECKS...): check_pixels on VT_DIR/SHOT.png, a 1600x900 image.
+function(viewer_pixels name shot)
+  add_test(NAME ${name} COMMAND check_pixels ${VT_DIR}/${shot}.png --size 1600 900 ${ARGN})
+  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED viewer_${shot}_png)
+endfunction()
+
+viewer_shot(tab_convergence --panel convergence)
+viewer_shot(tab_timeseries --panel timeseries)
+viewer_shot(tab_conditioning --panel conditioning)
+viewer_shot(select_body --select 1)  # resting_box
+
+# Conditioning tab: the sparsity images of H and J (textures) fill the analysis column with the
+# filled-cell colours; on the other tabs those colours are (almost) absent.
+viewer_pixels(viewer_conditioning_shows_sparsity tab_conditioning
+              --region ${VT_ANALYSIS} --at-least 2000 ${VT_SPARSITY} ${VT_SPARSITY_TOL})
+viewer_pixels(viewer_convergence_has_no_sparsity tab_convergence
+              --region ${VT_ANALYSIS} --at-most 200 ${VT_SPARSITY} ${VT_SPARSITY_TOL})
+viewer_pixels(viewer_timeseries_has_no_sparsity tab_timeseries
+              --region ${VT_ANALYSIS} --at-most 200 ${VT_SPARSITY} ${VT_SPARSITY_TOL})
+
+# Convergence tab: the e_m curve (upper plot) and the cost gap (middle plot) in the series colour.
+viewer_pixels(viewer_convergence_plot_lines tab_convergence
+              --region ${VT_ANALYSIS} --at-least 400 ${VT_SERIES} ${VT_SERIES_TOL}
+              --region 1160 100 1600 290 --at-least 150 ${VT_SERIES} ${VT_SERIES_TOL}
+              --region 1160 290 1600 440 --at-least 60 ${VT_SERIES} ${VT_SERIES_TOL})
+# Time series tab: six plots, three in each half of the column, each half with its lines.
+viewer_pixels(viewer_timeseries_plot_lines tab_timeseries
+              --region ${VT_ANALYSIS} --at-least 1000 ${VT_SERIES} ${VT_SERIES_TOL}
+              --region 1160 0 1600 335 --at-least 300 ${VT_SERIES} ${VT_SERIES_TOL}
+              --region 1160 335 1600 670 --at-least 300 ${VT_SERIES} ${VT_SERIES_TOL})
+
+# --select: the body's red, green and blue axes in the viewport; none of them without it.
+viewer_pixels(viewer_select_draws_frame select_body
+              --region ${VT_VIEWPORT} --at-least 25 ${VT_AXIS_X} ${VT_AXIS_TOL}
+              --at-least 25 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-least 40 ${VT_AXIS_Z} ${VT_AXIS_TOL})
+viewer_pixels(viewer_no_select_no_frame tab_convergence
+              --region ${VT_VIEWPORT} --at-most 5 ${VT_AXIS_X} ${VT_AXIS_TOL}
+              --at-most 5 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-most 5 ${VT_AXIS_Z} ${VT_AXIS_TOL})
+# Bodies are opaque by default (the control of the transparency check below).
+viewer_pixels(viewer_bodies_opaque_by_default tab_convergence
+              --region ${VT_VIEWPORT} --at-least 1500 ${VT_BOX} ${VT_BOX_TOL})
+
+# Settings kept between scripted runs. The first run writes its --settings file (in a folder that
+# does not exist yet) at exit, with --transparent recorded, and ImGui's imgui.ini beside it.
+set(VT_SET ${VT_DIR}/settings)
+add_test(NAME viewer_settings_written_at_exit COMMAND sh -c
+  "rm -rf '${VT_SET}' && \"$@\" --frames 5 --settings '${VT_SET}/conf/s.conf' --transparent || exit 1
+   cat '${VT_SET}/conf/s.conf'
+   grep -qx 'overlay.transparent_bodies = true' '${VT_SET}/conf/s.conf' ||
+     { echo 'no overlay.transparent_bodies = true in the settings file'; exit 1; }
+   test -f '${VT_SET}/conf/imgui.ini' || { echo 'no imgui.ini beside the settings file'; exit 1; }"
+  sh ${VT_VIEW})
+# The second run reads it: no --transparent, yet bodies are drawn transparent, and the file it
+# writes back still says so.
+add_test(NAME viewer_settings_read_at_start COMMAND sh -c
+  "rm -f '${VT_SET}/second.png' && \"$@\" --frames 5 --settings '${VT_SET}/conf/s.conf' \
+     --screenshot '${VT_SET}/second.png' || exit 1
+   grep -qx 'overlay.transparent_bodies = true' '${VT_SET}/conf/s.conf' ||
+     { echo 'overlay.transparent_bodies lost on the second run'; exit 1; }"
+  sh ${VT_VIEW})
+add_test(NAME viewer_settings_second_run_transparent
+         COMMAND check_pixels ${VT_SET}/second.png --size 1600 900
+                 --region ${VT_VIEWPORT} --at-most 100 ${VT_BOX} ${VT_BOX_TOL})
+set_tests_properties(viewer_settings_written_at_exit viewer_settings_read_at_start PROPERTIES
+                     TIMEOUT 300 RESOURCE_LOCK xvfb)
+set_tests_properties(viewer_settings_written_at_exit PROPERTIES FIXTURES_SETUP viewer_settings)
+set_tests_properties(viewer_settings_read_at_start PROPERTIES FIXTURES_REQUIRED viewer_settings
+                     FIXTURES_SETUP viewer_settings_second_png)
+set_tests_properties(viewer_settings_second_run_transparent PROPERTIES
+                     FIXTURES_REQUIRED "viewer_settings;viewer_settings_second_png")
+
+# A settings file with bad lines: each is named on stderr (file and line), the run goes on with
+# the good lines and exits 0.
+add_test(NAME viewer_settings_bad_line_warns COMMAND sh -c
+  "rm -rf '${VT_DIR}/bad_settings' && mkdir -p '${VT_DIR}/bad_settings' || exit 1
+   f='${VT_DIR}/bad_settings/s.conf'; e='${VT_DIR}/bad_settings/err.txt'
+   printf 'overlay.labels = true\\nthis line has no equals sign\\noverlay.point_size = 500\\n' > \"$f\"
+   \"$@\" --frames 3 --settings \"$f\" 2> \"$e\"; rc=$?; cat \"$e\"
+   test $rc -eq 0 || { echo \"exit status $rc\"; exit 1; }
+   grep -q 's.conf: line 2: .*this line has no equals sign' \"$e\" &&
+   grep -q 's.conf: line 3: overlay.point_size' \"$e\" || { echo 'bad lines not reported'; exit 1; }
+   grep -qx 'overlay.labels = true' \"$f\" || { echo 'good line lost'; exit 1; }"
+  sh ${VT_VIEW})
+# --no-settings wins over --settings: that file is neither read nor written.
+add_test(NAME viewer_no_settings_writes_nothing COMMAND sh -c
+  "rm -rf '${VT_DIR}/no_settings' && \"$@\" --frames 3 --no-settings \
+     --settings '${VT_DIR}/no_settings/s.conf' || exit 1
+   test ! -e '${VT_DIR}/no_settings' || { echo 'settings written despite --no-settings'; exit 1; }"
+  sh ${VT_VIEW})
+set_tests_properties(viewer_settings_bad_line_warns viewer_no_settings_writes_nothing PROPERTIES
+                     TIMEOUT 300 RESOURCE_LOCK xvfb)
