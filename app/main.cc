@@ -5,6 +5,8 @@
 //   contactlab export-step SCENE --step N --out DIR
 //   contactlab view SCENE [--frames N] [--screenshot FILE.png] [--set KEY=VALUE ...]
 //                         [--width W] [--height H] [--msaa N] [--transparent] [--labels]
+//                         [--panel NAME ...] [--select BODY] [--settings FILE] [--no-settings]
+//                         [--seconds S] [--input FILE] [--trajectory FILE]
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
 // Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
 // codes for usage errors.
@@ -104,7 +106,8 @@ int main(int argc, char** argv) {
                    "Viewer settings file (default: the user's in interactive runs, none in "
                    "scripted runs)");
   view->add_flag("--no-settings", view_options.no_settings, "Neither read nor write settings");
-  view->add_option("--select", view_options.select_body, "Body index selected at start");
+  view->add_option("--select", view_options.select_body, "Body index selected at start")
+      ->check(CLI::NonNegativeNumber);
   view->add_option("--seconds", view_options.seconds,
                    "Play in real time from the start and exit after this many wall seconds, "
                    "printing frame-time statistics")

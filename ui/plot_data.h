@@ -175,7 +175,7 @@ std::vector<BarSegment> LayoutProfileBar(const FrameProfile& profile, double x0,
 struct Rgba8 {
   std::uint8_t r = 0, g = 0, b = 0, a = 255;
 };
-constexpr Rgba8 kSparsityBackground{22, 24, 28, 255};  // dark grey-blue
+constexpr Rgba8 kSparsityBackground{44, 48, 56, 255};  // grey-blue, lighter than the panel
 constexpr Rgba8 kSparsityLow{60, 110, 210, 255};       // blue
 constexpr Rgba8 kSparsityHigh{255, 225, 90, 255};      // yellow
 

@@ -1322,11 +1322,11 @@ void Viewer::RenderScene() {
   if (selected_body_ >= 0 && selected_body_ < static_cast<int>(shown_poses_.size())) {
     const Pose& X = shown_poses_[selected_body_];
     const Vec3 com = X.q * model_.bodies[selected_body_].com + X.p;
-    const double len = 0.8 * typical_size_;
+    const double len = 1.2 * typical_size_;
     const Mat3 Rm = X.q.toRotationMatrix();
-    glyphs_->Line(com, com + len * Rm.col(0), Color{1.0f, 0.3f, 0.3f, 1});
-    glyphs_->Line(com, com + len * Rm.col(1), Color{0.3f, 1.0f, 0.3f, 1});
-    glyphs_->Line(com, com + len * Rm.col(2), Color{0.3f, 0.5f, 1.0f, 1});
+    glyphs_->Arrow(com, com + len * Rm.col(0), Color{1.0f, 0.3f, 0.3f, 1});
+    glyphs_->Arrow(com, com + len * Rm.col(1), Color{0.3f, 1.0f, 0.3f, 1});
+    glyphs_->Arrow(com, com + len * Rm.col(2), Color{0.3f, 0.5f, 1.0f, 1});
     glyphs_->Text(com, model_.bodies[selected_body_].name, Color{1, 1, 1, 1});
   }
   // Mouse spring: from the grabbed point to the cursor target.
@@ -1417,9 +1417,12 @@ int Viewer::Run() {
     if (panel == "parameters") open_parameters_ = true;
     if (panel == "help") show_help_ = true;
   }
-  if (options_.select_body >= 0 && options_.select_body < static_cast<int>(model_.bodies.size())) {
-    selected_body_ = options_.select_body;
+  if (options_.select_body >= static_cast<int>(model_.bodies.size())) {
+    std::fprintf(stderr, "viewer: --select %d is out of range [0, %d] (the scene's bodies)\n",
+                 options_.select_body, static_cast<int>(model_.bodies.size()) - 1);
+    return 2;
   }
+  if (options_.select_body >= 0) selected_body_ = options_.select_body;
   watcher_.SetFiles(SceneFiles());
   export_panel_.scene_stem = std::filesystem::path(options_.scene_path).stem().string();
   if (!options_.trajectory_path.empty()) {
@@ -1646,6 +1649,10 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
     } else if (a == "--select") {
       if (!need_value(i)) return false;
       if (!parse_int(argv[++i], &options->select_body)) return false;
+      if (options->select_body < 0) {
+        *error = "--select needs a body index >= 0";
+        return false;
+      }
     } else if (a == "--screenshot") {
       if (!need_value(i)) return false;
       options->screenshot_path = argv[++i];

@@ -45,6 +45,14 @@ timed)
   awk '/steps, t = / { for (i = 1; i <= NF; ++i) if ($i == "steps,") n = $(i - 1) }
        END { print "steps", n; exit !(n > 0) }' "$out/timed.out"
   ;;
+badselect)
+  # A body index beyond the scene's bodies is refused with the valid range and status 2.
+  status=0
+  view --frames 2 --select 99 2> "$out/badselect.err" > /dev/null || status=$?
+  cat "$out/badselect.err"
+  test "$status" -eq 2
+  grep -q -- '--select 99 is out of range \[0, 4\]' "$out/badselect.err"
+  ;;
 *)
   echo "unknown case $case" >&2
   exit 2

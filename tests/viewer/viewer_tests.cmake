@@ -28,12 +28,14 @@ set(VT_SPARSITY_TOL 2)
 # kSeries in ui/analysis_panels.cc: the e_m curve, the time series, the eigenvalue spectrum.
 set(VT_SERIES 110,190,255)
 set(VT_SERIES_TOL 6)
-# The selected body's frame at its centre of mass (RenderScene in app/viewer/viewer.cc):
-# Color{1, 0.3, 0.3}, {0.3, 1, 0.3}, {0.3, 0.5, 1}.
-set(VT_AXIS_X 255,77,77)
-set(VT_AXIS_Y 77,255,77)
-set(VT_AXIS_Z 77,128,255)
-set(VT_AXIS_TOL 10)
+# The selected body's frame at its centre of mass (RenderScene in app/viewer/viewer.cc): lit
+# arrows of Color{1, 0.3, 0.3}, {0.3, 1, 0.3}, {0.3, 0.5, 1}, so each axis is a ramp from its
+# shaded to its lit colour. The blue ramp is narrowed to its bright half: the cones' blues
+# overlap its dark half.
+set(VT_AXIS_X 110,33,33:255,77,77)
+set(VT_AXIS_Y 33,110,33:77,255,77)
+set(VT_AXIS_Z 45,80,160:77,128,255)
+set(VT_AXIS_TOL 8)
 # resting_box, colour (0.85, 0.45, 0.30), lit from dark to bright when opaque; drawn transparent
 # it is blended with the ground and none of its pixels is near this ramp.
 set(VT_BOX 87,46,31:255,135,90)
@@ -82,12 +84,13 @@ viewer_pixels(viewer_timeseries_plot_lines tab_timeseries
               --region 1160 335 1600 670 --at-least 300 ${VT_SERIES} ${VT_SERIES_TOL})
 
 # --select: the body's red, green and blue axes in the viewport; none of them without it.
+# (Measured 2026-11-23: with --select 1, 480 / 375 / 849 pixels; without, 0 / 0 / 280.)
 viewer_pixels(viewer_select_draws_frame select_body
-              --region ${VT_VIEWPORT} --at-least 25 ${VT_AXIS_X} ${VT_AXIS_TOL}
-              --at-least 25 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-least 40 ${VT_AXIS_Z} ${VT_AXIS_TOL})
+              --region ${VT_VIEWPORT} --at-least 150 ${VT_AXIS_X} ${VT_AXIS_TOL}
+              --at-least 150 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-least 600 ${VT_AXIS_Z} ${VT_AXIS_TOL})
 viewer_pixels(viewer_no_select_no_frame tab_convergence
-              --region ${VT_VIEWPORT} --at-most 5 ${VT_AXIS_X} ${VT_AXIS_TOL}
-              --at-most 5 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-most 5 ${VT_AXIS_Z} ${VT_AXIS_TOL})
+              --region ${VT_VIEWPORT} --at-most 20 ${VT_AXIS_X} ${VT_AXIS_TOL}
+              --at-most 20 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-most 400 ${VT_AXIS_Z} ${VT_AXIS_TOL})
 # Bodies are opaque by default (the control of the transparency check below).
 viewer_pixels(viewer_bodies_opaque_by_default tab_convergence
               --region ${VT_VIEWPORT} --at-least 1500 ${VT_BOX} ${VT_BOX_TOL})
