@@ -72,6 +72,7 @@ std::string RunSummary::ToJson() const {
   j["mean_solve_ms"] = mean_solve_ms;
   j["mean_step_ms"] = mean_step_ms;
   j["failures"] = failures;
+  j["free_motion_failures"] = free_motion_failures;
   j["final_kinetic_energy"] = final_kinetic_energy;
   j["final_potential_energy"] = final_potential_energy;
   j["final_energy"] = final_energy;
@@ -148,6 +149,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     solve_ms_sum += st.solve_ms;
     step_ms_sum += rec.timings.total_ms;
     if (st.status != SolverStatus::kConverged) ++summary.failures;
+    if (!rec.free_motion.converged) ++summary.free_motion_failures;
     summary.max_penetration = std::max(summary.max_penetration, m.max_penetration);
     summary.final_kinetic_energy = m.kinetic_energy;
     summary.final_potential_energy = m.potential_energy;
@@ -181,6 +183,8 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["stiction_slip_bound"] =
           sim.settings().sap.sigma * mu_max * rec.problem.time_step * sim.settings().gravity.norm();
       j["ncp_residual"] = ComputeNcpResidual(rec.problem, rec.result).residual;
+      j["free_motion_iterations"] = rec.free_motion.iterations;
+      j["free_motion_converged"] = rec.free_motion.converged;
       if (!reference.empty()) {
         j["position_error"] = std::sqrt(eq_prev);
         j["position_error_rms"] = summary.position_error_rms;

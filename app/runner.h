@@ -30,6 +30,7 @@ struct RunSummary {
   double mean_solve_ms = 0;
   double mean_step_ms = 0;
   int failures = 0;                   // steps whose solver status was not converged
+  int free_motion_failures = 0;       // steps whose implicit free-motion solve did not converge
   double final_kinetic_energy = 0;    // [J]
   double final_potential_energy = 0;  // [J]
   double final_energy = 0;            // [J]

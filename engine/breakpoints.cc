@@ -1,6 +1,7 @@
 #include "engine/breakpoints.h"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace contactlab {
@@ -23,6 +24,13 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
        st == SolverStatus::kFactorizationFailure)) {
     sep() << "step " << record.step << ": solver failure (" << SolverStatusName(st) << ")";
     if (!stats.message.empty()) os << ": " << stats.message;
+  }
+  if (settings.on_failure && !record.free_motion.converged) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf),
+                  "free motion did not converge (%d Newton iterations, relative residual %.3g)",
+                  record.free_motion.iterations, record.free_motion.residual);
+    sep() << "step " << record.step << ": " << buf;
   }
   if (settings.on_iteration_cap &&
       (st == SolverStatus::kMaxIterations ||

@@ -11,7 +11,7 @@ namespace contactlab {
 
 struct BreakpointSettings {
   // Pause when the solver reports a failure: line-search failure, non-finite input or a failed
-  // factorization.
+  // factorization; also when the implicit free-motion solve (stage 1) did not converge.
   bool on_failure = true;
   // Pause when the solver stopped at its iteration cap (status kMaxIterations, or as many
   // iterations as the cap passed to CheckBreakpoints).

@@ -158,7 +158,7 @@ void Simulator::Reset() {
 //   q^θ = q0 + θ δt N v^{θvq}, v^θ = θ v* + (1−θ) v0, v^{θvq} = θ_vq v* + (1−θ_vq) v0.
 // Explicit in v* when θ = 0 (one solve with M(q0)); otherwise Newton's method with A (eq. 15)
 // as the Jacobian, exact for constant M and linear springs/dampers, and O(δt) close in general.
-void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
+FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
                                   const VecX* external_force, VecX* v_star,
                                   std::vector<MatX>* A, std::vector<MatX>* M) {
   const double dt = settings_.time_step;
@@ -174,7 +174,10 @@ void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
   KinematicsCache kin;
   const double t_theta = t + theta * dt;
   const int max_iter = theta == 0.0 ? 1 : settings_.free_motion_max_iterations;
+  FreeMotionReport report;
+  report.converged = theta == 0.0;
   for (int iter = 0; iter < max_iter; ++iter) {
+    report.iterations = iter + 1;
     v_thvq = theta_vq * v + (1 - theta_vq) * v0;
     v_theta = theta * v + (1 - theta) * v0;
     if (theta == 0.0) {
@@ -211,7 +214,11 @@ void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
       }
     }
     if (theta == 0.0) break;
-    if (iter > 0 && residual <= settings_.free_motion_tolerance * std::max(scale, 1e-300)) break;
+    report.residual = residual / std::max(scale, 1e-300);
+    if (iter > 0 && residual <= settings_.free_motion_tolerance * std::max(scale, 1e-300)) {
+      report.converged = true;
+      break;
+    }
     for (int tr = 0; tr < num_trees; ++tr) {
       const Tree& tree = model_.trees[tr];
       if (tree.nv == 0) continue;
@@ -220,6 +227,7 @@ void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
     }
   }
   *v_star = v;
+  return report;
 }
 
 // Stage 2 input: the contact problem at q0 (eqs. 18-24). Contact Jacobians per tree:
@@ -369,8 +377,9 @@ const StepRecord& Simulator::Step() {
     }
   }
   const bool has_external = perturbation_ || !model_.loads.empty();
-  ComputeFreeMotion(state_.q, state_.v, t, has_external ? &perturbation_force : nullptr,
-                    &rec.problem.v_star, &rec.problem.A, &rec.problem.M);
+  rec.free_motion =
+      ComputeFreeMotion(state_.q, state_.v, t, has_external ? &perturbation_force : nullptr,
+                        &rec.problem.v_star, &rec.problem.A, &rec.problem.M);
   rec.problem.v0 = state_.v;
   AssembleProblem(kin, t, rec.contacts, &rec.problem);
   rec.timings.assembly_ms = MsSince(t0);

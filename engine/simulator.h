@@ -63,6 +63,14 @@ struct StepMetrics {
   double mean_stiction_slip = 0;  // mean ‖v_t‖ at stiction contacts [m/s]
 };
 
+// Stage 1 of a step: the free-motion solve m(v*) = 0 (eq. 14). Explicit integrators take one
+// solve and always converge; implicit ones run Newton up to free_motion_max_iterations.
+struct FreeMotionReport {
+  int iterations = 0;         // Newton iterations (1 for explicit integrators)
+  double residual = 0;        // ‖m(v*)‖∞ / scale at the last evaluation [-]
+  bool converged = true;      // residual <= free_motion_tolerance (or explicit)
+};
+
 // Everything about one step, for inspection, timeline scrubbing and re-solving.
 struct StepRecord {
   int step = 0;                  // index of the step (0 = first)
@@ -73,6 +81,7 @@ struct StepRecord {
   SolverResult result;
   StepTimings timings;
   StepMetrics metrics;
+  FreeMotionReport free_motion;  // a free motion that did not converge is a failure to show
   // Mouse perturbation applied during the step (none if empty) and its grabbed point at t^n,
   // world frame [m] (zero without a perturbation); a viewer draws a line from it to
   // perturbation->target_W.
@@ -128,7 +137,8 @@ class Simulator {
 
  private:
   // external_force (size nv, may be null): constant generalized force added to k.
-  void ComputeFreeMotion(const VecX& q0, const VecX& v0, double t, const VecX* external_force,
+  FreeMotionReport ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
+                                     const VecX* external_force,
                          VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M);
   void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
                        ContactProblem* problem);

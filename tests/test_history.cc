@@ -254,6 +254,38 @@ TEST(Breakpoints, PausesOnSolverFailure) {
   }
 }
 
+// The implicit free motion (stage 1) of a swinging chain is nonlinear (Coriolis terms, gravity
+// torques that depend on q^θ): one Newton iteration cannot meet a 1e-12 relative tolerance, 20
+// can. A step whose free motion did not converge says so and pauses the run like a solver failure.
+TEST(Breakpoints, PausesWhenTheFreeMotionDidNotConverge) {
+  Scene one = Load("pendulum_chain.yaml", {"integrator=implicit_euler",
+                                           "free_motion.max_iterations=1"});
+  Simulator sim(one.model, one.settings);
+  const StepRecord& r = sim.Step();
+  EXPECT_FALSE(r.free_motion.converged);
+  EXPECT_EQ(r.free_motion.iterations, 1);
+  EXPECT_GT(r.free_motion.residual, one.settings.free_motion_tolerance);
+  const auto reason = CheckBreakpoints(r, BreakpointSettings{}, 100);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("free motion did not converge"), std::string::npos) << *reason;
+  BreakpointSettings off;
+  off.on_failure = false;
+  EXPECT_FALSE(CheckBreakpoints(r, off, 100).has_value());
+
+  Scene many = Load("pendulum_chain.yaml", {"integrator=implicit_euler"});
+  Simulator sim2(many.model, many.settings);
+  const StepRecord& r2 = sim2.Step();
+  EXPECT_TRUE(r2.free_motion.converged) << r2.free_motion.residual;
+  EXPECT_GT(r2.free_motion.iterations, 1);
+  EXPECT_LE(r2.free_motion.residual, many.settings.free_motion_tolerance);
+  EXPECT_FALSE(CheckBreakpoints(r2, BreakpointSettings{}, 1000).has_value());
+
+  // Explicit schemes take one solve and always count as converged.
+  Scene expl = Load("pendulum_chain.yaml");
+  Simulator sim3(expl.model, expl.settings);
+  EXPECT_TRUE(sim3.Step().free_motion.converged);
+}
+
 TEST(Breakpoints, PausesAtTheIterationCap) {
   StepRecord r = QuietRecord();
   r.result.stats.status = SolverStatus::kMaxIterations;

@@ -289,6 +289,14 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   ImGui::SameLine(0, 0);
   ImGui::TextColored(ok ? kGoodText : kBadText, "%s", SolverStatusName(st.status));
   if (!st.message.empty()) ImGui::TextColored(kBadText, "%s", st.message.c_str());
+  if (!record.free_motion.converged) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kBadText,
+                       "free motion (stage 1) did not converge: %d Newton iterations, relative "
+                       "residual %.2e; v* is inexact",
+                       record.free_motion.iterations, record.free_motion.residual);
+    ImGui::PopTextWrapPos();
+  }
   if (ImGui::BeginTable("solver_stats", 4, ImGuiTableFlags_SizingStretchSame)) {
     auto item = [](const char* name, const char* fmt, double v) {
       ImGui::TableNextColumn();
