@@ -566,10 +566,10 @@ ExperimentResult ClutterScaling(const ReproduceOptions& opt) {
                 "SAP paper §VI-C (Figs. 11-13)", opt);
   const std::string src = "seed_000_sap.md §6.2";
   std::vector<int> counts =
-      opt.quick ? std::vector<int>{8, 20, 40} : std::vector<int>{8, 20, 40, 80, 160};
+      opt.quick ? std::vector<int>{8, 20, 40} : std::vector<int>{8, 20, 40, 80, 160, 320};
   const double T = opt.quick ? 1.0 : 3.0;
   ex.Text(
-      "Clutter with walls, N bodies in columns (N = 8, 20, 40: 2×2 columns; 80, 160: 4×4 "
+      "Clutter with walls, N bodies in columns (N = 8, 20, 40: 2×2 columns; 80, 160, 320: 4×4 "
       "columns at 0.2 m spacing), " +
       Fmt(T) +
       " s each. The paper's timings are relative to "
