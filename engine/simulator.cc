@@ -8,8 +8,6 @@
 
 #include <Eigen/Cholesky>
 
-#include "engine/small_kernels.h"
-
 namespace contactlab {
 namespace {
 
@@ -208,7 +206,9 @@ void Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
           const Vec6 rhs = dt * (k1.segment<6>(tree.v_start) + k2.segment<6>(tree.v_start));
           v.segment<6>(tree.v_start) =
               v0.segment<6>(tree.v_start) +
-              Eigen::LLT<Eigen::Matrix<double, 6, 6>>(kernels::CMap<6, 6>(Mt.data())).solve(rhs);
+              Eigen::LLT<Eigen::Matrix<double, 6, 6>>(
+                  Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Mt.data()))
+                  .solve(rhs);
         } else {
           v.segment(tree.v_start, tree.nv) = seg(v0) + Mt.llt().solve(dt * (seg(k1) + seg(k2)));
         }
