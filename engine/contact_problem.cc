@@ -27,6 +27,24 @@ MatX DenseBlockDiagonal(const ContactProblem& p, const std::vector<MatX>& blocks
   return out;
 }
 
+// Minv = M⁻¹ for a 6 x 6 SPD M (column-major): M = L Lᵀ, then M⁻¹ = L⁻ᵀ L⁻¹ with the lower
+// triangular L⁻¹ by forward substitution. Fixed-size loops, no allocation (free bodies).
+void InvertSpd6(const double* M, double* Minv) {
+  using Mat6 = Eigen::Matrix<double, 6, 6>;
+  const Eigen::LLT<Mat6> llt{Mat6(kernels::CMap<6, 6>(M))};
+  const Mat6 L = llt.matrixL();
+  Mat6 Li = Mat6::Zero();  // L⁻¹, lower triangular
+  for (int j = 0; j < 6; ++j) {
+    Li(j, j) = 1.0 / L(j, j);
+    for (int i = j + 1; i < 6; ++i) {
+      double s = 0;
+      for (int k = j; k < i; ++k) s += L(i, k) * Li(k, j);
+      Li(i, j) = -s / L(i, i);
+    }
+  }
+  kernels::Map<6, 6>(Minv).noalias() = Li.transpose() * Li;
+}
+
 }  // namespace
 
 MatX ContactProblem::DenseA() const { return DenseBlockDiagonal(*this, A); }
@@ -76,9 +94,13 @@ void ContactProblem::AddJacobianTransposeTimes(const VecX& gamma, VecX* out) con
 }
 
 void ContactProblem::ComputeDelassusEstimates() {
-  // M_t⁻¹ once per tree touched by a constraint, reused by every constraint on that tree.
-  std::vector<MatX> Minv(num_trees());
-  std::vector<char> inverted(num_trees(), 0);
+  // M_t⁻¹ once per tree touched by a constraint, reused by every constraint on that tree. The
+  // storage is kept between calls (one problem is assembled per step), and 6-dof trees (free
+  // bodies) use fixed-size factorizations.
+  thread_local std::vector<MatX> Minv;
+  thread_local std::vector<char> inverted;
+  if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
+  inverted.assign(num_trees(), 0);
   for (ConstraintData& c : constraints) {
     const int r = c.num_rows;
     Mat3 W = Mat3::Zero();  // W_ii (top-left num_rows x num_rows used) [1/kg]
@@ -86,7 +108,12 @@ void ContactProblem::ComputeDelassusEstimates() {
       const TreeJacobianBlock& b = c.blocks[k];
       const int n = tree_nv[b.tree];
       if (!inverted[b.tree]) {
-        Minv[b.tree] = M[b.tree].llt().solve(MatX::Identity(n, n));
+        if (n == 6) {
+          Minv[b.tree].resize(6, 6);
+          InvertSpd6(M[b.tree].data(), Minv[b.tree].data());
+        } else {
+          Minv[b.tree] = M[b.tree].llt().solve(MatX::Identity(n, n));
+        }
         inverted[b.tree] = 1;
       }
       if (r == 3 && n == 6) {

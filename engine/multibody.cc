@@ -413,12 +413,14 @@ void Multibody::NormalizeQuaternions(VecX* q) const {
 
 double Multibody::KineticEnergy(const KinematicsCache& kin, const VecX& v) const {
   double e = 0;
-  MatX M;
+  thread_local MatX M;  // storage reused between calls
+  thread_local VecX Mv;
   for (int t = 0; t < static_cast<int>(model_->trees.size()); ++t) {
     const Tree& tr = model_->trees[t];
     MassMatrix(kin, t, &M);
-    const VecX vt = v.segment(tr.v_start, tr.nv);
-    e += 0.5 * vt.dot(M * vt);
+    const auto vt = v.segment(tr.v_start, tr.nv);
+    Mv.noalias() = M * vt;
+    e += 0.5 * vt.dot(Mv);
   }
   return e;
 }

@@ -178,6 +178,9 @@ SapRegularization ComputeSapRegularization(const ContactProblem& problem,
 // Working memory of one solve, kept between solves so that repeated solves of problems of the
 // same size do not allocate in the dense path.
 struct SapSolver::Scratch {
+  // Set on the child solvers of SolveIslands: their sub-problems are copies of parts of a problem
+  // the parent has validated, so the structural and finiteness checks are skipped.
+  bool input_validated = false;
   SapRegularization reg;
   VecX D;             // nv, diag(M)^(-1/2) [1/√kg]
   VecX v;             // nv, current iterate [m/s]
@@ -279,7 +282,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   };
 
   // Validation before any iteration.
-  std::string error = CheckStructure(problem, v_guess);
+  std::string error = s.input_validated ? std::string() : CheckStructure(problem, v_guess);
   if (!error.empty()) {
     result->R.resize(0);
     result->v_hat.resize(0);
@@ -290,7 +293,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   result->R = s.reg.R;
   result->v_hat = s.reg.v_hat;
   result->near_rigid = s.reg.near_rigid;
-  error = CheckFinite(problem, v_guess, s.reg);
+  if (!s.input_validated) error = CheckFinite(problem, v_guess, s.reg);
   if (!error.empty()) return fail_input(error);
 
   // Scaling D = diag(M)^(-1/2) of the stopping criterion (eq. 25). Uses A when M is absent.
@@ -357,7 +360,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     if (have_M) {
       for (int t = 0; t < problem.num_trees(); ++t) {
         const int st = problem.tree_v_start[t], n = problem.tree_nv[t];
-        s.p.segment(st, n).noalias() = problem.M[t] * s.v.segment(st, n);
+        kernels::SetAx(problem.M[t].data(), n, s.v.data() + st, s.p.data() + st);
       }
     } else {
       SapMultiplyA(problem, s.v, &s.p);
@@ -384,18 +387,31 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       bool tr;
       const int b = ch.BlockIndex(t, t, &tr);
       const int n = problem.tree_nv[t];
-      Eigen::Map<MatX>(ch.BlockData(b), n, n) += problem.A[t];
+      if (n == 6) {
+        kernels::Map<6, 6>(ch.BlockData(b)) += kernels::CMap<6, 6>(problem.A[t].data());
+      } else {
+        Eigen::Map<MatX>(ch.BlockData(b), n, n) += problem.A[t];
+      }
     }
     for (int i = 0; i < nc; ++i) {
+      // No contact: G_i = 0 (γ_i = 0 in a neighbourhood), the constraint adds nothing to H.
+      if (s.regime[i] == Regime::kNoContact) continue;
       const ConstraintData& c = problem.constraints[i];
       const Scratch::ConstraintBlocks& cb = s.cblocks[i];
       const int r = c.num_rows;
+      const bool stiction = s.regime[i] == Regime::kStiction;
       const int stride = 3 * static_cast<int>(s.gj.size() / 6);
       for (int k = 0; k < c.num_blocks; ++k) {
         const TreeJacobianBlock& B = c.blocks[k];
         const int n = static_cast<int>(B.J.cols());
         double* GJ = s.gj.data() + k * stride;
-        kernels::SetGJ(s.G[i], B.J.data(), r, n, GJ);
+        if (stiction && r == 3 && n == 6) {
+          // G_i is diagonal in stiction: GJ = diag(G_i) J, the same values as the full product.
+          kernels::Map<3, 6>(GJ).noalias() =
+              s.G[i].diagonal().asDiagonal() * kernels::CMap<3, 6>(B.J.data());
+        } else {
+          kernels::SetGJ(s.G[i], B.J.data(), r, n, GJ);
+        }
         kernels::AddJtGJ(B.J.data(), r, n, GJ, n, ch.BlockData(cb.diag[k]));
       }
       if (c.num_blocks == 2) {
@@ -445,8 +461,13 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       double q = 0;
       for (int i = 0; i < nc; ++i) {
         const ConstraintData& c = problem.constraints[i];
-        const auto x = s.dvc.segment(c.first_row, c.num_rows);
-        q += x.dot(s.G_trial[i].topLeftCorner(c.num_rows, c.num_rows) * x);
+        if (c.num_rows == 3) {
+          const auto x = s.dvc.segment<3>(c.first_row);
+          q += x.dot(s.G_trial[i] * x);
+        } else {
+          const auto x = s.dvc.segment(c.first_row, c.num_rows);
+          q += x.dot(s.G_trial[i].topLeftCorner(c.num_rows, c.num_rows) * x);
+        }
       }
       *d2 = c2 + q;
     }
@@ -719,6 +740,7 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     } else {
       isl.solver->params_ = child_params;
     }
+    isl.solver->scratch_->input_validated = true;
   }
   for (int t = 0; t < nt; ++t) s.islands[s.tree_island[t]].trees.push_back(t);
   // Constraints with no blocks act on no tree: they go with island 0 (γ from the bias only).

@@ -15,9 +15,10 @@ template <int R, int C>
 using BlockMap = Eigen::Map<Eigen::Matrix<double, R, C>>;
 using DynMap = Eigen::Map<MatX>;
 
-// In-place lower Cholesky of the n x n column-major block d (reads the lower triangle).
+// In-place lower Cholesky of the n x n column-major block d (reads the lower triangle). Writes
+// the reciprocals of the diagonal of L to inv_diag (n).
 template <int N>
-bool CholeskyInPlace(double* d, int n_dyn) {
+bool CholeskyInPlace(double* d, int n_dyn, double* inv_diag) {
   const int n = N > 0 ? N : n_dyn;
   for (int j = 0; j < n; ++j) {
     double s = d[j + j * n];
@@ -26,6 +27,7 @@ bool CholeskyInPlace(double* d, int n_dyn) {
     const double l = std::sqrt(s);
     d[j + j * n] = l;
     const double inv = 1.0 / l;
+    inv_diag[j] = inv;
     for (int i = j + 1; i < n; ++i) {
       double t = d[i + j * n];
       for (int p = 0; p < j; ++p) t -= d[i + p * n] * d[j + p * n];
@@ -36,11 +38,14 @@ bool CholeskyInPlace(double* d, int n_dyn) {
 }
 
 // B (r x n) := B L⁻ᵀ with L the n x n lower factor.
-template <int N>
-void SolveRightLowerTranspose(const double* L, int n_dyn, double* B, int r) {
+// inv_diag: reciprocals of the diagonal of L.
+template <int N, int RR = -1>
+void SolveRightLowerTranspose(const double* L, const double* inv_diag, int n_dyn, double* B,
+                              int r_dyn) {
   const int n = N > 0 ? N : n_dyn;
+  const int r = RR > 0 ? RR : r_dyn;
   for (int j = 0; j < n; ++j) {
-    const double inv = 1.0 / L[j + j * n];
+    const double inv = inv_diag[j];
     double* bj = B + j * r;
     for (int p = 0; p < j; ++p) {
       const double l = L[j + p * n];
@@ -189,6 +194,7 @@ void BlockSparseCholesky::Analyze() {
   col_begin_[nt] = static_cast<int>(block_offset_.size());
   for (auto& l : lookup_) std::sort(l.begin(), l.end());
   values_.assign(offset, 0.0);
+  inv_diag_.assign(tree_start_[nt], 0.0);
   work_.resize(tree_start_[nt]);
 
   // Schur-complement update targets.
@@ -232,14 +238,17 @@ bool BlockSparseCholesky::Factor() {
     const int n = block_rows_[bd];
     double* L = v + block_offset_[bd];
     const bool six = n == 6;
-    if (!(six ? CholeskyInPlace<6>(L, n) : CholeskyInPlace<-1>(L, n))) return false;
+    double* inv = inv_diag_.data() + tree_start_[order_[k]];
+    if (!(six ? CholeskyInPlace<6>(L, n, inv) : CholeskyInPlace<-1>(L, n, inv))) return false;
     const int b0 = bd + 1, b1 = col_begin_[k + 1];
     for (int b = b0; b < b1; ++b) {
       double* B = v + block_offset_[b];
-      if (six) {
-        SolveRightLowerTranspose<6>(L, n, B, block_rows_[b]);
+      if (six && block_rows_[b] == 6) {
+        SolveRightLowerTranspose<6, 6>(L, inv, n, B, 6);
+      } else if (six) {
+        SolveRightLowerTranspose<6>(L, inv, n, B, block_rows_[b]);
       } else {
-        SolveRightLowerTranspose<-1>(L, n, B, block_rows_[b]);
+        SolveRightLowerTranspose<-1>(L, inv, n, B, block_rows_[b]);
       }
     }
     int u = update_begin_[k];
@@ -261,6 +270,55 @@ bool BlockSparseCholesky::Factor() {
   return true;
 }
 
+namespace {
+
+// y_t := L⁻¹ y_t for the n x n lower diagonal block L.
+template <int N>
+void ForwardDiagonal(const double* L, const double* inv, int n_dyn, double* yt) {
+  const int n = N > 0 ? N : n_dyn;
+  for (int j = 0; j < n; ++j) {
+    double s = yt[j];
+    for (int p = 0; p < j; ++p) s -= L[j + p * n] * yt[p];
+    yt[j] = s * inv[j];
+  }
+}
+
+// y_r -= B y_t (B: r x n).
+template <int R, int N>
+void ForwardOffDiagonal(const double* B, int r_dyn, int n_dyn, const double* yt, double* yr) {
+  const int n = N > 0 ? N : n_dyn;
+  const int r = R > 0 ? R : r_dyn;
+  for (int j = 0; j < n; ++j) {
+    const double yj = yt[j];
+    for (int i = 0; i < r; ++i) yr[i] -= B[i + j * r] * yj;
+  }
+}
+
+// y_t -= Bᵀ y_r (B: r x n).
+template <int R, int N>
+void BackwardOffDiagonal(const double* B, int r_dyn, int n_dyn, const double* yr, double* yt) {
+  const int n = N > 0 ? N : n_dyn;
+  const int r = R > 0 ? R : r_dyn;
+  for (int j = 0; j < n; ++j) {
+    double s = 0;
+    for (int i = 0; i < r; ++i) s += B[i + j * r] * yr[i];
+    yt[j] -= s;
+  }
+}
+
+// y_t := L⁻ᵀ y_t.
+template <int N>
+void BackwardDiagonal(const double* L, const double* inv, int n_dyn, double* yt) {
+  const int n = N > 0 ? N : n_dyn;
+  for (int j = n - 1; j >= 0; --j) {
+    double s = yt[j];
+    for (int i = j + 1; i < n; ++i) s -= L[i + j * n] * yt[i];
+    yt[j] = s * inv[j];
+  }
+}
+
+}  // namespace
+
 void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
   const int nt = num_trees();
   work_ = b;
@@ -273,18 +331,19 @@ void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
     const int n = tree_nv_[t];
     const double* L = v + block_offset_[bd];
     double* yt = y + tree_start_[t];
-    for (int j = 0; j < n; ++j) {
-      double s = yt[j];
-      for (int p = 0; p < j; ++p) s -= L[j + p * n] * yt[p];
-      yt[j] = s / L[j + j * n];
+    if (n == 6) {
+      ForwardDiagonal<6>(L, inv_diag_.data() + tree_start_[t], n, yt);
+    } else {
+      ForwardDiagonal<-1>(L, inv_diag_.data() + tree_start_[t], n, yt);
     }
     for (int b = bd + 1; b < col_begin_[k + 1]; ++b) {
       const int r = block_rows_[b];
       const double* B = v + block_offset_[b];
       double* yr = y + tree_start_[block_row_tree_[b]];
-      for (int j = 0; j < n; ++j) {
-        const double yj = yt[j];
-        for (int i = 0; i < r; ++i) yr[i] -= B[i + j * r] * yj;
+      if (n == 6 && r == 6) {
+        ForwardOffDiagonal<6, 6>(B, r, n, yt, yr);
+      } else {
+        ForwardOffDiagonal<-1, -1>(B, r, n, yt, yr);
       }
     }
   }
@@ -298,17 +357,17 @@ void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
       const int r = block_rows_[b];
       const double* B = v + block_offset_[b];
       const double* yr = y + tree_start_[block_row_tree_[b]];
-      for (int j = 0; j < n; ++j) {
-        double s = 0;
-        for (int i = 0; i < r; ++i) s += B[i + j * r] * yr[i];
-        yt[j] -= s;
+      if (n == 6 && r == 6) {
+        BackwardOffDiagonal<6, 6>(B, r, n, yr, yt);
+      } else {
+        BackwardOffDiagonal<-1, -1>(B, r, n, yr, yt);
       }
     }
     const double* L = v + block_offset_[bd];
-    for (int j = n - 1; j >= 0; --j) {
-      double s = yt[j];
-      for (int i = j + 1; i < n; ++i) s -= L[i + j * n] * yt[i];
-      yt[j] = s / L[j + j * n];
+    if (n == 6) {
+      BackwardDiagonal<6>(L, inv_diag_.data() + tree_start_[t], n, yt);
+    } else {
+      BackwardDiagonal<-1>(L, inv_diag_.data() + tree_start_[t], n, yt);
     }
   }
   *x = work_;

@@ -77,6 +77,7 @@ class BlockSparseCholesky {
   std::vector<int> component_;
   int num_components_ = 0;
   std::vector<double> values_;
+  std::vector<double> inv_diag_;                 // per dof (tree order): 1 / L_jj after Factor
   VecX work_;
   int num_analyses_ = 0;
   bool analyzed_ = false;

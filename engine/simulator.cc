@@ -203,15 +203,27 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
         At(i, i) += dt * dt * theta * theta_vq * K(dof) + dt * theta * D(dof);
       }
       auto seg = [&](const VecX& x) { return x.segment(tree.v_start, tree.nv); };
+      if (theta == 0.0) {
+        // Explicit: v* = v0 + δt M⁻¹ k. A = M + 0, consistent with eq. 15 for θ = 0. The
+        // residual is not needed (one solve); free bodies use a fixed-size factorization.
+        if (tree.nv == 6) {
+          using Vec6 = Eigen::Matrix<double, 6, 1>;
+          const Vec6 rhs = dt * (k1.segment<6>(tree.v_start) + k2.segment<6>(tree.v_start));
+          v.segment<6>(tree.v_start) =
+              v0.segment<6>(tree.v_start) +
+              Eigen::LLT<Eigen::Matrix<double, 6, 6>>(
+                  Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Mt.data()))
+                  .solve(rhs);
+        } else {
+          v.segment(tree.v_start, tree.nv) = seg(v0) + Mt.llt().solve(dt * (seg(k1) + seg(k2)));
+        }
+        continue;
+      }
       VecX mt = Mt * (seg(v) - seg(v0)) - dt * (seg(k1) + seg(k2));
       m.segment(tree.v_start, tree.nv) = mt;
       residual = std::max(residual, mt.lpNorm<Eigen::Infinity>());
       scale = std::max(scale, (Mt * seg(v)).lpNorm<Eigen::Infinity>() +
                                   dt * (seg(k1) + seg(k2)).lpNorm<Eigen::Infinity>());
-      if (theta == 0.0) {
-        // Explicit: v* = v0 + δt M⁻¹ k. A = M + 0, consistent with eq. 15 for θ = 0.
-        v.segment(tree.v_start, tree.nv) = seg(v0) + Mt.llt().solve(dt * (seg(k1) + seg(k2)));
-      }
     }
     if (theta == 0.0) break;
     report.residual = residual / std::max(scale, 1e-300);
