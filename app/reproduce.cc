@@ -1726,6 +1726,28 @@ ExperimentResult DishPile(const ReproduceOptions& opt) {
   return ex.Finish();
 }
 
+// AL paper A1/A2: the M48 bolt and nut. Reported as not expressible, with the reason.
+ExperimentResult BoltNut(const ReproduceOptions& opt) {
+  Experiment ex("bolt_nut", "Bolt and nut (single steps; assembly with a robot)",
+                "AL paper A1-A2 (Figs. 1, 7)", opt);
+  const std::string src = "seed_001_al.md §5 (A1, A2)";
+  ex.Text(
+      "Not run. The paper's bolt is a neural signed-distance field and its nut a triangle mesh "
+      "with an M48 thread, in contact at hundreds of points along the helix (clustered above 120 "
+      "contacts). ContactLab's geometry is convex: meshes become their convex hull (Qhull) and a "
+      "body is a union of convex geometries, so a thread would have to be hand-decomposed into "
+      "hundreds of convex pieces per turn, and the paper gives neither the decomposition nor the "
+      "10 nut poses and 10 wrenches of its 100 cases. Nothing is compared rather than a scene that "
+      "is not the paper's.");
+  ex.Info("A1: CANAL/SubADMM residual on 100 single steps", "both ≤ 1e-8; PGS stalls past 1e-4",
+          kNaN, src, "Not expressible: non-convex threaded geometry (see the text).");
+  ex.Info("A2: assembly with a Panda arm at 0.5 ms/step", "CANAL and SubADMM complete; PGS fails",
+          kNaN, src,
+          "Not expressible: the same thread geometry. The robot itself can be expressed (see "
+          "robot_dish_pile).");
+  return ex.Finish();
+}
+
 // AL paper B2: the dish pile manipulated by a 7-DOF arm with a 16-DOF hand (47 DOF).
 ExperimentResult RobotDishPile(const ReproduceOptions& opt) {
   Experiment ex("robot_dish_pile", "Dish pile manipulated by an arm and hand (47 DOF)",
@@ -1935,6 +1957,7 @@ const ExperimentDef kExperiments[] = {
     {"cube_foundation", CubeFoundation},
     {"dish_pile", DishPile},
     {"robot_dish_pile", RobotDishPile},
+    {"bolt_nut", BoltNut},
     {"pouring", Pouring},
 };
 
