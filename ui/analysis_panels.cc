@@ -195,6 +195,25 @@ void LegendSwatch(ImU32 col, const char* label, bool dashed = false) {
 
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+// The shown step's series (solid, markers) over the what-if re-solve's (orange, dashed) on a
+// log plot, the re-solve first so the current curve stays on top.
+void DrawSeriesAndResolve(ImDrawList* dl, const std::vector<double>& series,
+                          const std::vector<double>* resolved, int count, const LogRange& range,
+                          const PlotRect& rect) {
+  if (resolved) {
+    const auto pts = LogPoints(*resolved, count, range, rect);
+    Polyline(dl, pts, kResolved, 2.0f, true);
+    Markers(dl, pts, kResolved, true);
+  }
+  const auto pts = LogPoints(series, count, range, rect);
+  Polyline(dl, pts, kSeries, 2.0f);
+  Markers(dl, pts, kSeries, false);
+}
+
+}  // namespace
+
 void DrawConvergencePanel(const ConvergenceView& view) {
   if (!view.current || view.current->stats.history.empty()) {
     ImGui::TextDisabled("no solve to show");
@@ -283,14 +302,7 @@ void DrawConvergencePanel(const ConvergenceView& view) {
     dl->AddText(P(quad_pts.back().first + 4.0, quad_pts.back().second - 14.0), kQuadRef,
                 "quadratic");
   }
-  if (view.resolved) {
-    const auto pts = LogPoints(em_res, count, em_range, a_em.rect);
-    Polyline(dl, pts, kResolved, 2.0f, true);
-    Markers(dl, pts, kResolved, true);
-  }
-  const auto em_pts = LogPoints(em, count, em_range, a_em.rect);
-  Polyline(dl, em_pts, kSeries, 2.0f);
-  Markers(dl, em_pts, kSeries, false);
+  DrawSeriesAndResolve(dl, em, view.resolved ? &em_res : nullptr, count, em_range, a_em.rect);
   dl->PopClipRect();
 
   // (b) cost gap, log axis.
@@ -302,14 +314,8 @@ void DrawConvergencePanel(const ConvergenceView& view) {
   LogGrid(dl, a_gap, gap_range, LogTicks(gap_range, 4));
   IterationGrid(dl, a_gap, count, false);
   dl->PushClipRect(a_gap.p0, a_gap.p1, true);
-  if (view.resolved) {
-    const auto pts = LogPoints(gap_res, count, gap_range, a_gap.rect);
-    Polyline(dl, pts, kResolved, 2.0f, true);
-    Markers(dl, pts, kResolved, true);
-  }
-  const auto gap_pts = LogPoints(gap, count, gap_range, a_gap.rect);
-  Polyline(dl, gap_pts, kSeries, 2.0f);
-  Markers(dl, gap_pts, kSeries, false);
+  DrawSeriesAndResolve(dl, gap, view.resolved ? &gap_res : nullptr, count, gap_range,
+                       a_gap.rect);
   dl->PopClipRect();
 
   // (c) line-search step, linear axis [0, max(1, max α)].
