@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <utility>
 
 #include "engine/collision.h"
 #include "render/mesh.h"
@@ -52,6 +54,7 @@ SceneRenderer::SceneRenderer() = default;
 SceneRenderer::~SceneRenderer() {
   if (mesh_program_) glDeleteProgram(mesh_program_);
   if (plane_program_) glDeleteProgram(plane_program_);
+  if (blend_plane_program_) glDeleteProgram(blend_plane_program_);
   if (background_program_) glDeleteProgram(background_program_);
   if (empty_vao_) glDeleteVertexArrays(1, &empty_vao_);
 }
@@ -61,23 +64,38 @@ bool SceneRenderer::Init(std::string* error) {
   if (!mesh_program_) return false;
   plane_program_ = BuildProgram(shaders::kPlaneVertex, shaders::kPlaneFragment, error);
   if (!plane_program_) return false;
+  {
+    std::string source = shaders::kPlaneFragment;
+    const std::string cut = "if (r2 > u_fade_radius * u_fade_radius) discard;";
+    const size_t at = source.find(cut);
+    if (at == std::string::npos) {
+      *error = "plane shader: the fade discard to remove for translucent planes is missing";
+      return false;
+    }
+    source.erase(at, cut.size());
+    blend_plane_program_ = BuildProgram(shaders::kPlaneVertex, source.c_str(), error);
+    if (!blend_plane_program_) return false;
+  }
   auto loc = [](GLuint program, const char* name) { return glGetUniformLocation(program, name); };
   mesh_u_.model = loc(mesh_program_, "u_model");
   mesh_u_.view_proj = loc(mesh_program_, "u_view_proj");
   mesh_u_.normal_matrix = loc(mesh_program_, "u_normal_matrix");
   mesh_u_.color = loc(mesh_program_, "u_color");
   mesh_u_.eye = loc(mesh_program_, "u_eye");
-  plane_u_.model = loc(plane_program_, "u_model");
-  plane_u_.view_proj = loc(plane_program_, "u_view_proj");
-  plane_u_.inv_spacing = loc(plane_program_, "u_inv_spacing");
-  plane_u_.color = loc(plane_program_, "u_color");
-  plane_u_.eye = loc(plane_program_, "u_eye");
-  plane_u_.normal = loc(plane_program_, "u_normal");
-  plane_u_.base_front = loc(plane_program_, "u_base_front");
-  plane_u_.base_back = loc(plane_program_, "u_base_back");
-  plane_u_.grid = loc(plane_program_, "u_grid");
-  plane_u_.fade_center = loc(plane_program_, "u_fade_center");
-  plane_u_.fade_radius = loc(plane_program_, "u_fade_radius");
+  for (auto [program, u] : {std::pair{plane_program_, &plane_u_},
+                            std::pair{blend_plane_program_, &blend_plane_u_}}) {
+    u->model = loc(program, "u_model");
+    u->view_proj = loc(program, "u_view_proj");
+    u->inv_spacing = loc(program, "u_inv_spacing");
+    u->color = loc(program, "u_color");
+    u->eye = loc(program, "u_eye");
+    u->normal = loc(program, "u_normal");
+    u->base_front = loc(program, "u_base_front");
+    u->base_back = loc(program, "u_base_back");
+    u->grid = loc(program, "u_grid");
+    u->fade_center = loc(program, "u_fade_center");
+    u->fade_radius = loc(program, "u_fade_radius");
+  }
   background_program_ =
       BuildProgram(shaders::kBackgroundVertex, shaders::kBackgroundFragment, error);
   if (!background_program_) return false;
@@ -172,12 +190,13 @@ void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const 
   model.block<3, 1>(0, 3) = X_WG.p.cast<float>();
   const Eigen::Vector3f n = R.col(2);
   const Eigen::Vector3f front = PlaneBaseLight(n), back = PlaneBaseLight(-n);
-  glUniformMatrix4fv(plane_u_.model, 1, GL_FALSE, model.data());
-  glUniform3fv(plane_u_.normal, 1, n.data());
-  glUniform3fv(plane_u_.base_front, 1, front.data());
-  glUniform3fv(plane_u_.base_back, 1, back.data());
-  glUniform4f(plane_u_.color, color.r, color.g, color.b, color.a);
-  glUniform1i(plane_u_.grid, grid ? 1 : 0);
+  const PlaneUniforms& u = *active_plane_u_;
+  glUniformMatrix4fv(u.model, 1, GL_FALSE, model.data());
+  glUniform3fv(u.normal, 1, n.data());
+  glUniform3fv(u.base_front, 1, front.data());
+  glUniform3fv(u.base_back, 1, back.data());
+  glUniform4f(u.color, color.r, color.g, color.b, color.a);
+  glUniform1i(u.grid, grid ? 1 : 0);
   mesh.Draw(GL_TRIANGLES);
 }
 
@@ -204,12 +223,15 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   const Eigen::Matrix4f view_proj = proj_ * view_;
   const Eigen::Vector3f eye = eye_.cast<float>();
   const Eigen::Vector3f fade_center = target_.cast<float>();
-  glUseProgram(plane_program_);
-  glUniformMatrix4fv(plane_u_.view_proj, 1, GL_FALSE, view_proj.data());
-  glUniform3fv(plane_u_.eye, 1, eye.data());
-  glUniform1f(plane_u_.inv_spacing, 1.0f / grid_spacing_);
-  glUniform3fv(plane_u_.fade_center, 1, fade_center.data());
-  glUniform1f(plane_u_.fade_radius, fade_radius_);
+  for (auto [program, u] : {std::pair{plane_program_, &plane_u_},
+                            std::pair{blend_plane_program_, &blend_plane_u_}}) {
+    glUseProgram(program);
+    glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj.data());
+    glUniform3fv(u->eye, 1, eye.data());
+    glUniform1f(u->inv_spacing, 1.0f / grid_spacing_);
+    glUniform3fv(u->fade_center, 1, fade_center.data());
+    glUniform1f(u->fade_radius, fade_radius_);
+  }
   glUseProgram(mesh_program_);
   glUniformMatrix4fv(mesh_u_.view_proj, 1, GL_FALSE, view_proj.data());
   glUniform3fv(mesh_u_.eye, 1, eye.data());
@@ -249,6 +271,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   }
   if (!planes.empty()) {
     glUseProgram(plane_program_);
+    active_plane_u_ = &plane_u_;
     for (int i : planes) {
       DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
     }
@@ -276,7 +299,8 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     DrawBody(mesh, X, c);
   }
   glDisable(GL_CULL_FACE);
-  glUseProgram(plane_program_);
+  glUseProgram(blend_plane_program_);
+  active_plane_u_ = &blend_plane_u_;
   for (int i : translucent_planes) {
     DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
   }

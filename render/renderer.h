@@ -72,8 +72,13 @@ class SceneRenderer {
   const VertexBuffer& MeshFor(int i, const Geom& g, const Pose& X_WG) const;
 
   GLuint mesh_program_ = 0, plane_program_ = 0, background_program_ = 0;
+  // Translucent planes (no depth writes) fade by alpha alone: without the opaque program's
+  // discard, the depth test can reject their hidden fragments before shading (early z), which
+  // matters for walls that extend below an opaque floor.
+  GLuint blend_plane_program_ = 0;
   MeshUniforms mesh_u_;
-  PlaneUniforms plane_u_;
+  PlaneUniforms plane_u_, blend_plane_u_;
+  const PlaneUniforms* active_plane_u_ = &plane_u_;  // of the plane program in use
   GLuint empty_vao_ = 0;
   std::vector<std::unique_ptr<VertexBuffer>> meshes_;  // per geom (null if empty)
   std::vector<std::vector<LevelOfDetail>> lods_;        // per geom, coarsest first (may be empty)
