@@ -45,6 +45,13 @@ timed)
   awk '/steps, t = / { for (i = 1; i <= NF; ++i) if ($i == "steps,") n = $(i - 1) }
        END { print "steps", n; exit !(n > 0) }' "$out/timed.out"
   ;;
+reload)
+  # Ctrl+R at frame 20 reloads the scene file and restarts it, still playing: frames 20-29 are
+  # 33 steps from t = 0 (t = 0.165 s), where a run without the key ends at 100 steps (0.5 s).
+  view --frames 30 --input "$dir/reload_key.input" > "$out/reload.out"
+  cat "$out/reload.out"
+  grep -q ' 33 steps, t = 0.1650 s' "$out/reload.out"
+  ;;
 badselect)
   # A body index beyond the scene's bodies is refused with the valid range and status 2.
   status=0
