@@ -12,19 +12,12 @@ LoadForce EvaluateLoad(const KinematicsCache& kin, const Load& load, double t) {
   return out;
 }
 
-bool LoadGeneralizedForce(const Multibody& multibody, const KinematicsCache& kin, double t,
-                          VecX* generalized_force) {
-  const Model& model = multibody.model();
-  generalized_force->setZero(model.nv);
-  if (model.loads.empty()) return false;
-  MatX J;
-  for (const Load& load : model.loads) {
-    const Tree& tree = model.trees[model.bodies[load.body].tree];
+void AddLoadForces(const Multibody& multibody, const KinematicsCache& kin, double t,
+                   VecX* generalized_force) {
+  for (const Load& load : multibody.model().loads) {
     const LoadForce lf = EvaluateLoad(kin, load, t);
-    multibody.PointJacobian(kin, load.body, lf.point_W, &J);  // 3 x nv_tree
-    generalized_force->segment(tree.v_start, tree.nv) += J.transpose() * lf.force_W;
+    multibody.AddPointForce(kin, load.body, lf.point_W, lf.force_W, generalized_force);
   }
-  return true;
 }
 
 }  // namespace contactlab

@@ -20,10 +20,9 @@ struct LoadForce {
 };
 LoadForce EvaluateLoad(const KinematicsCache& kin, const Load& load, double t);
 
-// Sum of J_pᵀ f over all of the model's loads at (kin, t), written to *generalized_force (size
-// nv). Returns false, leaving *generalized_force zero, when the model has no loads. The model
-// must be finalized (Model::Finalize validates the loads).
-bool LoadGeneralizedForce(const Multibody& multibody, const KinematicsCache& kin, double t,
-                          VecX* generalized_force);
+// Adds J_pᵀ f of every one of the model's loads at (kin, t) to *generalized_force (size nv).
+// The model must be finalized (Model::Finalize validates the loads).
+void AddLoadForces(const Multibody& multibody, const KinematicsCache& kin, double t,
+                   VecX* generalized_force);
 
 }  // namespace contactlab

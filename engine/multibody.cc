@@ -137,6 +137,16 @@ void ForEachAncestorDof(const Model& m, int body, F f) {
 
 }  // namespace
 
+void Multibody::AddPointForce(const KinematicsCache& kin, int body, const Vec3& p_W,
+                              const Vec3& f_W, VecX* tau) const {
+  const int t = body < 0 ? -1 : model_->BodyTree(body);
+  if (t < 0) return;
+  const Tree& tree = model_->trees[t];
+  MatX J;
+  PointJacobian(kin, body, p_W, &J);  // 3 x nv_tree
+  tau->segment(tree.v_start, tree.nv) += J.transpose() * f_W;
+}
+
 void Multibody::PointJacobian(const KinematicsCache& kin, int body, const Vec3& p_W,
                               MatX* J) const {
   const int tree = model_->BodyTree(body);

@@ -41,6 +41,10 @@ class Multibody {
   // the body's angular velocity. Bodies without a tree give 3 x 0.
   void PointJacobian(const KinematicsCache& kin, int body, const Vec3& p_W, MatX* J) const;
   void AngularJacobian(const KinematicsCache& kin, int body, MatX* J) const;
+  // Adds the generalized force J_pᵀ f of a force f_W [N] applied at p_W on `body` to *tau
+  // (size nv; only the body's tree changes). No-op for bodies without a tree.
+  void AddPointForce(const KinematicsCache& kin, int body, const Vec3& p_W, const Vec3& f_W,
+                     VecX* tau) const;
 
   // Velocity at t of the material point of a static or prescribed body at p_W (world, includes
   // the belt surface velocity). Zero for the world (body = -1). Used for the constraint bias b.

@@ -54,16 +54,11 @@ void ValidatePerturbation(const Model& model, const Perturbation& p) {
 PerturbationForce EvaluatePerturbation(const Multibody& multibody, const KinematicsCache& kin,
                                        const VecX& v, const Perturbation& p,
                                        VecX* generalized_force) {
-  const Model& model = multibody.model();
-  const Tree& tree = model.trees[model.bodies[p.body].tree];
   PerturbationForce out;
   out.point_W = kin.X_WB[p.body].Apply(p.point_B);
-  MatX J;
-  multibody.PointJacobian(kin, p.body, out.point_W, &J);  // 3 x nv_tree
-  out.velocity_W = J * v.segment(tree.v_start, tree.nv);
+  out.velocity_W = multibody.PointVelocity(kin, v, p.body, out.point_W);
   out.force_W = p.stiffness * (p.target_W - out.point_W) - p.damping * out.velocity_W;
-  generalized_force->setZero(model.nv);
-  generalized_force->segment(tree.v_start, tree.nv) = J.transpose() * out.force_W;
+  multibody.AddPointForce(kin, p.body, out.point_W, out.force_W, generalized_force);
   return out;
 }
 

@@ -39,8 +39,8 @@ void ValidatePerturbation(const Model& model, const Perturbation& p);
 
 // The perturbation evaluated at a configuration (kin) and velocities v:
 //   p_W = X_WB p_B,  v_p = J_p v,  f = k (target_W − p_W) − c v_p,
-// and its generalized force J_pᵀ f, written to *generalized_force (size nv, zero outside the
-// body's tree). `p` must be valid for the model (ValidatePerturbation).
+// and its generalized force J_pᵀ f, added to *generalized_force (size nv; only the body's tree
+// changes). `p` must be valid for the model (ValidatePerturbation).
 struct PerturbationForce {
   Vec3 point_W = Vec3::Zero();     // grabbed point p_W [m]
   Vec3 velocity_W = Vec3::Zero();  // its velocity v_p [m/s]

@@ -371,26 +371,19 @@ const StepRecord& Simulator::Step() {
   // Free motion v*, linearization A (stage 1) and the contact problem. The mouse perturbation
   // and the external loads are explicit: evaluated at (q0, v0, t^n).
   t0 = Clock::now();
-  VecX perturbation_force;
+  const bool has_external = perturbation_ || !model_.loads.empty();
+  VecX external_force;  // generalized force of the spring and the loads, size nv
+  if (has_external) external_force.setZero(model_.nv);
   rec.perturbation = perturbation_;
   rec.perturbation_point_W.setZero();
   if (perturbation_) {
     rec.perturbation_point_W =
-        EvaluatePerturbation(*multibody_, kin, state_.v, *perturbation_, &perturbation_force)
-            .point_W;
+        EvaluatePerturbation(*multibody_, kin, state_.v, *perturbation_, &external_force).point_W;
   }
   // External loads (Model::loads), explicit in the same way: signals at t^n, points at q0.
-  VecX load_force;
-  if (LoadGeneralizedForce(*multibody_, kin, t, &load_force)) {
-    if (perturbation_) {
-      perturbation_force += load_force;
-    } else {
-      perturbation_force = load_force;
-    }
-  }
-  const bool has_external = perturbation_ || !model_.loads.empty();
+  AddLoadForces(*multibody_, kin, t, &external_force);
   rec.free_motion =
-      ComputeFreeMotion(state_.q, state_.v, t, has_external ? &perturbation_force : nullptr,
+      ComputeFreeMotion(state_.q, state_.v, t, has_external ? &external_force : nullptr,
                         &rec.problem.v_star, &rec.problem.A, &rec.problem.M);
   rec.problem.v0 = state_.v;
   AssembleProblem(kin, t, rec.contacts, &rec.problem);

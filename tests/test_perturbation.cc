@@ -150,7 +150,7 @@ TEST(Perturbation, RevoluteLinkGetsMomentAboutAxis) {
   p.target_W = p.point_B + Vec3(0.3, 0.1, 0.2);  // body frame = world at q = 0
   KinematicsCache kin;
   sim.multibody().UpdateKinematics(sim.state().q, 0, &kin);
-  VecX tau;
+  VecX tau = VecX::Zero(1);
   const PerturbationForce pf = EvaluatePerturbation(sim.multibody(), kin, sim.state().v, p, &tau);
   EXPECT_NEAR((pf.force_W - Vec3(3, 1, 2)).norm(), 0, kTol);
   ASSERT_EQ(tau.size(), 1);
