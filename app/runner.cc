@@ -17,18 +17,6 @@
 namespace contactlab {
 namespace {
 
-void WritePoses(std::ostream& out, const Simulator& sim, const std::vector<int>& bodies, int step,
-                const State& state) {
-  KinematicsCache kin;
-  sim.multibody().UpdateKinematics(state.q, state.time, &kin);
-  for (int b : bodies) {
-    const Pose& X = kin.X_WB[b];
-    out << step << ',' << state.time << ',' << sim.model().bodies[b].name << ',' << X.p.x() << ','
-        << X.p.y() << ',' << X.p.z() << ',' << X.q.w() << ',' << X.q.x() << ',' << X.q.y() << ','
-        << X.q.z() << '\n';
-  }
-}
-
 // Reads a trajectory CSV (`step,time,body,x,y,z,...`) into per-body position trajectories.
 std::map<std::string, Trajectory> ReadReference(const std::string& path) {
   std::ifstream in(path);
@@ -61,6 +49,32 @@ std::map<std::string, Trajectory> ReadReference(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<int> TrajectoryBodies(const Model& model) {
+  std::vector<int> moving;
+  for (size_t b = 0; b < model.bodies.size(); ++b) {
+    const Body& body = model.bodies[b];
+    if (body.joint >= 0 || body.prescribed) moving.push_back(static_cast<int>(b));
+  }
+  return moving;
+}
+
+void WriteTrajectoryHeader(std::ostream& out) {
+  out << std::setprecision(17);
+  out << "step,time,body,x,y,z,qw,qx,qy,qz\n";
+}
+
+void WriteTrajectoryRows(std::ostream& out, const Multibody& multibody,
+                         const std::vector<int>& bodies, int step, const State& state) {
+  KinematicsCache kin;
+  multibody.UpdateKinematics(state.q, state.time, &kin);
+  for (int b : bodies) {
+    const Pose& X = kin.X_WB[b];
+    out << step << ',' << state.time << ',' << multibody.model().bodies[b].name << ',' << X.p.x()
+        << ',' << X.p.y() << ',' << X.p.z() << ',' << X.q.w() << ',' << X.q.x() << ','
+        << X.q.y() << ',' << X.q.z() << '\n';
+  }
+}
 
 std::string RunSummary::ToJson() const {
   nlohmann::json j;
@@ -97,19 +111,14 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     stats.open(options.stats_path);
     if (!stats) throw std::runtime_error("cannot write stats file '" + options.stats_path + "'");
   }
-  std::vector<int> moving;
-  for (size_t b = 0; b < sim.model().bodies.size(); ++b) {
-    const Body& body = sim.model().bodies[b];
-    if (body.joint >= 0 || body.prescribed) moving.push_back(static_cast<int>(b));
-  }
+  const std::vector<int> moving = TrajectoryBodies(sim.model());
   if (!options.trajectory_path.empty()) {
     trajectory.open(options.trajectory_path);
     if (!trajectory) {
       throw std::runtime_error("cannot write trajectory file '" + options.trajectory_path + "'");
     }
-    trajectory << std::setprecision(17);
-    trajectory << "step,time,body,x,y,z,qw,qx,qy,qz\n";
-    WritePoses(trajectory, sim, moving, 0, sim.state());
+    WriteTrajectoryHeader(trajectory);
+    WriteTrajectoryRows(trajectory, sim.multibody(), moving, 0, sim.state());
   }
 
   // Reference positions for e_q, matched to the moving bodies by name.
@@ -191,7 +200,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       }
       stats << j.dump() << '\n';
     }
-    if (trajectory.is_open()) WritePoses(trajectory, sim, moving, n + 1, rec.after);
+    if (trajectory.is_open()) WriteTrajectoryRows(trajectory, sim.multibody(), moving, n + 1, rec.after);
   }
   summary.steps = steps;
   summary.simulated_time = sim.state().time;

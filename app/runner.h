@@ -42,6 +42,15 @@ struct RunSummary {
   std::string ToJson() const;
 };
 
+// The trajectory CSV of `contactlab run --trajectory` (and `contactlab view --trajectory`):
+// header `step,time,body,x,y,z,qw,qx,qy,qz` (17 significant digits), one row per non-static body
+// (with a joint or prescribed, TrajectoryBodies) per written state; `step` counts the steps
+// completed (0 = the initial state).
+std::vector<int> TrajectoryBodies(const Model& model);
+void WriteTrajectoryHeader(std::ostream& out);
+void WriteTrajectoryRows(std::ostream& out, const Multibody& multibody,
+                         const std::vector<int>& bodies, int step, const State& state);
+
 // Number of steps a run with `options` takes for `scene` (at least 1).
 int RunStepCount(const Scene& scene, const RunOptions& options);
 

@@ -31,6 +31,7 @@
 #include "engine/simulator.h"
 #include "render/camera.h"
 #include "app/export.h"
+#include "app/runner.h"
 #include "render/gl_debug_draw.h"
 #include "render/image_texture.h"
 #include "render/renderer.h"
@@ -119,7 +120,6 @@ class Viewer {
   // Scripted input (--input): sets ImGui's mouse and key state for `frame`.
   void InjectInput(int frame);
   int BodyIndex(const std::string& name_or_index) const;  // -1 if none
-  void WriteTrajectory(const StepRecord& record);
   // The scene file and the mesh files its geometry came from (watched for changes).
   std::vector<std::filesystem::path> SceneFiles() const;
   void StepPhysics(double wall_dt);
@@ -190,6 +190,7 @@ class Viewer {
   bool input_ctrl_ = false, input_shift_ = false;  // held with a mouse button
   std::vector<int> input_keys_down_;     // keys pressed last frame, released now
   std::ofstream trajectory_;             // --trajectory
+  std::vector<int> trajectory_bodies_;   // its bodies (TrajectoryBodies)
   bool inspector_body_only_ = false;  // the table lists the selected body's contacts only
   bool open_overlay_ = false, open_parameters_ = false;  // open these sections at start
   Scene scene_;
@@ -459,7 +460,9 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
   sim_time_this_frame_ += live_state_.time - t0;
   for (StepRecord& r : batch.records) {
     AddStepTimings(r.timings, &profile_accum_);
-    if (trajectory_.is_open()) WriteTrajectory(r);
+    if (trajectory_.is_open()) {
+      WriteTrajectoryRows(trajectory_, *multibody_, trajectory_bodies_, r.step + 1, r.after);
+    }
     history_.Push(r);
     if (scripted_ && timeline_.break_reason.empty()) {
       // Scripted runs note the first breakpoint but keep stepping.
@@ -690,20 +693,6 @@ void Viewer::InjectInput(int frame) {
   for (int b = 0; b < 3; ++b) io.MouseDown[b] = input_down_[b];
   io.KeyCtrl = input_ctrl_ || key_ctrl;
   io.KeyShift = input_shift_ || key_shift;
-}
-
-void Viewer::WriteTrajectory(const StepRecord& r) {
-  KinematicsCache kin;
-  multibody_->UpdateKinematics(r.after.q, r.after.time, &kin);
-  char line[256];
-  for (size_t b = 0; b < model_.bodies.size(); ++b) {
-    if (model_.bodies[b].tree < 0) continue;
-    const Pose& X = kin.X_WB[b];
-    std::snprintf(line, sizeof(line), "%d,%.9g,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n",
-                  r.step, r.after.time, model_.bodies[b].name.c_str(), X.p.x(), X.p.y(),
-                  X.p.z(), X.q.w(), X.q.x(), X.q.y(), X.q.z());
-    trajectory_ << line;
-  }
 }
 
 void Viewer::RefreshSceneList() {
@@ -1431,7 +1420,9 @@ int Viewer::Run() {
       std::fprintf(stderr, "viewer: cannot write %s\n", options_.trajectory_path.c_str());
       return 1;
     }
-    trajectory_ << "step,time,body,x,y,z,qw,qx,qy,qz\n";
+    trajectory_bodies_ = TrajectoryBodies(model_);
+    WriteTrajectoryHeader(trajectory_);
+    WriteTrajectoryRows(trajectory_, *multibody_, trajectory_bodies_, 0, live_state_);
   }
 
   int frame = 0;

@@ -29,7 +29,7 @@ struct ViewerOptions {
   int select_body = -1;      // body selected at start (its frame, contacts and info panel)
   // Scripted keyboard and mouse events (app/viewer/input_script.h), with --frames.
   std::string input_path;
-  // CSV of body poses per step, `step,time,body,x,y,z,qw,qx,qy,qz` (as `contactlab run`).
+  // CSV of body poses per step (WriteTrajectoryRows in app/runner.h, as `contactlab run`).
   std::string trajectory_path;
   // Timed interactive run when > 0: play in real time from the start, exit after this many
   // wall seconds and print frame-time statistics (median, p95, max) [s].
