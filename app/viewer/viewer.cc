@@ -622,9 +622,7 @@ void Viewer::SaveSettings() {
 }
 
 int Viewer::BodyIndex(const std::string& s) const {
-  for (size_t b = 0; b < model_.bodies.size(); ++b) {
-    if (model_.bodies[b].name == s) return static_cast<int>(b);
-  }
+  if (const int b = model_.FindBody(s); b >= 0) return b;
   try {
     size_t used = 0;
     const int b = std::stoi(s, &used);
