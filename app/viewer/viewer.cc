@@ -986,10 +986,10 @@ void Viewer::BuildUi() {
   }
   if (open_parameters_) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Parameters")) {
-    const std::vector<Material> materials_before = model_.materials;
     const StepSettings settings_before = edit_settings_;
     if (DrawParameterPanel(&edit_settings_, &model_.materials)) {
-      // Validated here so the panel shows a refusal at once; applied by the next job.
+      // Validated here so the panel shows a refusal at once; applied by the next job (the
+      // materials with it: sending unchanged ones again is harmless).
       try {
         edit_settings_.Validate();
         settings_error_.clear();
@@ -998,14 +998,7 @@ void Viewer::BuildUi() {
         settings_error_ = e.what();
         edit_settings_ = settings_before;
       }
-      for (size_t i = 0; i < model_.materials.size(); ++i) {
-        const Material& a = model_.materials[i];
-        const Material& b = materials_before[i];
-        if (a.stiffness != b.stiffness || a.dissipation_time != b.dissipation_time ||
-            a.friction != b.friction) {
-          materials_dirty_ = true;
-        }
-      }
+      materials_dirty_ = true;
     }
     if (!settings_error_.empty()) {
       ImGui::PushTextWrapPos(0.0f);
