@@ -119,6 +119,26 @@ TEST(PhysicsWorker, BreakpointStopsTheBatchAtTheStepThatHitIt) {
   EXPECT_NE(b->break_reason.find("penetration"), std::string::npos) << b->break_reason;
 }
 
+TEST(PhysicsWorker, WithoutPausingTheFirstBreakpointIsNotedAndTheStepsGoOn) {
+  Scene scene = LoadTestScene("box_stack.yaml");
+  Simulator sim(scene.model, scene.settings);
+  PhysicsWorker worker(&sim);
+  StepJobOptions job;
+  job.steps = 50;
+  job.pause_at_breakpoint = false;
+  job.breakpoints.on_iteration_cap = false;
+  job.breakpoints.max_penetration = 1e-6;  // [m]: any resting contact penetrates more
+  std::optional<PhysicsBatch> b = RunJob(&worker, MakeStepJob(job));
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->records.size(), 50u) << "every step is taken";
+  EXPECT_FALSE(b->stop);
+  ASSERT_GE(b->break_index, 0);
+  EXPECT_GT(b->records[b->break_index].metrics.max_penetration, 1e-6);
+  for (int i = 0; i < b->break_index; ++i) {
+    EXPECT_LE(b->records[i].metrics.max_penetration, 1e-6) << "the first one is noted";
+  }
+}
+
 TEST(PhysicsWorker, BudgetEndsTheBatchEarlyButAlwaysTakesAStep) {
   Scene scene = LoadTestScene("box_stack.yaml");
   Simulator sim(scene.model, scene.settings);

@@ -121,12 +121,14 @@ PhysicsJob MakeStepJob(StepJobOptions options) {
         batch->stop = true;  // nothing more to see: the state no longer advances
         return;
       }
-      if (options.check_breakpoints) {
+      if (options.check_breakpoints && batch->break_index < 0) {
         if (std::optional<std::string> reason = CheckBreakpoints(r, options.breakpoints, cap)) {
           batch->break_index = static_cast<int>(batch->records.size()) - 1;
           batch->break_reason = *reason;
-          batch->stop = true;
-          return;
+          if (options.pause_at_breakpoint) {
+            batch->stop = true;
+            return;
+          }
         }
       }
       if (options.budget_seconds > 0 && Seconds(Clock::now() - t0) > options.budget_seconds) {

@@ -84,10 +84,13 @@ struct QueuedEdits {
 // throws, when a step's solver saw non-finite input (the state no longer advances), when
 // `check_breakpoints` and a breakpoint fires (CheckBreakpoints with the solver's iteration cap),
 // or when `budget_seconds` > 0 of wall time are spent (at least one step is always taken).
+// Without `pause_at_breakpoint` the first breakpoint is only noted (break_index, break_reason)
+// and the steps go on.
 struct StepJobOptions {
   int steps = 1;
   double budget_seconds = 0;  // 0: no budget
   bool check_breakpoints = true;
+  bool pause_at_breakpoint = true;
   BreakpointSettings breakpoints;
   QueuedEdits edits;
   // Called on the worker before stepping (e.g. to set or clear the mouse spring).

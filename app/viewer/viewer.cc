@@ -425,7 +425,7 @@ void Viewer::SubmitStepJob(int steps) {
   job.steps = steps;
   job.budget_seconds = scripted_ ? 0.0 : kPhysicsBudgetSeconds;
   // Scripted runs keep their fixed frame schedule; breakpoints are noted, not obeyed.
-  job.check_breakpoints = !scripted_;
+  job.pause_at_breakpoint = !scripted_;
   job.breakpoints = timeline_.breakpoints;
   if (settings_dirty_) job.edits.settings = edit_settings_;
   if (materials_dirty_) job.edits.materials = model_.materials;
@@ -464,23 +464,17 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
       WriteTrajectoryRows(trajectory_, *multibody_, trajectory_bodies_, r.step + 1, r.after);
     }
     history_.Push(r);
-    if (scripted_ && timeline_.break_reason.empty()) {
-      // Scripted runs note the first breakpoint but keep stepping.
-      const std::optional<std::string> reason =
-          CheckBreakpoints(history_.At(history_.size() - 1), timeline_.breakpoints,
-                           edit_settings_.sap.max_iterations);
-      if (reason) timeline_.break_reason = "step " + std::to_string(history_.newest_step()) +
-                                           ": " + *reason;
-    }
   }
   if (!batch.records.empty()) {
     timeline_.follow_live = true;
     playback_.steps_last_frame = static_cast<int>(batch.records.size());
     playback_.physics_ms = batch.wall_ms;
   }
-  if (batch.break_index >= 0) {
-    timeline_.break_reason =
-        "step " + std::to_string(history_.newest_step()) + ": " + batch.break_reason;
+  // Scripted runs keep the first breakpoint of the run; interactive ones pause at each.
+  if (batch.break_index >= 0 && (!scripted_ || timeline_.break_reason.empty())) {
+    const int step = history_.newest_step() -
+                     (static_cast<int>(batch.records.size()) - 1 - batch.break_index);
+    timeline_.break_reason = "step " + std::to_string(step) + ": " + batch.break_reason;
   }
   if (!batch.error.empty()) step_error_ = batch.error;
   if (batch.stop) {
