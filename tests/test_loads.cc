@@ -54,14 +54,6 @@ struct FreeBody {
   }
 };
 
-StepSettings NoGravity(Integrator integrator = Integrator::kSymplecticEuler) {
-  StepSettings s;
-  s.time_step = 1e-3;
-  s.gravity = Vec3::Zero();
-  s.integrator = integrator;
-  return s;
-}
-
 TEST(Load, ForceAtComChangesVelocityByImpulseOverMass) {
   // No moment at the COM: Δv = δt f / m and Δω = 0, in every scheme (f is explicit, and with
   // ω = 0 the mass matrix and bias forces do not change over the step).

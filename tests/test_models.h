@@ -5,8 +5,18 @@
 #include <string>
 
 #include "engine/model.h"
+#include "engine/simulator.h"
 
 namespace contactlab::testing {
+
+// Step settings without gravity, δt = 1 ms: external forces act alone.
+inline StepSettings NoGravity(Integrator integrator = Integrator::kSymplecticEuler) {
+  StepSettings s;
+  s.time_step = 1e-3;
+  s.gravity = Vec3::Zero();
+  s.integrator = integrator;
+  return s;
+}
 
 inline Quat AxisAngleDeg(const Vec3& axis, double deg) {
   return Quat(Eigen::AngleAxisd(deg * kPi / 180.0, axis.normalized()));

@@ -50,14 +50,6 @@ struct FreeBody {
   }
 };
 
-StepSettings NoGravity(Integrator integrator = Integrator::kSymplecticEuler) {
-  StepSettings s;
-  s.time_step = 1e-3;
-  s.gravity = Vec3::Zero();
-  s.integrator = integrator;
-  return s;
-}
-
 TEST(Perturbation, GrabAtComChangesVelocityByImpulseOverMass) {
   // At the COM, J_pᵀ f has no moment: Δv = δt f / m and Δω = 0. Implicit schemes give the same
   // (f is explicit, and with ω = 0 the mass matrix and bias forces do not change over the step).
