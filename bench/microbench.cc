@@ -11,6 +11,13 @@
 //   FactorDense          Eigen LLT of the dense H (the solver's reference linear solver)
 //   FactorSparse         Eigen SimplicialLLT of the same H stored sparse (AMD ordering): the
 //                        sparsity the engine's block-sparse Cholesky exploits
+//   Factor/*/clutter40, Factor/*/pile1000
+//                        one numeric factorization of H = A + JᵀGJ (G at the step's solution) by
+//                        the solver's BlockSparseCholesky, Eigen's SimplicialLLT (AMD) and
+//                        SuiteSparse CHOLMOD's supernodal LLᵀ (when found at configure time), on
+//                        the 40-body step above and on scenes/bench/clutter_1000.yaml at step 120
+//                        (t = 1.2 s: nv = 6000, one island of about 920 bodies). The symbolic
+//                        analysis is done once, outside the timing, as in the solver.
 //   LineSearchEval       one evaluation of ℓ(v + α Δv) and dℓ/dα along the Newton direction,
 //                        the unit of work of the exact line search
 //   Solve/*              a whole SapSolver::Solve from v0, per linear solver and line search
@@ -18,7 +25,11 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/SparseCholesky>
+#ifdef CONTACTLAB_HAVE_CHOLMOD
+#include <Eigen/CholmodSupport>
+#endif
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,6 +38,7 @@
 #include "engine/sap_cone.h"
 #include "engine/sap_model.h"
 #include "engine/sap_solver.h"
+#include "engine/sap_supernodal.h"
 #include "engine/simulator.h"
 
 namespace contactlab {
@@ -162,6 +174,152 @@ void BM_FactorSparse(benchmark::State& state) {
   SetProblemCounters(state, f);
 }
 BENCHMARK(BM_FactorSparse)->Name("FactorSparse")->Unit(benchmark::kMicrosecond);
+
+// H = A + JᵀGJ of a step's contact problem with G at the step's solution, as the solver
+// factorizes it in its last Newton iteration: sparse (lower and upper) and in the solver's block
+// layout.
+struct FactorFixture {
+  std::string name;
+  ContactProblem problem;
+  Eigen::SparseMatrix<double> H;
+  BlockSparseCholesky block;
+  std::vector<double> block_values;  // the assembled (unfactorized) blocks, in storage order
+  int largest_island = 0;            // trees in the largest connected component
+};
+
+FactorFixture* MakeFactorFixture(const std::string& scene_file, int steps, const char* name) {
+  auto* f = new FactorFixture;
+  f->name = name;
+  Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/" + scene_file);
+  Simulator sim(scene.model, scene.settings);
+  for (int i = 0; i < steps; ++i) sim.Step();
+  const StepRecord& rec = sim.last_record();
+  f->problem = rec.problem;
+  const ContactProblem& p = f->problem;
+  const SapRegularization reg = ComputeSapRegularization(p, scene.settings.sap);
+  VecX vc, gamma;
+  std::vector<Mat3> G;
+  p.ConstraintVelocities(rec.result.v, &vc);
+  SapConstraintCost(p, reg, vc, &gamma, &G, nullptr);
+  std::vector<Eigen::Triplet<double>> triplets;
+  auto add = [&](int r0, int c0, const MatX& m) {
+    for (int j = 0; j < m.cols(); ++j) {
+      for (int i = 0; i < m.rows(); ++i) {
+        if (m(i, j) != 0) triplets.emplace_back(r0 + i, c0 + j, m(i, j));
+      }
+    }
+  };
+  std::vector<std::pair<int, int>> pairs;
+  for (int t = 0; t < p.num_trees(); ++t) add(p.tree_v_start[t], p.tree_v_start[t], p.A[t]);
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    const MatX Gi = G[i].topLeftCorner(c.num_rows, c.num_rows);
+    for (int a = 0; a < c.num_blocks; ++a) {
+      for (int b = 0; b < c.num_blocks; ++b) {
+        const MatX block = c.blocks[a].J.transpose() * Gi * c.blocks[b].J;
+        add(p.tree_v_start[c.blocks[a].tree], p.tree_v_start[c.blocks[b].tree], block);
+      }
+    }
+    if (c.num_blocks == 2) pairs.emplace_back(c.blocks[0].tree, c.blocks[1].tree);
+  }
+  f->H.resize(p.nv, p.nv);
+  f->H.setFromTriplets(triplets.begin(), triplets.end());
+  f->block.SetPattern(p.tree_nv, pairs);
+  f->block.SetZero();
+  for (int b = 0; b < f->block.num_blocks(); ++b) {
+    const int r0 = p.tree_v_start[f->block.BlockRowTree(b)];
+    const int c0 = p.tree_v_start[f->block.BlockColTree(b)];
+    const int rows = f->block.BlockRows(b), cols = f->block.BlockCols(b);
+    double* d = f->block.BlockData(b);
+    for (int j = 0; j < cols; ++j) {
+      for (int i = 0; i < rows; ++i) d[i + j * rows] = f->H.coeff(r0 + i, c0 + j);
+    }
+  }
+  const int nb = f->block.num_blocks();
+  const double* first = f->block.BlockData(0);
+  const double* end = f->block.BlockData(nb - 1) +
+                      f->block.BlockRows(nb - 1) * f->block.BlockCols(nb - 1);
+  f->block_values.assign(first, end);
+  std::vector<int> count(f->block.num_components(), 0);
+  for (int c : f->block.component()) f->largest_island = std::max(f->largest_island, ++count[c]);
+  std::cerr << "factor problem " << name << ": " << scene_file << " at step " << steps
+            << ": nv = " << p.nv << ", constraints = " << p.constraints.size()
+            << ", nnz(H) = " << f->H.nonZeros() << ", largest island = " << f->largest_island
+            << " trees" << std::endl;
+  return f;
+}
+
+FactorFixture& GetFactorFixture(int which) {
+  static FactorFixture* clutter = nullptr;
+  static FactorFixture* pile = nullptr;
+  if (which == 0) {
+    if (!clutter) clutter = MakeFactorFixture("scenes/clutter_40_walls.yaml", kSteps, "clutter40");
+    return *clutter;
+  }
+  if (!pile) pile = MakeFactorFixture("scenes/bench/clutter_1000.yaml", 120, "pile1000");
+  return *pile;
+}
+
+void SetFactorCounters(benchmark::State& state, const FactorFixture& f) {
+  state.counters["nv"] = f.problem.nv;
+  state.counters["nnz_H"] = static_cast<double>(f.H.nonZeros());
+  state.counters["largest_island"] = f.largest_island;
+}
+
+// The solver's factorization (engine/sap_supernodal.h). Factor() works in place, so every
+// iteration first restores the assembled blocks (one memcpy, as the solver re-assembles H).
+void BM_FactorBlock(benchmark::State& state, int which) {
+  FactorFixture& f = GetFactorFixture(which);
+  bool ok = true;
+  for (auto _ : state) {
+    std::memcpy(f.block.BlockData(0), f.block_values.data(),
+                f.block_values.size() * sizeof(double));
+    ok = f.block.Factor() && ok;
+    benchmark::DoNotOptimize(f.block.BlockData(0));
+  }
+  if (!ok) state.SkipWithError("H is not positive definite");
+  SetFactorCounters(state, f);
+}
+
+void BM_FactorSimplicial(benchmark::State& state, int which) {
+  const FactorFixture& f = GetFactorFixture(which);
+  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> llt;
+  llt.analyzePattern(f.H);
+  for (auto _ : state) {
+    llt.factorize(f.H);
+    benchmark::DoNotOptimize(&llt);
+  }
+  if (llt.info() != Eigen::Success) state.SkipWithError("H is not positive definite");
+  SetFactorCounters(state, f);
+}
+
+#ifdef CONTACTLAB_HAVE_CHOLMOD
+void BM_FactorCholmod(benchmark::State& state, int which) {
+  const FactorFixture& f = GetFactorFixture(which);
+  Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>> llt;
+  llt.analyzePattern(f.H);
+  for (auto _ : state) {
+    llt.factorize(f.H);
+    benchmark::DoNotOptimize(&llt);
+  }
+  if (llt.info() != Eigen::Success) state.SkipWithError("H is not positive definite");
+  state.counters["flops"] = llt.cholmod().fl;
+  state.counters["nnz_L"] = llt.cholmod().lnz;
+  SetFactorCounters(state, f);
+}
+BENCHMARK_CAPTURE(BM_FactorCholmod, clutter40, 0)->Name("Factor/cholmod/clutter40")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_FactorCholmod, pile1000, 1)->Name("Factor/cholmod/pile1000")
+    ->Unit(benchmark::kMicrosecond);
+#endif
+BENCHMARK_CAPTURE(BM_FactorBlock, clutter40, 0)->Name("Factor/block/clutter40")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_FactorBlock, pile1000, 1)->Name("Factor/block/pile1000")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_FactorSimplicial, clutter40, 0)->Name("Factor/simplicial/clutter40")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_FactorSimplicial, pile1000, 1)->Name("Factor/simplicial/pile1000")
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_LineSearchEval(benchmark::State& state) {
   const Fixture& f = GetFixture();
