@@ -216,6 +216,7 @@ struct SapSolver::Scratch {
     bool transposed = false;
   };
   std::vector<ConstraintBlocks> cblocks;
+  bool pattern_valid = false;  // cblocks index the blocks of chol's current pattern
   std::vector<double> gj;                         // 2 x 3 x max tree nv, G J_k per block
   // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
   std::vector<int> uf_parent, tree_island, island_of_root, constraint_island;
@@ -324,18 +325,51 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     s.GJ.resize(nr, nv);
     s.H.resize(nv, nv);
   } else {
-    // Block pattern of H: diagonal tree blocks plus one block per pair of coupled trees.
-    s.tree_pairs.clear();
     int max_nv = 0;
     for (int t = 0; t < problem.num_trees(); ++t) max_nv = std::max(max_nv, problem.tree_nv[t]);
-    for (const ConstraintData& c : problem.constraints) {
-      if (c.num_blocks == 2) s.tree_pairs.emplace_back(c.blocks[0].tree, c.blocks[1].tree);
-    }
-    s.chol.SetPattern(problem.tree_nv, s.tree_pairs);
     s.cblocks.resize(nc);
+    if (static_cast<int>(s.gj.size()) < 6 * max_nv) s.gj.resize(6 * max_nv);
+  }
+
+  // Block pattern of H for the current regimes: the diagonal tree blocks plus one block per pair
+  // of trees coupled by a constraint in contact. A constraint out of contact has G_i = 0 and
+  // adds nothing to H, so leaving its pair out of the pattern avoids the fill it would cause; the
+  // symbolic analysis is redone only when the set of coupled pairs changes.
+  //
+  // Within one solve a pattern is kept while it still holds a block for every coupled pair
+  // (as an original pair or as fill) and the pairs in contact number at least 3/4 of its pairs:
+  // a constraint leaving contact then only leaves a zero block, and one coming into contact
+  // where the pattern has room costs no analysis. The first pattern of a solve depends only on
+  // the problem and the guess, so a solve does not depend on the solves before it.
+  auto update_pattern = [&]() {
+    s.tree_pairs.clear();
+    for (int i = 0; i < nc; ++i) {
+      const ConstraintData& c = problem.constraints[i];
+      if (c.num_blocks == 2 && s.regime[i] != Regime::kNoContact) {
+        const int a = c.blocks[0].tree, b = c.blocks[1].tree;
+        if (a != b) s.tree_pairs.emplace_back(std::max(a, b), std::min(a, b));
+      }
+    }
+    std::sort(s.tree_pairs.begin(), s.tree_pairs.end());
+    s.tree_pairs.erase(std::unique(s.tree_pairs.begin(), s.tree_pairs.end()),
+                       s.tree_pairs.end());
+    bool reuse = s.pattern_valid &&
+                 4 * static_cast<long>(s.tree_pairs.size()) >= 3L * s.chol.num_pairs();
+    for (size_t k = 0; reuse && k < s.tree_pairs.size(); ++k) {
+      bool tr;
+      reuse = s.chol.BlockIndex(s.tree_pairs[k].first, s.tree_pairs[k].second, &tr) >= 0;
+    }
+    const bool analyzed = !reuse && s.chol.SetPattern(problem.tree_nv, s.tree_pairs);
+    const bool refresh = analyzed || !s.pattern_valid;
+    s.pattern_valid = true;
     for (int i = 0; i < nc; ++i) {
       const ConstraintData& c = problem.constraints[i];
       Scratch::ConstraintBlocks& cb = s.cblocks[i];
+      // A kept pattern: only a constraint that came into contact on a pair the last analysis
+      // did not have (its off-diagonal block is now fill) needs its block looked up.
+      if (!refresh && (s.regime[i] == Regime::kNoContact || c.num_blocks < 2 || cb.off >= 0)) {
+        continue;
+      }
       bool tr = false;
       cb = Scratch::ConstraintBlocks{};
       for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = s.chol.BlockIndex(c.blocks[k].tree,
@@ -344,8 +378,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         cb.off = s.chol.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
       }
     }
-    if (static_cast<int>(s.gj.size()) < 6 * max_nv) s.gj.resize(6 * max_nv);
-  }
+  };
+  s.pattern_valid = false;
 
   // Evaluates everything at s.v: v_c, γ, G, regimes, gradient, p, Jᵀγ. Returns ℓ_p.
   auto evaluate = [&]() {
@@ -381,6 +415,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       s.H.noalias() += s.J_dense.transpose() * s.GJ;
       return;
     }
+    update_pattern();
     BlockSparseCholesky& ch = s.chol;
     ch.SetZero();
     for (int t = 0; t < problem.num_trees(); ++t) {

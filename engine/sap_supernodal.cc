@@ -3,6 +3,7 @@
 #include "engine/sap_supernodal.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -95,7 +96,8 @@ void BlockSparseCholesky::Analyze() {
   for (int t = 0; t < nt; ++t) tree_start_[t + 1] = tree_start_[t] + tree_nv_[t];
 
   // Connected components (union-find).
-  std::vector<int> parent(nt);
+  std::vector<int>& parent = merged_;  // scratch, reused below
+  parent.resize(nt);
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](int x) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
@@ -104,7 +106,8 @@ void BlockSparseCholesky::Analyze() {
   for (const auto& [a, b] : pairs_) parent[find(a)] = find(b);
   component_.assign(nt, -1);
   num_components_ = 0;
-  std::vector<int> root_id(nt, -1);
+  std::vector<int>& root_id = slot_;  // scratch, reused below
+  root_id.assign(nt, -1);
   for (int t = 0; t < nt; ++t) {
     const int r = find(t);
     if (root_id[r] < 0) root_id[r] = num_components_++;
@@ -112,53 +115,64 @@ void BlockSparseCholesky::Analyze() {
   }
 
   // Minimum-degree elimination on the tree graph (degree weighted by dofs, ties by index). The
-  // neighbors of a tree when it is eliminated are the row trees of its column of L.
-  std::vector<std::vector<int>> adj(nt);
-  for (const auto& [a, b] : pairs_) {
-    adj[a].push_back(b);
-    adj[b].push_back(a);
+  // neighbors of a tree when it is eliminated are the row trees of its column of L. The tree of
+  // least weight comes from a heap with lazy deletion (an entry is stale once its tree is
+  // eliminated or its weight changed), which picks the same tree as a scan would.
+  adj_.resize(nt);
+  col_rows_.resize(nt);
+  for (int t = 0; t < nt; ++t) {
+    adj_[t].clear();
+    col_rows_[t].clear();
   }
-  for (auto& l : adj) std::sort(l.begin(), l.end());
-  std::vector<char> eliminated(nt, 0);
-  std::vector<std::vector<int>> col_rows(nt);
+  for (const auto& [a, b] : pairs_) {
+    adj_[a].push_back(b);
+    adj_[b].push_back(a);
+  }
+  for (auto& l : adj_) std::sort(l.begin(), l.end());
+  eliminated_.assign(nt, 0);
   order_.clear();
   position_.assign(nt, -1);
   auto weight = [&](int t) {
     long w = 0;
-    for (int u : adj[t]) w += tree_nv_[u];
+    for (int u : adj_[t]) w += tree_nv_[u];
     return w;
   };
-  std::vector<long> w_cache(nt);
-  for (int t = 0; t < nt; ++t) w_cache[t] = weight(t);
-  std::vector<int> merged;
+  w_cache_.resize(nt);
+  heap_.clear();
+  for (int t = 0; t < nt; ++t) {
+    w_cache_[t] = weight(t);
+    heap_.emplace_back(w_cache_[t], t);
+  }
+  const auto heap_order = std::greater<std::pair<long, int>>();
+  std::make_heap(heap_.begin(), heap_.end(), heap_order);
   for (int step = 0; step < nt; ++step) {
     int best = -1;
-    long best_w = std::numeric_limits<long>::max();
-    for (int t = 0; t < nt; ++t) {
-      if (eliminated[t]) continue;
-      const long w = w_cache[t];
-      if (w < best_w) {
-        best_w = w;
-        best = t;
-      }
+    while (best < 0) {
+      std::pop_heap(heap_.begin(), heap_.end(), heap_order);
+      const auto [w, t] = heap_.back();
+      heap_.pop_back();
+      if (!eliminated_[t] && w == w_cache_[t]) best = t;
     }
-    eliminated[best] = 1;
+    eliminated_[best] = 1;
     position_[best] = step;
     order_.push_back(best);
-    const std::vector<int> nbrs = adj[best];
-    col_rows[best] = nbrs;
+    // Copies, not swaps, so that every list keeps its own capacity between analyses.
+    std::vector<int>& nbrs = col_rows_[best];
+    nbrs.assign(adj_[best].begin(), adj_[best].end());
+    adj_[best].clear();
     for (int u : nbrs) {
       // adj[u] := adj[u] ∪ nbrs \ {u, best}
-      merged.clear();
-      std::set_union(adj[u].begin(), adj[u].end(), nbrs.begin(), nbrs.end(),
-                     std::back_inserter(merged));
-      merged.erase(std::remove_if(merged.begin(), merged.end(),
-                                  [&](int x) { return x == u || x == best; }),
-                   merged.end());
-      adj[u].swap(merged);
-      w_cache[u] = weight(u);
+      merged_.clear();
+      std::set_union(adj_[u].begin(), adj_[u].end(), nbrs.begin(), nbrs.end(),
+                     std::back_inserter(merged_));
+      merged_.erase(std::remove_if(merged_.begin(), merged_.end(),
+                                   [&](int x) { return x == u || x == best; }),
+                    merged_.end());
+      adj_[u].assign(merged_.begin(), merged_.end());
+      w_cache_[u] = weight(u);
+      heap_.emplace_back(w_cache_[u], u);
+      std::push_heap(heap_.begin(), heap_.end(), heap_order);
     }
-    adj[best].clear();
   }
 
   // Block layout: per column, the diagonal block then the row blocks by elimination position.
@@ -168,7 +182,8 @@ void BlockSparseCholesky::Analyze() {
   block_offset_.clear();
   block_rows_.clear();
   block_cols_.clear();
-  lookup_.assign(nt, {});
+  lookup_.resize(nt);
+  for (auto& l : lookup_) l.clear();
   int offset = 0;
   auto add_block = [&](int row_tree, int col_tree) {
     const int b = static_cast<int>(block_offset_.size());
@@ -186,7 +201,7 @@ void BlockSparseCholesky::Analyze() {
     const int t = order_[k];
     col_begin_[k] = static_cast<int>(block_offset_.size());
     add_block(t, t);
-    std::vector<int>& rows = col_rows[t];
+    std::vector<int>& rows = col_rows_[t];
     std::sort(rows.begin(), rows.end(),
               [&](int a, int b) { return position_[a] < position_[b]; });
     for (int r : rows) add_block(r, t);
@@ -197,22 +212,30 @@ void BlockSparseCholesky::Analyze() {
   inv_diag_.assign(tree_start_[nt], 0.0);
   work_.resize(tree_start_[nt]);
 
-  // Schur-complement update targets.
+  // Schur-complement update targets. Column k's blocks (bi, bj), bi >= bj, update block
+  // (row tree of bi, row tree of bj), which lies in the column of bj's row tree (elimination
+  // puts every later row of column k into that column). A scatter of that column's row trees
+  // to their block indices finds the targets without searching.
   update_begin_.assign(nt + 1, 0);
-  update_target_.clear();
+  int total = 0;
   for (int k = 0; k < nt; ++k) {
-    update_begin_[k] = static_cast<int>(update_target_.size());
+    update_begin_[k] = total;
+    const int d = col_begin_[k + 1] - col_begin_[k] - 1;
+    total += d * (d + 1) / 2;
+  }
+  update_begin_[nt] = total;
+  update_target_.assign(total, -1);
+  slot_.assign(nt, -1);
+  for (int k = 0; k < nt; ++k) {
     const int b0 = col_begin_[k] + 1, b1 = col_begin_[k + 1];
-    for (int bi = b0; bi < b1; ++bi) {
-      for (int bj = b0; bj <= bi; ++bj) {
-        bool transposed = false;
-        const int target = BlockIndex(block_row_tree_[bi], block_row_tree_[bj], &transposed);
-        // Rows are sorted by position, so (bi, bj) is in the lower triangle: never transposed.
-        update_target_.push_back(target);
+    for (int j = 0; b0 + j < b1; ++j) {
+      const int kj = position_[block_row_tree_[b0 + j]];
+      for (int b = col_begin_[kj]; b < col_begin_[kj + 1]; ++b) slot_[block_row_tree_[b]] = b;
+      for (int i = j; b0 + i < b1; ++i) {
+        update_target_[update_begin_[k] + i * (i + 1) / 2 + j] = slot_[block_row_tree_[b0 + i]];
       }
     }
   }
-  update_begin_[nt] = static_cast<int>(update_target_.size());
 }
 
 int BlockSparseCholesky::BlockIndex(int ti, int tj, bool* transposed) const {

@@ -47,6 +47,7 @@ class BlockSparseCholesky {
   double DiagonalConditionEstimate() const;
 
   int num_trees() const { return static_cast<int>(tree_nv_.size()); }
+  int num_pairs() const { return static_cast<int>(pairs_.size()); }  // distinct coupled pairs
   int num_blocks() const { return static_cast<int>(block_offset_.size()); }
   int num_analyses() const { return num_analyses_; }  // symbolic analyses since construction
 
@@ -74,6 +75,12 @@ class BlockSparseCholesky {
   // Lookup of stored blocks per tree: sorted (other tree, block) lists of the lower blocks in the
   // tree's column and of the blocks where the tree is the row.
   std::vector<std::vector<std::pair<int, int>>> lookup_;  // per tree: (other tree, block)
+  // Analysis scratch, kept so that repeated analyses do not reallocate.
+  std::vector<std::vector<int>> adj_, col_rows_;
+  std::vector<int> merged_, slot_;
+  std::vector<char> eliminated_;
+  std::vector<long> w_cache_;
+  std::vector<std::pair<long, int>> heap_;
   std::vector<int> component_;
   int num_components_ = 0;
   std::vector<double> values_;
