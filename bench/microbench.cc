@@ -199,13 +199,14 @@ FactorFixture* MakeFactorFixture(const std::string& scene_file, int steps, const
   const SapRegularization reg = ComputeSapRegularization(p, scene.settings.sap);
   VecX vc, gamma;
   std::vector<Mat3> G;
+  std::vector<Regime> regime;
   p.ConstraintVelocities(rec.result.v, &vc);
-  SapConstraintCost(p, reg, vc, &gamma, &G, nullptr);
+  SapConstraintCost(p, reg, vc, &gamma, &G, &regime);
   std::vector<Eigen::Triplet<double>> triplets;
   auto add = [&](int r0, int c0, const MatX& m) {
     for (int j = 0; j < m.cols(); ++j) {
       for (int i = 0; i < m.rows(); ++i) {
-        if (m(i, j) != 0) triplets.emplace_back(r0 + i, c0 + j, m(i, j));
+        triplets.emplace_back(r0 + i, c0 + j, m(i, j));
       }
     }
   };
@@ -213,6 +214,9 @@ FactorFixture* MakeFactorFixture(const std::string& scene_file, int steps, const
   for (int t = 0; t < p.num_trees(); ++t) add(p.tree_v_start[t], p.tree_v_start[t], p.A[t]);
   for (size_t i = 0; i < p.constraints.size(); ++i) {
     const ConstraintData& c = p.constraints[i];
+    if (regime[i] == Regime::kNoContact) {  // G_i = 0: no entries, no coupling
+      continue;
+    }
     const MatX Gi = G[i].topLeftCorner(c.num_rows, c.num_rows);
     for (int a = 0; a < c.num_blocks; ++a) {
       for (int b = 0; b < c.num_blocks; ++b) {
@@ -220,7 +224,10 @@ FactorFixture* MakeFactorFixture(const std::string& scene_file, int steps, const
         add(p.tree_v_start[c.blocks[a].tree], p.tree_v_start[c.blocks[b].tree], block);
       }
     }
-    if (c.num_blocks == 2) pairs.emplace_back(c.blocks[0].tree, c.blocks[1].tree);
+    // As in the solver: only constraints in contact couple their trees in the pattern.
+    if (c.num_blocks == 2 && regime[i] != Regime::kNoContact) {
+      pairs.emplace_back(c.blocks[0].tree, c.blocks[1].tree);
+    }
   }
   f->H.resize(p.nv, p.nv);
   f->H.setFromTriplets(triplets.begin(), triplets.end());
