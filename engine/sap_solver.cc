@@ -198,7 +198,10 @@ struct SapSolver::Scratch {
   VecX vc_trial;      // num_rows, v_c(α) [m/s]
   VecX gamma_trial;   // num_rows, γ(α) [N s]
   std::vector<Mat3> G, G_trial;          // per constraint, −∂γ/∂v_c [s/kg]
-  std::vector<Regime> regime;            // per constraint
+  std::vector<Regime> regime, regime_trial;  // per constraint
+  // The line search's last evaluation (v_c, γ, G, regimes and ℓ_R at α = trial_alpha), reused
+  // as the next iterate's evaluation when the search returns that α.
+  double trial_alpha = -1, trial_cost_R = 0;
   MatX A_dense;       // nv x nv [kg]
   MatX J_dense;       // num_rows x nv [-]
   MatX GJ;            // num_rows x nv
@@ -381,10 +384,22 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   };
   s.pattern_valid = false;
 
-  // Evaluates everything at s.v: v_c, γ, G, regimes, gradient, p, Jᵀγ. Returns ℓ_p.
-  auto evaluate = [&]() {
-    problem.ConstraintVelocities(s.v, &s.vc);
-    const double cost_R = SapConstraintCost(problem, s.reg, s.vc, &s.gamma, &s.G, &s.regime);
+  // Evaluates everything at s.v: v_c, γ, G, regimes, gradient, p, Jᵀγ. Returns ℓ_p. With
+  // `reuse_trial`, v_c, γ, G, the regimes and ℓ_R come from the line search's evaluation at the
+  // α just taken (v_c = v_c,prev + αΔv_c, which equals J v + b up to round-off).
+  auto evaluate = [&](bool reuse_trial) {
+    double cost_R;
+    if (reuse_trial) {
+      s.vc.swap(s.vc_trial);
+      s.gamma.swap(s.gamma_trial);
+      s.G.swap(s.G_trial);
+      s.regime.swap(s.regime_trial);
+      cost_R = s.trial_cost_R;
+    } else {
+      problem.ConstraintVelocities(s.v, &s.vc);
+      cost_R = SapConstraintCost(problem, s.reg, s.vc, &s.gamma, &s.G, &s.regime);
+    }
+    s.trial_alpha = -1;
     s.dv_star = s.v - problem.v_star;
     SapMultiplyA(problem, s.dv_star, &s.Adv_star);
     s.jc.setZero(nv);
@@ -490,7 +505,10 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   auto line_eval = [&](double alpha, double* d1, double* d2) {
     s.vc_trial = s.vc + alpha * s.dvc;
     const double cost_R = SapConstraintCost(problem, s.reg, s.vc_trial, &s.gamma_trial,
-                                            d2 ? &s.G_trial : nullptr, nullptr);
+                                            d2 ? &s.G_trial : nullptr,
+                                            d2 ? &s.regime_trial : nullptr);
+    s.trial_alpha = d2 ? alpha : -1;
+    s.trial_cost_R = cost_R;
     if (d1) *d1 = c1 + alpha * c2 - s.dvc.dot(s.gamma_trial);
     if (d2) {
       double q = 0;
@@ -511,7 +529,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
 
   stats.history.reserve(std::min(prm.max_iterations + 1, 128));
   s.v = v_guess;
-  double cost = evaluate();
+  s.trial_alpha = -1;
+  double cost = evaluate(false);
   double prev_cost = cost;
   double last_alpha = 0;
   int last_evals = 0;
@@ -672,7 +691,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     }
     s.v += alpha * s.dv;
     prev_cost = cost;
-    cost = evaluate();
+    // Reused only for short steps: the stagnation test (applied after α > 0.5) compares costs
+    // at round-off level, which needs v_c recomputed from v rather than accumulated.
+    cost = evaluate(alpha == s.trial_alpha && alpha <= 0.5);
     last_alpha = alpha;
     last_evals = evals;
   }
