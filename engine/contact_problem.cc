@@ -27,13 +27,14 @@ MatX DenseBlockDiagonal(const ContactProblem& p, const std::vector<MatX>& blocks
   return out;
 }
 
-// Minv = M⁻¹ for a 6 x 6 SPD M (column-major): M = L Lᵀ, then M⁻¹ = L⁻ᵀ L⁻¹ with the lower
-// triangular L⁻¹ by forward substitution. Fixed-size loops, no allocation (free bodies).
-void InvertSpd6(const double* M, double* Minv) {
+// Li = L⁻¹ for a 6 x 6 SPD M = L Lᵀ (column-major, lower triangular, zeros above), so that
+// M⁻¹ = Liᵀ Li and J M⁻¹ Jᵀ = (J Liᵀ)(J Liᵀ)ᵀ. Fixed-size loops, no allocation (free bodies).
+void InverseCholesky6(const double* M, double* Li_out) {
   using Mat6 = Eigen::Matrix<double, 6, 6>;
   const Eigen::LLT<Mat6> llt{Mat6(kernels::CMap<6, 6>(M))};
   const Mat6 L = llt.matrixL();
-  Mat6 Li = Mat6::Zero();  // L⁻¹, lower triangular
+  kernels::Map<6, 6> Li(Li_out);
+  Li.setZero();
   for (int j = 0; j < 6; ++j) {
     Li(j, j) = 1.0 / L(j, j);
     for (int i = j + 1; i < 6; ++i) {
@@ -42,7 +43,6 @@ void InvertSpd6(const double* M, double* Minv) {
       Li(i, j) = -s / L(i, i);
     }
   }
-  kernels::Map<6, 6>(Minv).noalias() = Li.transpose() * Li;
 }
 
 }  // namespace
@@ -94,9 +94,9 @@ void ContactProblem::AddJacobianTransposeTimes(const VecX& gamma, VecX* out) con
 }
 
 void ContactProblem::ComputeDelassusEstimates() {
-  // M_t⁻¹ once per tree touched by a constraint, reused by every constraint on that tree. The
-  // storage is kept between calls (one problem is assembled per step), and 6-dof trees (free
-  // bodies) use fixed-size factorizations.
+  // Once per tree touched by a constraint, reused by every constraint on that tree: M_t⁻¹, or
+  // for 6-dof trees (free bodies) the inverse Cholesky factor L⁻¹ by fixed-size kernels, with
+  // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step).
   thread_local std::vector<MatX> Minv;
   thread_local std::vector<char> inverted;
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
@@ -109,8 +109,8 @@ void ContactProblem::ComputeDelassusEstimates() {
       const int n = tree_nv[b.tree];
       if (!inverted[b.tree]) {
         if (n == 6) {
-          Minv[b.tree].resize(6, 6);
-          InvertSpd6(M[b.tree].data(), Minv[b.tree].data());
+          Minv[b.tree].resize(6, 6);  // holds L⁻¹ for a free body
+          InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
         } else {
           Minv[b.tree] = M[b.tree].llt().solve(MatX::Identity(n, n));
         }
@@ -118,8 +118,12 @@ void ContactProblem::ComputeDelassusEstimates() {
       }
       if (r == 3 && n == 6) {
         const kernels::CMap<3, 6> J(b.J.data());
-        const Eigen::Matrix<double, 3, 6> JMinv = J * kernels::CMap<6, 6>(Minv[b.tree].data());
-        W.noalias() += JMinv * J.transpose();
+        const Eigen::Matrix<double, 3, 6> X =
+            J * kernels::CMap<6, 6>(Minv[b.tree].data()).transpose();
+        W.noalias() += X * X.transpose();
+      } else if (n == 6) {
+        const MatX X = b.J * kernels::CMap<6, 6>(Minv[b.tree].data()).transpose();
+        W.topLeftCorner(r, r) += X * X.transpose();
       } else {
         W.topLeftCorner(r, r) += b.J * Minv[b.tree] * b.J.transpose();
       }
