@@ -422,15 +422,21 @@ void Multibody::NormalizeQuaternions(VecX* q) const {
 }
 
 double Multibody::KineticEnergy(const KinematicsCache& kin, const VecX& v) const {
+  // Σ_b ½ m_b |v_com|² + ½ ω_bᵀ I_b,W ω_b, with each body's velocities from the dofs of its
+  // ancestors: the same ½ vᵀ M v without forming M.
+  const Model& m = *model_;
   double e = 0;
-  thread_local MatX M;  // storage reused between calls
-  thread_local VecX Mv;
-  for (int t = 0; t < static_cast<int>(model_->trees.size()); ++t) {
-    const Tree& tr = model_->trees[t];
-    MassMatrix(kin, t, &M);
-    const auto vt = v.segment(tr.v_start, tr.nv);
-    Mv.noalias() = M * vt;
-    e += 0.5 * vt.dot(Mv);
+  for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) {
+    if (m.BodyTree(b) < 0) continue;  // static and prescribed bodies carry no energy here
+    Vec3 w = Vec3::Zero(), vc = Vec3::Zero();
+    const Vec3& c = kin.com_W[b];
+    ForEachAncestorDof(m, b, [&](int, int dof) {
+      w += kin.dof_angular[dof] * v[dof];
+      vc += (kin.dof_linear[dof] + kin.dof_angular[dof].cross(c - kin.dof_origin[dof])) * v[dof];
+    });
+    const Mat3 R = kin.X_WB[b].R();
+    const Vec3 wb = R.transpose() * w;  // body axes, where the inertia is given
+    e += 0.5 * (m.bodies[b].mass * vc.squaredNorm() + wb.dot(m.bodies[b].inertia * wb));
   }
   return e;
 }

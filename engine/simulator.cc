@@ -159,8 +159,8 @@ void Simulator::Reset() {
 // Explicit in v* when θ = 0 (one solve with M(q0)); otherwise Newton's method with A (eq. 15)
 // as the Jacobian, exact for constant M and linear springs/dampers, and O(δt) close in general.
 FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
-                                  const VecX* external_force, VecX* v_star,
-                                  std::vector<MatX>* A, std::vector<MatX>* M) {
+                                  const VecX* external_force, const KinematicsCache* kin_q0,
+                                  VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M) {
   const double dt = settings_.time_step;
   const double theta = IntegratorTheta(settings_.integrator);
   const double theta_vq = IntegratorThetaVq(settings_.integrator);
@@ -169,9 +169,15 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
   A->resize(num_trees);
   M->resize(num_trees);
 
-  VecX v = v0;
-  VecX q_theta(model_.nq), v_theta(nv), v_thvq(nv), k1(nv), k2(nv), K(nv), D(nv), m(nv);
-  KinematicsCache kin;
+  StepScratch& sc = scratch_;
+  VecX& v = sc.v;
+  v = v0;
+  VecX &q_theta = sc.q_theta, &v_theta = sc.v_theta, &v_thvq = sc.v_thvq, &k1 = sc.k1,
+       &k2 = sc.k2, &K = sc.K, &D = sc.D, &m = sc.m;
+  q_theta.resize(model_.nq);
+  v_theta.resize(nv);
+  v_thvq.resize(nv);
+  m.resize(nv);
   const double t_theta = t + theta * dt;
   const int max_iter = theta == 0.0 ? 1 : settings_.free_motion_max_iterations;
   FreeMotionReport report;
@@ -180,12 +186,19 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
     report.iterations = iter + 1;
     v_thvq = theta_vq * v + (1 - theta_vq) * v0;
     v_theta = theta * v + (1 - theta) * v0;
+    const KinematicsCache* kin_theta = &sc.kin_free_motion;
     if (theta == 0.0) {
       q_theta = q0;
+      if (kin_q0) {
+        kin_theta = kin_q0;
+      } else {
+        multibody_->UpdateKinematics(q_theta, t_theta, &sc.kin_free_motion);
+      }
     } else {
       multibody_->IntegratePositions(q0, v_thvq, theta * dt, &q_theta);
+      multibody_->UpdateKinematics(q_theta, t_theta, &sc.kin_free_motion);
     }
-    multibody_->UpdateKinematics(q_theta, t_theta, &kin);
+    const KinematicsCache& kin = *kin_theta;
     multibody_->SpringDamperForces(q_theta, v_theta, t_theta, &k1);
     multibody_->BiasForces(kin, v_theta, settings_.gravity, &k2);
     if (external_force) k2 += *external_force;  // explicit: the same in every iteration
@@ -351,7 +364,7 @@ const StepRecord& Simulator::Step() {
 
   // Kinematics at q0: contact set, J and φ0 are evaluated here (paper §II-C).
   auto t0 = Clock::now();
-  KinematicsCache kin;
+  KinematicsCache& kin = scratch_.kin;
   multibody_->UpdateKinematics(state_.q, t, &kin);
   rec.timings.kinematics_ms = MsSince(t0);
 
@@ -383,7 +396,7 @@ const StepRecord& Simulator::Step() {
   // External loads (Model::loads), explicit in the same way: signals at t^n, points at q0.
   AddLoadForces(*multibody_, kin, t, &external_force);
   rec.free_motion =
-      ComputeFreeMotion(state_.q, state_.v, t, has_external ? &external_force : nullptr,
+      ComputeFreeMotion(state_.q, state_.v, t, has_external ? &external_force : nullptr, &kin,
                         &rec.problem.v_star, &rec.problem.A, &rec.problem.M);
   rec.problem.v0 = state_.v;
   AssembleProblem(kin, t, rec.contacts, &rec.problem);

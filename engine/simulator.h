@@ -137,9 +137,11 @@ class Simulator {
 
  private:
   // external_force (size nv, may be null): constant generalized force added to k.
+  // kin_q0 (may be null): kinematics at (q0, t), used as they are when the integrator is
+  // explicit (θ = 0) instead of being recomputed.
   FreeMotionReport ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
-                                     const VecX* external_force,
-                         VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M);
+                                     const VecX* external_force, const KinematicsCache* kin_q0,
+                                     VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M);
   void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
                        ContactProblem* problem);
 
@@ -157,6 +159,12 @@ class Simulator {
   int step_count_ = 0;
   VecX warm_start_;
   std::optional<Perturbation> perturbation_;
+  // Working storage of Step(), kept so that a step does not allocate once sizes are settled.
+  struct StepScratch {
+    KinematicsCache kin, kin_free_motion;
+    VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
+  };
+  StepScratch scratch_;
 };
 
 }  // namespace contactlab
