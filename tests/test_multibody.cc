@@ -374,6 +374,15 @@ TEST(MultibodyTest, KineticEnergyMatchesBodySum) {
     EXPECT_GT(ke, 0.0);
     // Two summation orders of the same quadratic form: round-off only.
     EXPECT_NEAR(ke, sum, 1e-12 * sum);
+    // And the mass matrix of the CRBA: ½ vᵀ M v per tree (KineticEnergy no longer forms M).
+    double vmv = 0;
+    for (int t = 0; t < static_cast<int>(m.trees.size()); ++t) {
+      MatX M;
+      mb.MassMatrix(kin, t, &M);
+      const auto vt = v.segment(m.trees[t].v_start, m.trees[t].nv);
+      vmv += 0.5 * vt.dot(M * vt);
+    }
+    EXPECT_NEAR(ke, vmv, 1e-12 * vmv);
   }
 }
 
