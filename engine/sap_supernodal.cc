@@ -364,7 +364,9 @@ void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
       const double* B = v + block_offset_[b];
       double* yr = y + tree_start_[block_row_tree_[b]];
       if (n == 6 && r == 6) {
-        ForwardOffDiagonal<6, 6>(B, r, n, yt, yr);
+        Eigen::Map<Eigen::Matrix<double, 6, 1>>(yr).noalias() -=
+            BlockMap<6, 6>(const_cast<double*>(B)) *
+            Eigen::Map<const Eigen::Matrix<double, 6, 1>>(yt);
       } else {
         ForwardOffDiagonal<-1, -1>(B, r, n, yt, yr);
       }
@@ -381,7 +383,9 @@ void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
       const double* B = v + block_offset_[b];
       const double* yr = y + tree_start_[block_row_tree_[b]];
       if (n == 6 && r == 6) {
-        BackwardOffDiagonal<6, 6>(B, r, n, yr, yt);
+        Eigen::Map<Eigen::Matrix<double, 6, 1>>(yt).noalias() -=
+            BlockMap<6, 6>(const_cast<double*>(B)).transpose() *
+            Eigen::Map<const Eigen::Matrix<double, 6, 1>>(yr);
       } else {
         BackwardOffDiagonal<-1, -1>(B, r, n, yr, yt);
       }
