@@ -116,9 +116,8 @@ int JointNv(JointType t) {
   return 0;
 }
 
-Material CombineMaterials(const Material& a, const Material& b) {
-  Material c;
-  c.name = a.name + "+" + b.name;
+ContactValues CombineContactValues(const Material& a, const Material& b) {
+  ContactValues c;
   const double ka = a.stiffness, kb = b.stiffness;
   if (std::isinf(ka) && std::isinf(kb)) {
     // Two rigid springs in series stay rigid; the compliance weights are equal in the limit.
@@ -138,6 +137,16 @@ Material CombineMaterials(const Material& a, const Material& b) {
   c.friction = (a.friction == 0 || b.friction == 0 || mu_sum == 0)
                    ? 0.0
                    : 2.0 * a.friction * b.friction / mu_sum;
+  return c;
+}
+
+Material CombineMaterials(const Material& a, const Material& b) {
+  const ContactValues v = CombineContactValues(a, b);
+  Material c;
+  c.name = a.name + "+" + b.name;
+  c.stiffness = v.stiffness;
+  c.dissipation_time = v.dissipation_time;
+  c.friction = v.friction;
   return c;
 }
 
@@ -228,6 +237,17 @@ Material Model::PairMaterial(int geom_a, int geom_b) const {
     }
   }
   return CombineMaterials(materials[ma], materials[mb]);
+}
+
+ContactValues Model::PairContactValues(int geom_a, int geom_b) const {
+  const int ma = geoms[geom_a].material;
+  const int mb = geoms[geom_b].material;
+  for (const PairOverride& o : pair_overrides) {
+    if ((o.material_a == ma && o.material_b == mb) || (o.material_a == mb && o.material_b == ma)) {
+      return {o.values.stiffness, o.values.dissipation_time, o.values.friction};
+    }
+  }
+  return CombineContactValues(materials[ma], materials[mb]);
 }
 
 namespace {

@@ -44,6 +44,12 @@ struct PairOverride {
 //   μ   = 2 μ_a μ_b / (μ_a + μ_b)             (harmonic mean; 0 if either is 0)
 Material CombineMaterials(const Material& a, const Material& b);
 
+// The physical values of a combined pair material (no name): what each contact needs.
+struct ContactValues {
+  double stiffness = 0, dissipation_time = 0, friction = 0;
+};
+ContactValues CombineContactValues(const Material& a, const Material& b);
+
 // Convex polyhedron for collision (convex hull of a mesh). Faces are CCW seen from outside.
 struct ConvexHull {
   std::vector<Vec3> vertices;            // hull vertices, geometry frame [m]
@@ -203,6 +209,8 @@ struct Model {
   int FindJoint(const std::string& name) const;    // -1 if absent
   // Pair material for two geoms (overrides first, then the combination rules).
   Material PairMaterial(int geom_a, int geom_b) const;
+  // The same values without building the name (per contact, every step).
+  ContactValues PairContactValues(int geom_a, int geom_b) const;
   // Tree of a body's dofs, or -1 if the body has none (world, static, prescribed, welded).
   int BodyTree(int body) const { return body < 0 ? -1 : bodies[body].tree; }
 };

@@ -374,7 +374,7 @@ const StepRecord& Simulator::Step() {
   if (settings_.speculative_margin) margin += dt * MaxSurfaceSpeed(kin, state_.v, t);
   collision_->FindContacts(kin.X_WB, margin, &rec.contacts);
   for (Contact& c : rec.contacts) {
-    const Material mat = model_.PairMaterial(c.geom_a, c.geom_b);
+    const ContactValues mat = model_.PairContactValues(c.geom_a, c.geom_b);
     c.stiffness = mat.stiffness;
     c.dissipation_time = mat.dissipation_time;
     c.friction = mat.friction;
@@ -474,7 +474,7 @@ SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& p
         cd.source >= static_cast<int>(record.contacts.size()))
       continue;
     const Contact& c = record.contacts[cd.source];
-    const Material mat = model_.PairMaterial(c.geom_a, c.geom_b);
+    const ContactValues mat = model_.PairContactValues(c.geom_a, c.geom_b);
     cd.stiffness = mat.stiffness;
     cd.dissipation_time = mat.dissipation_time;
     cd.friction = mat.friction;

@@ -341,6 +341,17 @@ TEST(ModelTest, PairMaterialUsesOverridesThenRules) {
   EXPECT_EQ(m.PairMaterial(2, 1).stiffness, 123.0);
   // Non-overridden pair falls back to the rules (same computation, so exact).
   EXPECT_EQ(m.PairMaterial(0, 1).friction, CombineMaterials(m.materials[0], rubber).friction);
+  // The name-less per-contact path gives exactly the same values for every pair and order.
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      const Material full = m.PairMaterial(a, b);
+      const ContactValues v = m.PairContactValues(a, b);
+      EXPECT_EQ(v.stiffness, full.stiffness) << a << " " << b;
+      EXPECT_EQ(v.dissipation_time, full.dissipation_time) << a << " " << b;
+      EXPECT_EQ(v.friction, full.friction) << a << " " << b;
+    }
+  }
+  EXPECT_EQ(m.PairContactValues(2, 1).stiffness, 123.0);
 }
 
 TEST(ModelTest, SignalConstant) {
