@@ -446,7 +446,8 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
   const int ng = static_cast<int>(m.geoms.size());
 
   // Bodies directly connected by a joint (a joint to the world does not filter anything).
-  std::vector<std::pair<int, int>> jointed;
+  std::vector<std::pair<int, int>>& jointed = jointed_;
+  jointed.clear();
   for (const Joint& j : m.joints) {
     if (j.parent >= 0 && j.child >= 0) {
       jointed.emplace_back(std::min(j.parent, j.child), std::max(j.parent, j.child));
@@ -463,8 +464,12 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
     return !std::binary_search(jointed.begin(), jointed.end(), key);
   };
 
-  std::vector<Pose> poses(ng);
-  std::vector<int> half_spaces, others;
+  std::vector<Pose>& poses = poses_;
+  poses.resize(ng);
+  std::vector<int>& half_spaces = half_spaces_;
+  std::vector<int>& others = others_;
+  half_spaces.clear();
+  others.clear();
   for (int g = 0; g < ng; ++g) {
     const Geom& geom = m.geoms[g];
     if (!geom.collide) continue;
@@ -472,11 +477,14 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
     (geom.shape.type == ShapeType::kHalfSpace ? half_spaces : others).push_back(g);
   }
 
-  std::vector<Vec3> lo(others.size()), hi(others.size());
+  std::vector<Vec3>& lo = lo_;
+  std::vector<Vec3>& hi = hi_;
+  lo.resize(others.size());
+  hi.resize(others.size());
   for (size_t k = 0; k < others.size(); ++k) {
     ShapeAabb(m.geoms[others[k]].shape, poses[others[k]], margin, &lo[k], &hi[k]);
   }
-  std::vector<std::pair<int, int>> local_pairs;
+  std::vector<std::pair<int, int>>& local_pairs = local_pairs_;
   SweepAndPrune(lo, hi, &local_pairs);
 
   candidate_pairs_.clear();

@@ -67,6 +67,11 @@ class CollisionDetector {
  private:
   const Model* model_;
   std::vector<std::pair<int, int>> candidate_pairs_;  // scratch
+  // Scratch of FindContacts, kept so that a query does not allocate once sizes are settled.
+  std::vector<std::pair<int, int>> jointed_, local_pairs_;
+  std::vector<Pose> poses_;
+  std::vector<int> half_spaces_, others_;
+  std::vector<Vec3> lo_, hi_;
   std::vector<ContactPoint> points_;                  // scratch
 };
 

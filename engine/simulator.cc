@@ -284,7 +284,8 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     return cd;
   };
   int row = 0;
-  MatX Jp, CJ;
+  MatX& Jp = scratch_.Jp;
+  MatX& CJ = scratch_.CJ;
   for (int ci = 0; ci < static_cast<int>(contacts.size()); ++ci) {
     const Contact& c = contacts[ci];
     const int tree_a = model_.BodyTree(c.body_a);

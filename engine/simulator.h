@@ -163,6 +163,7 @@ class Simulator {
   struct StepScratch {
     KinematicsCache kin, kin_free_motion;
     VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
+    MatX Jp, CJ;  // contact Jacobian of a point and its rotation into the contact frame
   };
   StepScratch scratch_;
 };
