@@ -1368,6 +1368,12 @@ int Viewer::Run() {
     std::fprintf(stderr, "%s: %s\n", options_.scene_path.c_str(), e.what());
     return 2;
   }
+  // Refused before any window opens, so that a wrong index never needs a display.
+  if (options_.select_body >= static_cast<int>(model_.bodies.size())) {
+    std::fprintf(stderr, "viewer: --select %d is out of range [0, %d] (the scene's bodies)\n",
+                 options_.select_body, static_cast<int>(model_.bodies.size()) - 1);
+    return 2;
+  }
   LoadSettings();
   if (!CreateWindow()) return 1;
   ResetCamera();
@@ -1390,11 +1396,6 @@ int Viewer::Run() {
     if (panel == "overlay") open_overlay_ = true;
     if (panel == "parameters") open_parameters_ = true;
     if (panel == "help") show_help_ = true;
-  }
-  if (options_.select_body >= static_cast<int>(model_.bodies.size())) {
-    std::fprintf(stderr, "viewer: --select %d is out of range [0, %d] (the scene's bodies)\n",
-                 options_.select_body, static_cast<int>(model_.bodies.size()) - 1);
-    return 2;
   }
   if (options_.select_body >= 0) selected_body_ = options_.select_body;
   watcher_.SetFiles(SceneFiles());

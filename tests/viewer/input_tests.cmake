@@ -4,5 +4,6 @@ foreach(case drag click keys timed badselect reload)
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer/input_tests.sh $<TARGET_FILE:contactlab>
                    ${CMAKE_CURRENT_SOURCE_DIR}/viewer ${CMAKE_CURRENT_BINARY_DIR}/viewer_input
                    ${case})
-  set_tests_properties(viewer_input_${case} PROPERTIES TIMEOUT 300)
+  # Runs hold the lock `xvfb` so that concurrent xvfb-run -a never race for a display number.
+  set_tests_properties(viewer_input_${case} PROPERTIES TIMEOUT 300 RESOURCE_LOCK xvfb)
 endforeach()

@@ -53,9 +53,11 @@ reload)
   grep -q ' 33 steps, t = 0.1650 s' "$out/reload.out"
   ;;
 badselect)
-  # A body index beyond the scene's bodies is refused with the valid range and status 2.
+  # A body index beyond the scene's bodies is refused with the valid range and status 2,
+  # before any window opens (no display: DISPLAY is unset).
   status=0
-  view --frames 2 --select 99 2> "$out/badselect.err" > /dev/null || status=$?
+  env -u DISPLAY -u WAYLAND_DISPLAY "$cl" view "$dir/viewer_scene.yaml" --no-settings \
+    --frames 2 --select 99 2> "$out/badselect.err" > /dev/null || status=$?
   cat "$out/badselect.err"
   test "$status" -eq 2
   grep -q -- '--select 99 is out of range \[0, 4\]' "$out/badselect.err"
