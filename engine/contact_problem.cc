@@ -27,8 +27,8 @@ MatX DenseBlockDiagonal(const ContactProblem& p, const std::vector<MatX>& blocks
   return out;
 }
 
-// Li = L⁻¹ for a 6 x 6 SPD M = L Lᵀ (column-major, lower triangular, zeros above), so that
-// M⁻¹ = Liᵀ Li and J M⁻¹ Jᵀ = (J Liᵀ)(J Liᵀ)ᵀ. Fixed-size loops, no allocation (free bodies).
+}  // namespace
+
 void InverseCholesky6(const double* M, double* Li_out) {
   using Mat6 = Eigen::Matrix<double, 6, 6>;
   const Eigen::LLT<Mat6> llt{Mat6(kernels::CMap<6, 6>(M))};
@@ -44,8 +44,6 @@ void InverseCholesky6(const double* M, double* Li_out) {
     }
   }
 }
-
-}  // namespace
 
 MatX ContactProblem::DenseA() const { return DenseBlockDiagonal(*this, A); }
 
@@ -93,7 +91,8 @@ void ContactProblem::AddJacobianTransposeTimes(const VecX& gamma, VecX* out) con
   }
 }
 
-void ContactProblem::ComputeDelassusEstimates() {
+void ContactProblem::ComputeDelassusEstimates(const std::vector<MatX>* inverse_cholesky,
+                                               const std::vector<char>* valid) {
   // Once per tree touched by a constraint, reused by every constraint on that tree: M_t⁻¹, or
   // for 6-dof trees (free bodies) the inverse Cholesky factor L⁻¹ by fixed-size kernels, with
   // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step).
@@ -110,7 +109,13 @@ void ContactProblem::ComputeDelassusEstimates() {
       if (!inverted[b.tree]) {
         if (n == 6) {
           Minv[b.tree].resize(6, 6);  // holds L⁻¹ for a free body
-          InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
+          if (inverse_cholesky && valid && static_cast<int>(valid->size()) > b.tree &&
+              (*valid)[b.tree] && static_cast<int>(inverse_cholesky->size()) > b.tree &&
+              (*inverse_cholesky)[b.tree].rows() == 6 && (*inverse_cholesky)[b.tree].cols() == 6) {
+            Minv[b.tree] = (*inverse_cholesky)[b.tree];
+          } else {
+            InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
+          }
         } else {
           Minv[b.tree] = M[b.tree].llt().solve(MatX::Identity(n, n));
         }

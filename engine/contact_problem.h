@@ -68,7 +68,14 @@ struct ContactProblem {
   void AddJacobianTransposeTimes(const VecX& gamma, VecX* out) const;
   // Fills w for every constraint from M: w_i = ‖J_i M⁻¹ J_iᵀ‖_F / num_rows, the RMS of the
   // entries of W_ii as printed in eq. 29 (1/(√3 m) for a point mass).
-  void ComputeDelassusEstimates();
+  // inverse_cholesky (may be null): per tree, L⁻¹ with M = L Lᵀ (as InverseCholesky6 writes it)
+  // where the caller has it already, for the trees whose entry in `valid` is nonzero.
+  void ComputeDelassusEstimates(const std::vector<MatX>* inverse_cholesky = nullptr,
+                                const std::vector<char>* valid = nullptr);
 };
+
+// Li = L⁻¹ for a 6 x 6 SPD M = L Lᵀ (column-major, lower triangular, zeros above), so that
+// M⁻¹ = Liᵀ Li. Fixed-size, no allocation (free bodies).
+void InverseCholesky6(const double* M, double* Li);
 
 }  // namespace contactlab
