@@ -77,4 +77,24 @@ inline Regime SapProjectUnilateral(double y, double R, double* gamma, double* G)
   return Regime::kNoContact;
 }
 
+// SapProjectCone for μ > 0 with the reciprocals inv_t = 1/R_t and inv_n = 1/R_n given, so that
+// the common regimes need no division: the same regions and formulas; G in stiction is
+// diag(inv_t, inv_t, inv_n) (bitwise the same as 1/R).
+inline Regime ProjectConeWithInverses(const Vec3& y, double mu, double Rt, double Rn,
+                                      double inv_t, double inv_n, Vec3* gamma, Mat3* G) {
+  const double yr = y.head<2>().norm();
+  const double yn = y(2);
+  if (yr <= mu * yn) {
+    *gamma = y;
+    if (G) *G = Vec3(inv_t, inv_t, inv_n).asDiagonal();
+    return Regime::kStiction;
+  }
+  if (Rn * yn + mu * Rt * yr < 0) {
+    gamma->setZero();
+    if (G) G->setZero();
+    return Regime::kNoContact;
+  }
+  return SapProjectCone(y, mu, Rt, Rn, gamma, G);  // sliding
+}
+
 }  // namespace contactlab

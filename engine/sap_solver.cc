@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -202,6 +203,10 @@ struct SapSolver::Scratch {
   // The line search's last evaluation (v_c, γ, G, regimes and ℓ_R at α = trial_alpha), reused
   // as the next iterate's evaluation when the search returns that α.
   double trial_alpha = -1, trial_cost_R = 0;
+  // Line-search partition over [ls_lo, ls_hi] (see ls_partition in Solve): the constraints that
+  // may change regime there (evaluated per α), and per constraint its class.
+  std::vector<int> ls_active;
+  std::vector<std::uint8_t> ls_class;
   MatX A_dense;       // nv x nv [kg]
   MatX J_dense;       // num_rows x nv [-]
   MatX GJ;            // num_rows x nv
@@ -500,31 +505,126 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     return ev.size() > 0 ? ev(ev.size() - 1) / ev(0) : 1.0;
   };
 
-  // ℓ(α) and its derivatives along Δv (O(n) per evaluation, §IV-B).
+  // ℓ(α) and its derivatives along Δv (§IV-B), with the constraints partitioned over an
+  // interval [lo, hi] of α. Along the line y_i(α) = y_i(0) + αΔy_i is affine, and the stiction
+  // region F and the no-contact region (the polar cone in the R-norm) are convex, so a constraint
+  // in the same one of them at both ends stays in it on the whole interval: out of contact it
+  // adds nothing; in stiction γ_i = y_i and ½‖y_i‖²_R is a quadratic in α whose coefficients are
+  // summed once (ls_q). Only the other constraints (sliding, or crossing a boundary) are projected
+  // at each α, and the set shrinks as the search's bracket narrows.
   double ell_A0 = 0, c1 = 0, c2 = 0;  // ℓ_A(0), Δpᵀ(v − v*), ΔvᵀΔp
+  double ls_q0 = 0, ls_q1 = 0, ls_q2 = 0;  // Σ over stiction-fixed constraints: ℓ_R = q0 + q1α + ½q2α²
+  enum : std::uint8_t { kActive = 0, kFixedNoContact = 1, kFixedStiction = 2 };
+  // Region class of constraint i at α: kFixedNoContact, kFixedStiction, or kActive (sliding, or
+  // a cone the partition does not classify: μ = 0 or R_t1 != R_t2). The same tests and the same
+  // floating-point operations as the projection at v_c = v_c + αΔv_c.
+  auto region_at = [&](int i, double alpha) -> std::uint8_t {
+    const ConstraintData& c = problem.constraints[i];
+    const int r = c.first_row;
+    if (c.kind == ConstraintKind::kFrictionCone) {
+      const double Rt = s.reg.R(r), Rn = s.reg.R(r + 2);
+      if (!(c.friction > 0) || Rt != s.reg.R(r + 1)) return kActive;
+      const double inv_t = 1.0 / Rt, inv_n = 1.0 / Rn;
+      const Vec3 vc = s.vc.segment<3>(r) + alpha * s.dvc.segment<3>(r);
+      const Vec3 y = -(vc - s.reg.v_hat.segment<3>(r)).cwiseProduct(Vec3(inv_t, inv_t, inv_n));
+      const double yr = y.head<2>().norm(), yn = y(2);
+      if (yr <= c.friction * yn) return kFixedStiction;
+      if (Rn * yn + c.friction * Rt * yr < 0) return kFixedNoContact;
+      return kActive;
+    }
+    const double vc = s.vc(r) + alpha * s.dvc(r);
+    const double y = -(vc - s.reg.v_hat(r)) / s.reg.R(r);
+    return y > 0 ? kFixedStiction : kFixedNoContact;
+  };
+  // Moves the constraints of ls_active that keep one convex region over [lo, hi] out of it.
+  auto ls_partition = [&](double lo, double hi) {
+    size_t kept = 0;
+    for (size_t k = 0; k < s.ls_active.size(); ++k) {
+      const int i = s.ls_active[k];
+      const std::uint8_t a = region_at(i, lo);
+      if (a == kActive || region_at(i, hi) != a) {
+        s.ls_active[kept++] = i;
+        continue;
+      }
+      s.ls_class[i] = a;
+      if (a == kFixedNoContact) continue;
+      const ConstraintData& c = problem.constraints[i];
+      for (int k2 = 0; k2 < c.num_rows; ++k2) {
+        const int row = c.first_row + k2;
+        const double R = s.reg.R(row);
+        const double y0 = -(s.vc(row) - s.reg.v_hat(row)) / R, dy = -s.dvc(row) / R;
+        ls_q0 += 0.5 * R * y0 * y0;
+        ls_q1 += R * y0 * dy;
+        ls_q2 += R * dy * dy;
+      }
+    }
+    s.ls_active.resize(kept);
+  };
+  auto ls_begin = [&](double lo, double hi) {
+    s.ls_active.resize(nc);
+    for (int i = 0; i < nc; ++i) s.ls_active[i] = i;
+    s.ls_class.assign(nc, kActive);
+    ls_q0 = ls_q1 = ls_q2 = 0;
+    s.vc_trial.resize(nr);
+    s.gamma_trial.resize(nr);
+    s.G_trial.resize(nc);
+    s.regime_trial.resize(nc);
+    ls_partition(lo, hi);
+  };
   auto line_eval = [&](double alpha, double* d1, double* d2) {
-    s.vc_trial = s.vc + alpha * s.dvc;
-    const double cost_R = SapConstraintCost(problem, s.reg, s.vc_trial, &s.gamma_trial,
-                                            d2 ? &s.G_trial : nullptr,
-                                            d2 ? &s.regime_trial : nullptr);
+    double cost_R = ls_q0 + alpha * (ls_q1 + 0.5 * alpha * ls_q2);
+    double dvc_gamma = 0, q = 0;
+    for (const int i : s.ls_active) {
+      const ConstraintData& c = problem.constraints[i];
+      const int r = c.first_row;
+      Regime reg_i;
+      Mat3* G = d2 ? &s.G_trial[i] : nullptr;
+      if (c.num_rows == 3) {
+        s.vc_trial.segment<3>(r) = s.vc.segment<3>(r) + alpha * s.dvc.segment<3>(r);
+      } else {
+        s.vc_trial(r) = s.vc(r) + alpha * s.dvc(r);
+      }
+      cost_R += SapConstraintCostOne(c, s.reg.R.data() + r, s.reg.v_hat.data() + r,
+                                     s.vc_trial.data() + r, s.gamma_trial.data() + r, G, &reg_i);
+      if (c.num_rows == 3) {
+        const auto x = s.dvc.segment<3>(r);
+        dvc_gamma += x.dot(s.gamma_trial.segment<3>(r));
+        if (d2) q += x.dot(*G * x);
+      } else {
+        dvc_gamma += s.dvc(r) * s.gamma_trial(r);
+        if (d2) q += s.dvc(r) * (*G)(0, 0) * s.dvc(r);
+      }
+      if (d2) s.regime_trial[i] = reg_i;
+    }
     s.trial_alpha = d2 ? alpha : -1;
     s.trial_cost_R = cost_R;
-    if (d1) *d1 = c1 + alpha * c2 - s.dvc.dot(s.gamma_trial);
-    if (d2) {
-      double q = 0;
-      for (int i = 0; i < nc; ++i) {
-        const ConstraintData& c = problem.constraints[i];
-        if (c.num_rows == 3) {
-          const auto x = s.dvc.segment<3>(c.first_row);
-          q += x.dot(s.G_trial[i] * x);
-        } else {
-          const auto x = s.dvc.segment(c.first_row, c.num_rows);
-          q += x.dot(s.G_trial[i].topLeftCorner(c.num_rows, c.num_rows) * x);
-        }
-      }
-      *d2 = c2 + q;
-    }
+    if (d1) *d1 = c1 + alpha * c2 + ls_q1 + alpha * ls_q2 - dvc_gamma;
+    if (d2) *d2 = c2 + ls_q2 + q;
     return ell_A0 + alpha * c1 + 0.5 * alpha * alpha * c2 + cost_R;
+  };
+  // Completes the trial evaluation at α = trial_alpha with the constraints the partition fixed
+  // (the others were projected at that α), so that it can serve as the next iterate's.
+  auto ls_complete_trial = [&]() {
+    const double alpha = s.trial_alpha;
+    for (int i = 0; i < nc; ++i) {
+      if (s.ls_class[i] == kActive) continue;
+      const ConstraintData& c = problem.constraints[i];
+      const int r = c.first_row, n = c.num_rows;
+      Mat3& G = s.G_trial[i];
+      G.setZero();
+      for (int k = 0; k < n; ++k) s.vc_trial(r + k) = s.vc(r + k) + alpha * s.dvc(r + k);
+      if (s.ls_class[i] == kFixedNoContact) {
+        s.gamma_trial.segment(r, n).setZero();
+        s.regime_trial[i] = Regime::kNoContact;
+        continue;
+      }
+      for (int k = 0; k < n; ++k) {
+        const double inv = 1.0 / s.reg.R(r + k);
+        s.gamma_trial(r + k) = -(s.vc_trial(r + k) - s.reg.v_hat(r + k)) * inv;
+        G(k, k) = inv;
+      }
+      s.regime_trial[i] = Regime::kStiction;
+    }
   };
 
   stats.history.reserve(std::min(prm.max_iterations + 1, 128));
@@ -625,6 +725,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       // rtsafe on f(α) = ℓ'(α)/|ℓ'(0)| over the bracket [0, α_max]; f(0) = −1.
       const double a_max = prm.ls_alpha_max;
       double d1, d2;
+      ls_begin(0, a_max);
+      double part_width = a_max;
       line_eval(a_max, &d1, &d2);
       ++evals;
       if (d1 <= 0) {
@@ -642,6 +744,10 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         double dx_old = hi - lo, dx = dx_old;
         if (std::abs(f) >= f_tol) {
           if (f < 0) lo = x; else hi = x;
+          if (hi - lo < 0.5 * part_width) {
+            ls_partition(lo, hi);
+            part_width = hi - lo;
+          }
           for (int it = 0; it < prm.ls_max_iterations; ++it) {
             const bool newton_leaves = ((x - hi) * df - f) * ((x - lo) * df - f) > 0;
             const bool newton_slow = std::abs(2 * f) > std::abs(dx_old * df);
@@ -660,6 +766,10 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
             df = d2 / scale_f;
             if (std::abs(f) < f_tol) break;
             if (f < 0) lo = x; else hi = x;
+            if (hi - lo < 0.5 * part_width) {
+              ls_partition(lo, hi);
+              part_width = hi - lo;
+            }
           }
         }
         alpha = x;
@@ -669,11 +779,17 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       // while the cost keeps decreasing and returns the last α before it rises again, provided
       // that α satisfies Armijo's condition ℓ(α) < ℓ(0) + c α dℓ/dα(0).
       double a = prm.ls_backtracking_alpha_max;
+      ls_begin(0, a);
+      double part_hi = a;
       double prev_ell = line_eval(a, nullptr, nullptr);
       ++evals;
       bool prev_armijo = prev_ell < cost + prm.ls_c * a * d0;
       for (int it = 1; it < prm.ls_max_iterations; ++it) {
         const double next = a * prm.ls_rho;
+        if (next < 0.5 * part_hi) {  // the scan only goes down: [0, a] holds what is left
+          ls_partition(0, a);
+          part_hi = a;
+        }
         const double ell = line_eval(next, nullptr, nullptr);
         ++evals;
         if (ell > prev_ell && prev_armijo) break;
@@ -693,7 +809,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     prev_cost = cost;
     // Reused only for short steps: the stagnation test (applied after α > 0.5) compares costs
     // at round-off level, which needs v_c recomputed from v rather than accumulated.
-    cost = evaluate(alpha == s.trial_alpha && alpha <= 0.5);
+    const bool reuse = alpha == s.trial_alpha && alpha <= 0.5;
+    if (reuse) ls_complete_trial();
+    cost = evaluate(reuse);
     last_alpha = alpha;
     last_evals = evals;
   }
