@@ -367,7 +367,10 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       bool tr;
       reuse = s.chol.BlockIndex(s.tree_pairs[k].first, s.tree_pairs[k].second, &tr) >= 0;
     }
-    const bool analyzed = !reuse && s.chol.SetPattern(problem.tree_nv, s.tree_pairs);
+    // Within a solve a new pattern keeps the solve's elimination order (symbolic factorization
+    // only); the first pattern of a solve is ordered anew.
+    const bool analyzed =
+        !reuse && s.chol.SetPattern(problem.tree_nv, s.tree_pairs, s.pattern_valid);
     const bool refresh = analyzed || !s.pattern_valid;
     s.pattern_valid = true;
     for (int i = 0; i < nc; ++i) {

@@ -72,7 +72,8 @@ void SubtractOuter(const double* Bi, int ri, const double* Bj, int rj, int n, do
 }  // namespace
 
 bool BlockSparseCholesky::SetPattern(const std::vector<int>& tree_nv,
-                                     const std::vector<std::pair<int, int>>& pairs) {
+                                     const std::vector<std::pair<int, int>>& pairs,
+                                     bool keep_order) {
   pairs_scratch_.clear();
   for (const auto& [a, b] : pairs) {
     if (a == b) continue;
@@ -82,13 +83,14 @@ bool BlockSparseCholesky::SetPattern(const std::vector<int>& tree_nv,
   pairs_scratch_.erase(std::unique(pairs_scratch_.begin(), pairs_scratch_.end()),
                        pairs_scratch_.end());
   if (analyzed_ && tree_nv == tree_nv_ && pairs_scratch_ == pairs_) return false;
+  keep_order = keep_order && analyzed_ && tree_nv == tree_nv_;
   tree_nv_ = tree_nv;
   pairs_.swap(pairs_scratch_);
-  Analyze();
+  Analyze(keep_order);
   return true;
 }
 
-void BlockSparseCholesky::Analyze() {
+void BlockSparseCholesky::Analyze(bool keep_order) {
   const int nt = num_trees();
   ++num_analyses_;
   analyzed_ = true;
@@ -114,10 +116,22 @@ void BlockSparseCholesky::Analyze() {
     component_[t] = root_id[r];
   }
 
-  // Minimum-degree elimination on the tree graph (degree weighted by dofs, ties by index). The
-  // neighbors of a tree when it is eliminated are the row trees of its column of L. The tree of
-  // least weight comes from a heap with lazy deletion (an entry is stale once its tree is
-  // eliminated or its weight changed), which picks the same tree as a scan would.
+  BuildAdjacency();
+  if (keep_order) {
+    SymbolicWithOrder();
+    Layout();
+    // A kept order that now needs much more work than when it was computed: order anew.
+    if (4L * num_updates() <= 5L * ordered_updates_ + 64) return;
+    BuildAdjacency();
+  }
+  MinimumDegreeOrder();
+  Layout();
+  ++num_orderings_;
+  ordered_updates_ = num_updates();
+}
+
+void BlockSparseCholesky::BuildAdjacency() {
+  const int nt = num_trees();
   adj_.resize(nt);
   col_rows_.resize(nt);
   for (int t = 0; t < nt; ++t) {
@@ -129,6 +143,50 @@ void BlockSparseCholesky::Analyze() {
     adj_[b].push_back(a);
   }
   for (auto& l : adj_) std::sort(l.begin(), l.end());
+}
+
+void BlockSparseCholesky::SymbolicWithOrder() {
+  // Column t of L holds t's neighbours that come later in the order and the rows of its
+  // elimination-tree children other than t (the children's columns are complete before t's).
+  const int nt = num_trees();
+  mark_.assign(nt, -1);
+  child_head_.assign(nt, -1);
+  child_next_.assign(nt, -1);
+  for (int k = 0; k < nt; ++k) {
+    const int t = order_[k];
+    std::vector<int>& rows = col_rows_[t];
+    rows.clear();
+    mark_[t] = k;
+    for (int u : adj_[t]) {
+      if (position_[u] > k && mark_[u] != k) {
+        mark_[u] = k;
+        rows.push_back(u);
+      }
+    }
+    for (int c = child_head_[t]; c >= 0; c = child_next_[c]) {
+      for (int u : col_rows_[c]) {
+        if (mark_[u] != k) {
+          mark_[u] = k;
+          rows.push_back(u);
+        }
+      }
+    }
+    if (rows.empty()) continue;
+    int parent = rows[0];
+    for (int u : rows) {
+      if (position_[u] < position_[parent]) parent = u;
+    }
+    child_next_[t] = child_head_[parent];
+    child_head_[parent] = t;
+  }
+}
+
+void BlockSparseCholesky::MinimumDegreeOrder() {
+  const int nt = num_trees();
+  // Minimum-degree elimination on the tree graph (degree weighted by dofs, ties by index). The
+  // neighbors of a tree when it is eliminated are the row trees of its column of L. The tree of
+  // least weight comes from a heap with lazy deletion (an entry is stale once its tree is
+  // eliminated or its weight changed), which picks the same tree as a scan would.
   eliminated_.assign(nt, 0);
   order_.clear();
   position_.assign(nt, -1);
@@ -174,7 +232,10 @@ void BlockSparseCholesky::Analyze() {
       std::push_heap(heap_.begin(), heap_.end(), heap_order);
     }
   }
+}
 
+void BlockSparseCholesky::Layout() {
+  const int nt = num_trees();
   // Block layout: per column, the diagonal block then the row blocks by elimination position.
   col_begin_.assign(nt + 1, 0);
   block_row_tree_.clear();

@@ -22,7 +22,13 @@ class BlockSparseCholesky {
   // Sets the block pattern: tree sizes and coupled pairs (ti != tj, any order, duplicates allowed).
   // Redoes the symbolic analysis only if the sizes or the set of pairs differ from the last call.
   // Returns true if the analysis was redone.
-  bool SetPattern(const std::vector<int>& tree_nv, const std::vector<std::pair<int, int>>& pairs);
+  //
+  // With keep_order (and unchanged tree sizes), the elimination order of the last minimum-degree
+  // ordering is kept and only the symbolic factorization is redone (fill pattern and update
+  // targets, O(fill)); a new ordering is computed when the kept one would need more than 5/4 of
+  // the Schur-complement updates it needed when it was computed.
+  bool SetPattern(const std::vector<int>& tree_nv, const std::vector<std::pair<int, int>>& pairs,
+                  bool keep_order = false);
 
   // Index of the stored block that holds H(ti, tj) for a coupled pair or ti == tj, and whether it
   // is stored transposed (stored blocks are those of the lower triangle in elimination order).
@@ -50,13 +56,20 @@ class BlockSparseCholesky {
   int num_pairs() const { return static_cast<int>(pairs_.size()); }  // distinct coupled pairs
   int num_blocks() const { return static_cast<int>(block_offset_.size()); }
   int num_analyses() const { return num_analyses_; }  // symbolic analyses since construction
+  int num_orderings() const { return num_orderings_; }  // minimum-degree orderings among them
+  // Schur-complement block updates of one factorization (a measure of its cost).
+  int num_updates() const { return static_cast<int>(update_target_.size()); }
 
   // Connected components of the tree graph of the current pattern: component id per tree.
   const std::vector<int>& component() const { return component_; }
   int num_components() const { return num_components_; }
 
  private:
-  void Analyze();
+  void Analyze(bool keep_order);
+  void BuildAdjacency();
+  void MinimumDegreeOrder();   // order_, position_ and col_rows_ from adj_ (consumes adj_)
+  void SymbolicWithOrder();    // col_rows_ from adj_ and the kept order_
+  void Layout();               // blocks, lookup, values and update targets from col_rows_
 
   std::vector<int> tree_nv_;
   std::vector<int> tree_start_;                  // offset of each tree's dofs in b and x
@@ -77,7 +90,7 @@ class BlockSparseCholesky {
   std::vector<std::vector<std::pair<int, int>>> lookup_;  // per tree: (other tree, block)
   // Analysis scratch, kept so that repeated analyses do not reallocate.
   std::vector<std::vector<int>> adj_, col_rows_;
-  std::vector<int> merged_, slot_;
+  std::vector<int> merged_, slot_, mark_, child_head_, child_next_;
   std::vector<char> eliminated_;
   std::vector<long> w_cache_;
   std::vector<std::pair<long, int>> heap_;
@@ -87,6 +100,8 @@ class BlockSparseCholesky {
   std::vector<double> inv_diag_;                 // per dof (tree order): 1 / L_jj after Factor
   VecX work_;
   int num_analyses_ = 0;
+  int num_orderings_ = 0;
+  long ordered_updates_ = 0;  // update count when the current order was computed
   bool analyzed_ = false;
 };
 
