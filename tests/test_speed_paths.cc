@@ -99,6 +99,60 @@ double RelativeDifference(const VecX& a, const VecX& b) {
   return (a - b).norm() / std::max(b.norm(), 1e-300);
 }
 
+// Pairs of a side x side grid of trees (right and lower neighbours).
+std::vector<std::pair<int, int>> GridPairs(int side) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < side; ++i) {
+    for (int j = 0; j < side; ++j) {
+      const int t = i * side + j;
+      if (j + 1 < side) pairs.emplace_back(t, t + 1);
+      if (i + 1 < side) pairs.emplace_back(t, t + side);
+    }
+  }
+  return pairs;
+}
+
+// Random SPD H (cond ~ 10, diagonally dominant) with blocks on the diagonal and at the pairs;
+// `start` receives each tree's first row.
+MatX RandomDominantH(std::mt19937& rng, const std::vector<int>& nv,
+                     const std::vector<std::pair<int, int>>& pairs, std::vector<int>* start) {
+  int n = 0;
+  start->clear();
+  for (int k : nv) {
+    start->push_back(n);
+    n += k;
+  }
+  const std::vector<int>& st = *start;
+  MatX H = MatX::Zero(n, n);
+  for (size_t t = 0; t < nv.size(); ++t) {
+    const MatX B = RandomMatrix(rng, nv[t], nv[t]);
+    H.block(st[t], st[t], nv[t], nv[t]) = B * B.transpose() + 12 * MatX::Identity(nv[t], nv[t]);
+  }
+  for (const auto& [a, b] : pairs) {
+    const MatX C = 0.3 * RandomMatrix(rng, nv[a], nv[b]);
+    H.block(st[a], st[b], nv[a], nv[b]) += C;
+    H.block(st[b], st[a], nv[b], nv[a]) += C.transpose();
+  }
+  return H;
+}
+
+// Loads every block of the pattern from H (fill blocks are zero there), factorizes and solves a
+// random right-hand side: relative difference to a dense LLT solve (infinity if not SPD).
+double FactorSolveDifference(std::mt19937& rng, const MatX& H, const std::vector<int>& nv,
+                             const std::vector<int>& start, BlockSparseCholesky* chol) {
+  chol->SetZero();
+  for (int b = 0; b < chol->num_blocks(); ++b) {
+    const int ti = chol->BlockRowTree(b), tj = chol->BlockColTree(b);
+    Eigen::Map<MatX>(chol->BlockData(b), nv[ti], nv[tj]) =
+        H.block(start[ti], start[tj], nv[ti], nv[tj]);
+  }
+  if (!chol->Factor()) return std::numeric_limits<double>::infinity();
+  const VecX rhs = RandomMatrix(rng, H.rows(), 1).col(0);
+  VecX x;
+  chol->Solve(rhs, &x);
+  return RelativeDifference(x, H.llt().solve(rhs));
+}
+
 TEST(BlockSparseCholesky, SolvesLikeDenseLltAndReusesTheAnalysis) {
   std::mt19937 rng(3);
   const std::vector<int> nv = {6, 3, 6, 1, 6, 2};
@@ -155,52 +209,24 @@ TEST(BlockSparseCholesky, SolvesLikeDenseLltOnGridsWithFill) {
     const int nt = side * side;
     std::vector<int> nv(nt);
     for (int& k : nv) k = Uniform(rng, 0, 1) < 0.7 ? 6 : std::uniform_int_distribution<int>(1, 5)(rng);
-    std::vector<std::pair<int, int>> pairs;
-    for (int i = 0; i < side; ++i) {
-      for (int j = 0; j < side; ++j) {
-        const int t = i * side + j;
-        if (j + 1 < side) pairs.emplace_back(t, t + 1);
-        if (i + 1 < side) pairs.emplace_back(t, t + side);
-      }
-    }
+    std::vector<std::pair<int, int>> pairs = GridPairs(side);
     for (int k = 0; k < side; ++k) {
       const int a = rng() % nt, b = rng() % nt;
       if (a != b) pairs.emplace_back(a, b);
     }
     std::vector<int> start;
-    int n = 0;
-    for (int k : nv) {
-      start.push_back(n);
-      n += k;
-    }
-    MatX H = MatX::Zero(n, n);
-    for (int t = 0; t < nt; ++t) {
-      const MatX B = RandomMatrix(rng, nv[t], nv[t]);
-      H.block(start[t], start[t], nv[t], nv[t]) =
-          B * B.transpose() + 12 * MatX::Identity(nv[t], nv[t]);
-    }
-    for (const auto& [a, b] : pairs) {
-      const MatX C = 0.3 * RandomMatrix(rng, nv[a], nv[b]);
-      H.block(start[a], start[b], nv[a], nv[b]) += C;
-      H.block(start[b], start[a], nv[b], nv[a]) += C.transpose();
-    }
+    const MatX H = RandomDominantH(rng, nv, pairs, &start);
     BlockSparseCholesky chol;
     chol.SetPattern(nv, pairs);
     chol.SetZero();
     int fill_blocks = 0;
     for (int b = 0; b < chol.num_blocks(); ++b) {
       const int ti = chol.BlockRowTree(b), tj = chol.BlockColTree(b);
-      const MatX blk = H.block(start[ti], start[tj], nv[ti], nv[tj]);
-      if (ti != tj && blk.isZero(0)) ++fill_blocks;
-      Eigen::Map<MatX>(chol.BlockData(b), nv[ti], nv[tj]) = blk;
+      if (ti != tj && H.block(start[ti], start[tj], nv[ti], nv[tj]).isZero(0)) ++fill_blocks;
     }
     EXPECT_GT(fill_blocks, 0) << "the grid must produce fill for the test to mean anything";
-    ASSERT_TRUE(chol.Factor());
-    const VecX rhs = RandomMatrix(rng, n, 1).col(0);
-    VecX x;
-    chol.Solve(rhs, &x);
     // Diagonally dominant H (cond ~ 10): both backward-stable solves agree to round-off.
-    EXPECT_LT(RelativeDifference(x, H.llt().solve(rhs)), 1e-12) << "trial " << trial;
+    EXPECT_LT(FactorSolveDifference(rng, H, nv, start, &chol), 1e-12) << "trial " << trial;
   }
 }
 
@@ -215,14 +241,7 @@ TEST(BlockSparseCholesky, KeptOrderSolvesLikeDenseLltAfterThePatternChanges) {
     const int nt = side * side;
     std::vector<int> nv(nt);
     for (int& k : nv) k = Uniform(rng, 0, 1) < 0.7 ? 6 : std::uniform_int_distribution<int>(1, 5)(rng);
-    std::vector<std::pair<int, int>> pairs;
-    for (int i = 0; i < side; ++i) {
-      for (int j = 0; j < side; ++j) {
-        const int t = i * side + j;
-        if (j + 1 < side) pairs.emplace_back(t, t + 1);
-        if (i + 1 < side) pairs.emplace_back(t, t + side);
-      }
-    }
+    std::vector<std::pair<int, int>> pairs = GridPairs(side);
     BlockSparseCholesky chol;
     ASSERT_TRUE(chol.SetPattern(nv, pairs));
     // The next Newton iteration: a few pairs leave contact, a few new ones (diagonals) come in.
@@ -235,38 +254,14 @@ TEST(BlockSparseCholesky, KeptOrderSolvesLikeDenseLltAfterThePatternChanges) {
     EXPECT_EQ(chol.num_analyses(), 2);
     if (chol.num_orderings() == 1) ++kept;
     std::vector<int> start;
-    int n = 0;
-    for (int k : nv) {
-      start.push_back(n);
-      n += k;
-    }
-    MatX H = MatX::Zero(n, n);
-    for (int t = 0; t < nt; ++t) {
-      const MatX B = RandomMatrix(rng, nv[t], nv[t]);
-      H.block(start[t], start[t], nv[t], nv[t]) =
-          B * B.transpose() + 12 * MatX::Identity(nv[t], nv[t]);
-    }
-    for (const auto& [a, b] : pairs) {
-      const MatX C = 0.3 * RandomMatrix(rng, nv[a], nv[b]);
-      H.block(start[a], start[b], nv[a], nv[b]) += C;
-      H.block(start[b], start[a], nv[b], nv[a]) += C.transpose();
-    }
+    const MatX H = RandomDominantH(rng, nv, pairs, &start);
     chol.SetZero();
     for (const auto& [a, b] : pairs) {
       bool transposed;
       ASSERT_GE(chol.BlockIndex(a, b, &transposed), 0) << "pair missing from the kept-order pattern";
     }
-    for (int b = 0; b < chol.num_blocks(); ++b) {
-      const int ti = chol.BlockRowTree(b), tj = chol.BlockColTree(b);
-      Eigen::Map<MatX>(chol.BlockData(b), nv[ti], nv[tj]) =
-          H.block(start[ti], start[tj], nv[ti], nv[tj]);
-    }
-    ASSERT_TRUE(chol.Factor());
-    const VecX rhs = RandomMatrix(rng, n, 1).col(0);
-    VecX x;
-    chol.Solve(rhs, &x);
     // Diagonally dominant H (cond ~ 10): both backward-stable solves agree to round-off.
-    EXPECT_LT(RelativeDifference(x, H.llt().solve(rhs)), 1e-12) << "trial " << trial;
+    EXPECT_LT(FactorSolveDifference(rng, H, nv, start, &chol), 1e-12) << "trial " << trial;
   }
   EXPECT_GT(kept, 0) << "no trial kept its order: the symbolic-only path was not exercised";
 }
