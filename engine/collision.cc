@@ -308,17 +308,21 @@ namespace collision_internal {
 void ReduceManifold(std::vector<ContactPoint>* out, size_t begin, int max_points) {
   size_t n = out->size() - begin;
   if (n <= static_cast<size_t>(max_points)) return;
-  std::vector<ContactPoint> pts(out->begin() + begin, out->end());
-  std::vector<bool> taken(n, false);
-  std::vector<double> min_dist(n, std::numeric_limits<double>::infinity());
-  std::vector<ContactPoint> kept;
+  // Scratch kept per thread (no allocation in the steady-state step).
+  thread_local std::vector<ContactPoint> pts, kept;
+  thread_local std::vector<char> taken;
+  thread_local std::vector<double> min_dist;
+  pts.assign(out->begin() + begin, out->end());
+  taken.assign(n, 0);
+  min_dist.assign(n, std::numeric_limits<double>::infinity());
+  kept.clear();
   size_t deepest = 0;
   for (size_t i = 1; i < n; ++i) {
     if (pts[i].phi < pts[deepest].phi) deepest = i;
   }
   size_t next = deepest;
   for (int k = 0; k < max_points; ++k) {
-    taken[next] = true;
+    taken[next] = 1;
     kept.push_back(pts[next]);
     double best = -1;
     size_t best_i = next;
@@ -415,7 +419,8 @@ void SweepAndPrune(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi,
   for (int k = 1; k < 3; ++k) {
     if (var[k] > var[axis]) axis = k;
   }
-  std::vector<int> order(n);
+  thread_local std::vector<int> order;  // kept per thread: no allocation in the steady state
+  order.resize(n);
   for (int i = 0; i < n; ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](int i, int j) {
     if (lo[i][axis] != lo[j][axis]) return lo[i][axis] < lo[j][axis];

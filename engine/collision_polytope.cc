@@ -37,8 +37,11 @@ struct Polytope {
   Vec3 interior = Vec3::Zero();  // a point inside (vertex centroid)
 };
 
-void BuildEdges(Topology* T) {
-  std::vector<std::tuple<int, int, int>> half;  // (low vertex, high vertex, face)
+// `half` is scratch: (low vertex, high vertex, face) per face edge.
+void BuildEdges(Topology* T, std::vector<std::tuple<int, int, int>>* half_scratch) {
+  std::vector<std::tuple<int, int, int>>& half = *half_scratch;
+  half.clear();
+  T->edges.clear();
   for (size_t f = 0; f < T->faces.size(); ++f) {
     const auto& fv = T->faces[f];
     for (size_t k = 0; k < fv.size(); ++k) {
@@ -72,7 +75,8 @@ std::shared_ptr<const Topology> BoxTopology() {
     t->faces = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
     t->normals = {-Vec3::UnitX(), Vec3::UnitX(), -Vec3::UnitY(),
                   Vec3::UnitY(),  -Vec3::UnitZ(), Vec3::UnitZ()};
-    BuildEdges(t.get());
+    std::vector<std::tuple<int, int, int>> half;
+    BuildEdges(t.get(), &half);
     return t;
   }();
   return topo;
@@ -96,7 +100,8 @@ std::shared_ptr<const Topology> PrismTopology() {
       t->faces.push_back({i, j, n + j, n + i});
       t->normals.push_back(Vec3(std::cos(th), std::sin(th), 0));
     }
-    BuildEdges(t.get());
+    std::vector<std::tuple<int, int, int>> half;
+    BuildEdges(t.get(), &half);
     return t;
   }();
   return topo;
@@ -115,34 +120,53 @@ const std::vector<Vec3>& PrismRim() {
   return rim;
 }
 
-Polytope MakePolytope(const Shape& s, const Pose& X) {
-  Polytope P;
+// Working memory of CollidePolytopes, kept per thread so that the steady-state step does not
+// allocate: the two polytopes, the topology of a convex mesh (per slot) and clipping buffers.
+struct PolytopeScratch {
+  Polytope P[2];
+  Topology hull_topology[2];
+  std::vector<std::tuple<int, int, int>> half_edges;
+  std::vector<Vec3> nc, nd, dxc;  // per edge of B: arc end points and their cross product
+  std::vector<Vec3> poly, clipped;
+};
+
+PolytopeScratch& Scratch() {
+  thread_local PolytopeScratch scratch;
+  return scratch;
+}
+
+// Fills *P (storage reused) with shape s at pose X. A convex mesh's faces and edges go to
+// *hull_topology, which P then refers to without owning it.
+void MakePolytope(const Shape& s, const Pose& X, Topology* hull_topology,
+                  std::vector<std::tuple<int, int, int>>* half_edges, Polytope* P) {
+  P->v.clear();
+  P->normals.clear();
+  P->interior.setZero();
   Mat3 R = X.R();
   if (s.type == ShapeType::kBox) {
-    P.topo = BoxTopology();
+    P->topo = BoxTopology();
     const Vec3& h = s.half_extents;
     for (int i = 0; i < 8; ++i) {
       Vec3 v((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(), (i & 4) ? h.z() : -h.z());
-      P.v.push_back(R * v + X.p);
+      P->v.push_back(R * v + X.p);
     }
   } else if (s.type == ShapeType::kCylinder) {
-    P.topo = PrismTopology();
+    P->topo = PrismTopology();
     for (double z : {-s.half_length, s.half_length}) {
-      for (const Vec3& u : PrismRim()) P.v.push_back(R * (s.radius * u + Vec3(0, 0, z)) + X.p);
+      for (const Vec3& u : PrismRim()) P->v.push_back(R * (s.radius * u + Vec3(0, 0, z)) + X.p);
     }
   } else {  // convex mesh
     const ConvexHull& h = *s.hull;
-    auto t = std::make_shared<Topology>();
-    t->faces = h.faces;
-    t->normals = h.face_normals;
-    BuildEdges(t.get());
-    P.topo = t;
-    for (const Vec3& v : h.vertices) P.v.push_back(R * v + X.p);
+    hull_topology->faces = h.faces;
+    hull_topology->normals = h.face_normals;
+    BuildEdges(hull_topology, half_edges);
+    // Aliasing constructor with no owner: refers to the scratch topology, allocates nothing.
+    P->topo = std::shared_ptr<const Topology>(std::shared_ptr<const Topology>(), hull_topology);
+    for (const Vec3& v : h.vertices) P->v.push_back(R * v + X.p);
   }
-  for (const Vec3& n : P.topo->normals) P.normals.push_back(R * n);
-  for (const Vec3& x : P.v) P.interior += x;
-  if (!P.v.empty()) P.interior /= static_cast<double>(P.v.size());
-  return P;
+  for (const Vec3& n : P->topo->normals) P->normals.push_back(R * n);
+  for (const Vec3& x : P->v) P->interior += x;
+  if (!P->v.empty()) P->interior /= static_cast<double>(P->v.size());
 }
 
 double MinAlong(const Polytope& P, const Vec3& n) {
@@ -167,8 +191,9 @@ double BestFace(const Polytope& P, const Polytope& Q, int* face) {
 }
 
 // Polygon clipping against the half-space {x : s·x <= d} (Sutherland-Hodgman step).
-std::vector<Vec3> ClipPolygon(const std::vector<Vec3>& poly, const Vec3& s, double d) {
-  std::vector<Vec3> out;
+void ClipPolygon(const std::vector<Vec3>& poly, const Vec3& s, double d, std::vector<Vec3>* out_poly) {
+  std::vector<Vec3>& out = *out_poly;
+  out.clear();
   const size_t n = poly.size();
   for (size_t k = 0; k < n; ++k) {
     const Vec3& a = poly[k];
@@ -177,7 +202,6 @@ std::vector<Vec3> ClipPolygon(const std::vector<Vec3>& poly, const Vec3& s, doub
     if (da <= 0) out.push_back(a);
     if ((da < 0 && db > 0) || (da > 0 && db < 0)) out.push_back(a + (b - a) * (da / (da - db)));
   }
-  return out;
 }
 
 // Face contact: reference face `ref_face` of R, incident polytope I. Normals are reported as
@@ -196,7 +220,9 @@ int FaceContact(const Polytope& R, int ref_face, const Polytope& I, double sign,
       inc = static_cast<int>(f);
     }
   }
-  std::vector<Vec3> poly;
+  PolytopeScratch& scratch = Scratch();
+  std::vector<Vec3>& poly = scratch.poly;
+  poly.clear();
   for (int i : I.topo->faces[inc]) poly.push_back(I.v[i]);
   Vec3 centroid = Vec3::Zero();
   for (int i : rf) centroid += R.v[i];
@@ -209,7 +235,8 @@ int FaceContact(const Polytope& R, int ref_face, const Polytope& I, double sign,
     if (len < 1e-12) continue;
     s /= len;
     if (s.dot(centroid - a) > 0) s = -s;  // side plane normal points out of the face
-    poly = ClipPolygon(poly, s, s.dot(a));
+    ClipPolygon(poly, s, s.dot(a), &scratch.clipped);
+    poly.swap(scratch.clipped);
   }
   const double plane = n.dot(R.v[rf[0]]);
   size_t begin = out->size();
@@ -256,8 +283,11 @@ void SegmentClosest(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& 
 
 int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                      double margin, std::vector<ContactPoint>* out) {
-  Polytope A = MakePolytope(a, X_WA);
-  Polytope B = MakePolytope(b, X_WB);
+  PolytopeScratch& scratch = Scratch();
+  Polytope& A = scratch.P[0];
+  Polytope& B = scratch.P[1];
+  MakePolytope(a, X_WA, &scratch.hull_topology[0], &scratch.half_edges, &A);
+  MakePolytope(b, X_WB, &scratch.hull_topology[1], &scratch.half_edges, &B);
   if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
 
   int face_a, face_b;
@@ -275,7 +305,10 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   // Per-edge data of B that does not depend on A's edge: the arc end points of -B's normals and
   // their cross product.
   const std::vector<Edge>& edges_b = B.topo->edges;
-  std::vector<Vec3> nc(edges_b.size()), nd(edges_b.size()), dxc(edges_b.size());
+  std::vector<Vec3>&nc = scratch.nc, &nd = scratch.nd, &dxc = scratch.dxc;
+  nc.resize(edges_b.size());
+  nd.resize(edges_b.size());
+  dxc.resize(edges_b.size());
   for (size_t j = 0; j < edges_b.size(); ++j) {
     nc[j] = -B.normals[edges_b[j].f0];
     nd[j] = -B.normals[edges_b[j].f1];

@@ -66,8 +66,10 @@ void Multibody::UpdateKinematics(const VecX& q, double t, KinematicsCache* kin) 
   kin->dof_linear.assign(m.nv, Vec3::Zero());
   kin->dof_origin.assign(m.nv, Vec3::Zero());
 
-  std::vector<char> done(nb, 0);
-  std::vector<int> chain;
+  // Scratch kept per thread (no allocation in the steady-state step).
+  thread_local std::vector<char> done;
+  thread_local std::vector<int> chain;
+  done.assign(nb, 0);
   for (int b0 = 0; b0 < nb; ++b0) {
     // Collect the not-yet-computed ancestors of b0 (inclusive), then compute them top-down.
     chain.clear();

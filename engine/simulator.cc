@@ -456,7 +456,7 @@ const StepRecord& Simulator::Step() {
 
 StepMetrics Simulator::ComputeMetrics(const State& s, const std::vector<Contact>& contacts) const {
   StepMetrics m;
-  KinematicsCache kin;
+  KinematicsCache& kin = metrics_kin_;
   multibody_->UpdateKinematics(s.q, s.time, &kin);
   m.kinetic_energy = multibody_->KineticEnergy(kin, s.v);
   m.potential_energy = multibody_->PotentialEnergy(kin, s.q, settings_.gravity);

@@ -170,6 +170,7 @@ class Simulator {
     std::vector<char> has_inverse_cholesky;  // per tree, 1 where inverse_cholesky is this step's
   };
   StepScratch scratch_;
+  mutable KinematicsCache metrics_kin_;  // ComputeMetrics' kinematics, kept between steps
 };
 
 }  // namespace contactlab

@@ -366,6 +366,28 @@ TEST(SpeedPaths, RepeatedSolvesDoNotAllocate) {
   }
 }
 
+// The step loop (kinematics, broad and narrow phase incl. box-box clipping, free motion,
+// assembly, SAP, metrics) allocates nothing once the contact graph has settled.
+TEST(SpeedPaths, SteadyStateStepsDoNotAllocate) {
+  struct Case {
+    const char* scene;
+    int warm_up;  // steps until the contact set is steady (settled stack, cube lifted and held)
+  };
+  for (const Case& c : {Case{"bench/box_stack_10.yaml", 150}, Case{"bench/box_on_ramp_hold.yaml", 150},
+                        Case{"bench/gripper.yaml", 1100}}) {
+    Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + c.scene);
+    Simulator sim(scene.model, scene.settings);
+    const long first = g_allocations.load();
+    for (int i = 0; i < c.warm_up; ++i) sim.Step();
+    EXPECT_GT(g_allocations.load(), first);  // the counter sees the step's first allocations
+    const long before = g_allocations.load();
+    int contacts = 0;
+    for (int i = 0; i < 50; ++i) contacts += static_cast<int>(sim.Step().contacts.size());
+    EXPECT_EQ(g_allocations.load() - before, 0) << c.scene;
+    EXPECT_GT(contacts, 0) << c.scene;  // the narrow phase did run
+  }
+}
+
 // Real steps: every step of the clutter transient is re-solved from its warm start by the three
 // paths.
 TEST(SpeedPaths, ClutterStepsAgreeAcrossPaths) {
