@@ -91,8 +91,7 @@ void ContactProblem::AddJacobianTransposeTimes(const VecX& gamma, VecX* out) con
   }
 }
 
-void ContactProblem::ComputeDelassusEstimates(const std::vector<MatX>* inverse_cholesky,
-                                               const std::vector<char>* valid) {
+void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* known) {
   // Once per tree touched by a constraint, reused by every constraint on that tree: M_t⁻¹, or
   // for 6-dof trees (free bodies) the inverse Cholesky factor L⁻¹ by fixed-size kernels, with
   // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step).
@@ -109,10 +108,8 @@ void ContactProblem::ComputeDelassusEstimates(const std::vector<MatX>* inverse_c
       if (!inverted[b.tree]) {
         if (n == 6) {
           Minv[b.tree].resize(6, 6);  // holds L⁻¹ for a free body
-          if (inverse_cholesky && valid && static_cast<int>(valid->size()) > b.tree &&
-              (*valid)[b.tree] && static_cast<int>(inverse_cholesky->size()) > b.tree &&
-              (*inverse_cholesky)[b.tree].rows() == 6 && (*inverse_cholesky)[b.tree].cols() == 6) {
-            Minv[b.tree] = (*inverse_cholesky)[b.tree];
+          if (known && known->Has(b.tree)) {
+            Minv[b.tree] = known->Li[b.tree];
           } else {
             InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
           }

@@ -44,6 +44,14 @@ struct ConstraintData {
   int source = -1;              // index of the Contact (cones) or Joint (limits) it came from
 };
 
+// Per tree, L⁻¹ with M_t = L Lᵀ (6 x 6, as InverseCholesky6 writes it) where `valid` is set;
+// storage is kept when the flags are reset.
+struct InverseCholeskyFactors {
+  std::vector<MatX> Li;
+  std::vector<char> valid;
+  bool Has(int tree) const { return tree < static_cast<int>(valid.size()) && valid[tree]; }
+};
+
 struct ContactProblem {
   double time_step = 0;             // δt [s]
   int nv = 0;                       // generalized velocities
@@ -68,10 +76,8 @@ struct ContactProblem {
   void AddJacobianTransposeTimes(const VecX& gamma, VecX* out) const;
   // Fills w for every constraint from M: w_i = ‖J_i M⁻¹ J_iᵀ‖_F / num_rows, the RMS of the
   // entries of W_ii as printed in eq. 29 (1/(√3 m) for a point mass).
-  // inverse_cholesky (may be null): per tree, L⁻¹ with M = L Lᵀ (as InverseCholesky6 writes it)
-  // where the caller has it already, for the trees whose entry in `valid` is nonzero.
-  void ComputeDelassusEstimates(const std::vector<MatX>* inverse_cholesky = nullptr,
-                                const std::vector<char>* valid = nullptr);
+  // known (may be null): inverse Cholesky factors of 6-dof trees the caller has already.
+  void ComputeDelassusEstimates(const InverseCholeskyFactors* known = nullptr);
 };
 
 // Li = L⁻¹ for a 6 x 6 SPD M = L Lᵀ (column-major, lower triangular, zeros above), so that

@@ -22,6 +22,14 @@
 
 namespace contactlab {
 
+// Region of y for μ > 0, from y_r = ‖y_t‖ and y_n: the tests of the table above, in that order
+// (so that ∂F counts as stiction and only the strict interior of F° as no contact).
+inline Regime SapConeRegion(double yr, double yn, double mu, double Rt, double Rn) {
+  if (yr <= mu * yn) return Regime::kStiction;
+  if (Rn * yn + mu * Rt * yr < 0) return Regime::kNoContact;
+  return Regime::kSliding;
+}
+
 // Projects y (3, [N s]) onto the friction cone in the R-norm. Writes γ (3, [N s]) and, when
 // G != nullptr, G = −∂γ/∂v_c (3x3, [N s²/m]... i.e. 1/R units). Returns the region.
 inline Regime SapProjectCone(const Vec3& y, double mu, double Rt, double Rn, Vec3* gamma,
@@ -39,12 +47,13 @@ inline Regime SapProjectCone(const Vec3& y, double mu, double Rt, double Rn, Vec
     gamma->setZero();
     return Regime::kNoContact;
   }
-  if (yr <= mu * yn) {
+  const Regime region = SapConeRegion(yr, yn, mu, Rt, Rn);
+  if (region == Regime::kStiction) {
     *gamma = y;
     if (G) *G = Vec3(1 / Rt, 1 / Rt, 1 / Rn).asDiagonal();
     return Regime::kStiction;
   }
-  if (Rn * yn + mu * Rt * yr < 0) {
+  if (region == Regime::kNoContact) {
     gamma->setZero();
     if (G) G->setZero();
     return Regime::kNoContact;
@@ -82,14 +91,13 @@ inline Regime SapProjectUnilateral(double y, double R, double* gamma, double* G)
 // diag(inv_t, inv_t, inv_n) (bitwise the same as 1/R).
 inline Regime ProjectConeWithInverses(const Vec3& y, double mu, double Rt, double Rn,
                                       double inv_t, double inv_n, Vec3* gamma, Mat3* G) {
-  const double yr = y.head<2>().norm();
-  const double yn = y(2);
-  if (yr <= mu * yn) {
+  const Regime region = SapConeRegion(y.head<2>().norm(), y(2), mu, Rt, Rn);
+  if (region == Regime::kStiction) {
     *gamma = y;
     if (G) *G = Vec3(inv_t, inv_t, inv_n).asDiagonal();
     return Regime::kStiction;
   }
-  if (Rn * yn + mu * Rt * yr < 0) {
+  if (region == Regime::kNoContact) {
     gamma->setZero();
     if (G) G->setZero();
     return Regime::kNoContact;

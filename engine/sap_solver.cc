@@ -203,8 +203,8 @@ struct SapSolver::Scratch {
   // The line search's last evaluation (v_c, γ, G, regimes and ℓ_R at α = trial_alpha), reused
   // as the next iterate's evaluation when the search returns that α.
   double trial_alpha = -1, trial_cost_R = 0;
-  // Line-search partition over [ls_lo, ls_hi] (see ls_partition in Solve): the constraints that
-  // may change regime there (evaluated per α), and per constraint its class.
+  // Line-search partition over the search's current bracket (see ls_partition in Solve): the
+  // constraints that may change regime there (projected per α), and per constraint its class.
   std::vector<int> ls_active;
   std::vector<std::uint8_t> ls_class;
   MatX A_dense;       // nv x nv [kg]
@@ -530,10 +530,11 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       const double inv_t = 1.0 / Rt, inv_n = 1.0 / Rn;
       const Vec3 vc = s.vc.segment<3>(r) + alpha * s.dvc.segment<3>(r);
       const Vec3 y = -(vc - s.reg.v_hat.segment<3>(r)).cwiseProduct(Vec3(inv_t, inv_t, inv_n));
-      const double yr = y.head<2>().norm(), yn = y(2);
-      if (yr <= c.friction * yn) return kFixedStiction;
-      if (Rn * yn + c.friction * Rt * yr < 0) return kFixedNoContact;
-      return kActive;
+      switch (SapConeRegion(y.head<2>().norm(), y(2), c.friction, Rt, Rn)) {
+        case Regime::kStiction: return kFixedStiction;
+        case Regime::kNoContact: return kFixedNoContact;
+        default: return kActive;
+      }
     }
     const double vc = s.vc(r) + alpha * s.dvc(r);
     const double y = -(vc - s.reg.v_hat(r)) / s.reg.R(r);
@@ -745,12 +746,17 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         ++evals;
         double f = d1 / scale_f, df = d2 / scale_f;
         double dx_old = hi - lo, dx = dx_old;
-        if (std::abs(f) >= f_tol) {
+        // The bracket moves to the side of x that keeps the sign change; once it has halved,
+        // the constraints are partitioned again over it.
+        auto narrow = [&]() {
           if (f < 0) lo = x; else hi = x;
           if (hi - lo < 0.5 * part_width) {
             ls_partition(lo, hi);
             part_width = hi - lo;
           }
+        };
+        if (std::abs(f) >= f_tol) {
+          narrow();
           for (int it = 0; it < prm.ls_max_iterations; ++it) {
             const bool newton_leaves = ((x - hi) * df - f) * ((x - lo) * df - f) > 0;
             const bool newton_slow = std::abs(2 * f) > std::abs(dx_old * df);
@@ -768,11 +774,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
             f = d1 / scale_f;
             df = d2 / scale_f;
             if (std::abs(f) < f_tol) break;
-            if (f < 0) lo = x; else hi = x;
-            if (hi - lo < 0.5 * part_width) {
-              ls_partition(lo, hi);
-              part_width = hi - lo;
-            }
+            narrow();
           }
         }
         alpha = x;

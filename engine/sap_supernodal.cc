@@ -3,8 +3,8 @@
 #include "engine/sap_supernodal.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -120,9 +120,9 @@ void BlockSparseCholesky::Analyze(bool keep_order) {
   if (keep_order) {
     SymbolicWithOrder();
     Layout();
-    // A kept order that now needs much more work than when it was computed: order anew.
+    // A kept order that now needs much more work than when it was computed: order anew (the
+    // symbolic pass left adj_ as it was).
     if (4L * num_updates() <= 5L * ordered_updates_ + 64) return;
-    BuildAdjacency();
   }
   MinimumDegreeOrder();
   Layout();

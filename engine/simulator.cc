@@ -170,8 +170,8 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
   M->resize(num_trees);
 
   StepScratch& sc = scratch_;
-  sc.inverse_cholesky.resize(num_trees);  // storage kept; only 6-dof trees of θ = 0 get one
-  sc.has_inverse_cholesky.assign(num_trees, 0);
+  sc.free_body_factors.Li.resize(num_trees);  // storage kept; only 6-dof trees of θ = 0 get one
+  sc.free_body_factors.valid.assign(num_trees, 0);
   VecX& v = sc.v;
   v = v0;
   VecX &q_theta = sc.q_theta, &v_theta = sc.v_theta, &v_thvq = sc.v_thvq, &k1 = sc.k1,
@@ -225,10 +225,10 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
           // M⁻¹ = L⁻ᵀ L⁻¹; L⁻¹ is kept for the Delassus estimates of this step.
           using Vec6 = Eigen::Matrix<double, 6, 1>;
           using Mat6 = Eigen::Matrix<double, 6, 6>;
-          MatX& Li = sc.inverse_cholesky[tr];
+          MatX& Li = sc.free_body_factors.Li[tr];
           Li.resize(6, 6);
           InverseCholesky6(Mt.data(), Li.data());
-          sc.has_inverse_cholesky[tr] = 1;
+          sc.free_body_factors.valid[tr] = 1;
           const Eigen::Map<const Mat6> L_inv(Li.data());
           const Vec6 rhs = dt * (k1.segment<6>(tree.v_start) + k2.segment<6>(tree.v_start));
           const Vec6 y = L_inv * rhs;
@@ -357,7 +357,7 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
   }
   problem->constraints.resize(num_out);
   problem->num_rows = row;
-  problem->ComputeDelassusEstimates(&scratch_.inverse_cholesky, &scratch_.has_inverse_cholesky);
+  problem->ComputeDelassusEstimates(&scratch_.free_body_factors);
 }
 
 const StepRecord& Simulator::Step() {

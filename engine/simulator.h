@@ -164,10 +164,9 @@ class Simulator {
     KinematicsCache kin, kin_free_motion;
     VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
     MatX Jp, CJ;  // contact Jacobian of a point and its rotation into the contact frame
-    // Per tree, L⁻¹ of M (M = L Lᵀ) where the explicit free motion factored a 6-dof tree's M
-    // (A = M when θ = 0); empty otherwise. Reused by the step's Delassus estimates.
-    std::vector<MatX> inverse_cholesky;
-    std::vector<char> has_inverse_cholesky;  // per tree, 1 where inverse_cholesky is this step's
+    // L⁻¹ of the 6-dof trees' M that the explicit free motion factored (A = M when θ = 0),
+    // reused by the step's Delassus estimates.
+    InverseCholeskyFactors free_body_factors;
   };
   StepScratch scratch_;
   mutable KinematicsCache metrics_kin_;  // ComputeMetrics' kinematics, kept between steps
