@@ -92,11 +92,14 @@ void ContactProblem::AddJacobianTransposeTimes(const VecX& gamma, VecX* out) con
 }
 
 void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* known) {
-  // Once per tree touched by a constraint, reused by every constraint on that tree: M_t⁻¹, or
-  // for 6-dof trees (free bodies) the inverse Cholesky factor L⁻¹ by fixed-size kernels, with
-  // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step).
-  thread_local std::vector<MatX> Minv;
+  // Once per tree touched by a constraint, reused by every constraint on that tree: the inverse
+  // Cholesky factor L⁻¹ of M_t = L Lᵀ (fixed-size kernels for 6-dof trees, i.e. free bodies), with
+  // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step),
+  // so that a step does not allocate.
+  thread_local std::vector<MatX> Minv;  // per tree, L⁻¹
   thread_local std::vector<char> inverted;
+  thread_local Eigen::LLT<MatX> llt;
+  thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   inverted.assign(num_trees(), 0);
   for (ConstraintData& c : constraints) {
@@ -114,7 +117,9 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
             InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
           }
         } else {
-          Minv[b.tree] = M[b.tree].llt().solve(MatX::Identity(n, n));
+          llt.compute(M[b.tree]);
+          Minv[b.tree].setIdentity(n, n);
+          llt.matrixL().solveInPlace(Minv[b.tree]);
         }
         inverted[b.tree] = 1;
       }
@@ -123,11 +128,11 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
         const Eigen::Matrix<double, 3, 6> X =
             J * kernels::CMap<6, 6>(Minv[b.tree].data()).transpose();
         W.noalias() += X * X.transpose();
-      } else if (n == 6) {
-        const MatX X = b.J * kernels::CMap<6, 6>(Minv[b.tree].data()).transpose();
-        W.topLeftCorner(r, r) += X * X.transpose();
       } else {
-        W.topLeftCorner(r, r) += b.J * Minv[b.tree] * b.J.transpose();
+        x_storage.resize(static_cast<size_t>(r) * n);
+        Eigen::Map<MatX> X(x_storage.data(), r, n);
+        X.noalias() = b.J * Minv[b.tree].transpose();
+        W.topLeftCorner(r, r).noalias() += X * X.transpose();
       }
     }
     c.w = W.topLeftCorner(r, r).norm() / r;

@@ -166,6 +166,20 @@ void Multibody::AngularJacobian(const KinematicsCache& kin, int body, MatX* J) c
   ForEachAncestorDof(*model_, body, [&](int col, int dof) { J->col(col) = kin.dof_angular[dof]; });
 }
 
+void Multibody::AddRotatedPointJacobian(const KinematicsCache& kin, int body, const Vec3& p_W,
+                                        const Mat3& C, double sign, double* J) const {
+  ForEachAncestorDof(*model_, body, [&](int col, int dof) {
+    Eigen::Map<Vec3>(J + 3 * col) +=
+        sign * (C * (kin.dof_linear[dof] + kin.dof_angular[dof].cross(p_W - kin.dof_origin[dof])));
+  });
+}
+
+Vec3 Multibody::AngularVelocity(const KinematicsCache& kin, const VecX& v, int body) const {
+  Vec3 w = Vec3::Zero();
+  ForEachAncestorDof(*model_, body, [&](int, int dof) { w += kin.dof_angular[dof] * v[dof]; });
+  return w;
+}
+
 Vec3 Multibody::PrescribedPointVelocity(int body, const Vec3& p_W, double t) const {
   if (body < 0) return Vec3::Zero();
   const Body& b = model_->bodies[body];

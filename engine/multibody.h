@@ -41,6 +41,12 @@ class Multibody {
   // the body's angular velocity. Bodies without a tree give 3 x 0.
   void PointJacobian(const KinematicsCache& kin, int body, const Vec3& p_W, MatX* J) const;
   void AngularJacobian(const KinematicsCache& kin, int body, MatX* J) const;
+  // J += sign C J_p for the point Jacobian J_p of PointJacobian and a 3 x 3 C (e.g. the rotation
+  // into a contact frame); J is 3 x nv_tree, column-major, sized by the caller. No allocation.
+  void AddRotatedPointJacobian(const KinematicsCache& kin, int body, const Vec3& p_W,
+                               const Mat3& C, double sign, double* J) const;
+  // Angular velocity [rad/s] of `body` given v (zero for bodies without a tree).
+  Vec3 AngularVelocity(const KinematicsCache& kin, const VecX& v, int body) const;
   // Adds the generalized force J_pᵀ f of a force f_W [N] applied at p_W on `body` to *tau
   // (size nv; only the body's tree changes). No-op for bodies without a tree.
   void AddPointForce(const KinematicsCache& kin, int body, const Vec3& p_W, const Vec3& f_W,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include <Eigen/Cholesky>
 
@@ -110,14 +111,11 @@ Simulator::Simulator(Model model, StepSettings settings)
 
 double Simulator::MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const {
   double s = 0;
-  MatX Jw;
   for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
     const Body& body = model_.bodies[b];
     double speed = 0;
     if (body.tree >= 0) {
-      const Tree& tree = model_.trees[body.tree];
-      multibody_->AngularJacobian(kin, b, &Jw);
-      const Vec3 w = Jw * v.segment(tree.v_start, tree.nv);
+      const Vec3 w = multibody_->AngularVelocity(kin, v, b);
       speed = multibody_->PointVelocity(kin, v, b, kin.com_W[b]).norm() + w.norm() * body_radius_[b];
     } else if (body.prescribed) {
       const PrescribedMotion& m = body.motion;
@@ -234,7 +232,13 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
           const Vec6 y = L_inv * rhs;
           v.segment<6>(tree.v_start) = v0.segment<6>(tree.v_start) + L_inv.transpose() * y;
         } else {
-          v.segment(tree.v_start, tree.nv) = seg(v0) + Mt.llt().solve(dt * (seg(k1) + seg(k2)));
+          // An articulated tree: LLT and right-hand side in kept storage (no allocation).
+          thread_local Eigen::LLT<MatX> llt;
+          thread_local VecX rhs;
+          llt.compute(Mt);
+          rhs = dt * (seg(k1) + seg(k2));
+          llt.solveInPlace(rhs);
+          v.segment(tree.v_start, tree.nv) = seg(v0) + rhs;
         }
         continue;
       }
@@ -264,6 +268,33 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
 // Stage 2 input: the contact problem at q0 (eqs. 18-24). Contact Jacobians per tree:
 //   J_i = C_i (J_B(p) − J_A(p)),   b_i = C_i (v_B^presc(p) − v_A^presc(p)),
 // with C_i the contact frame (rows t1, t2, n). Joint limits become unilateral rows.
+void Simulator::SizeJacobian(int rows, int cols, MatX* J) {
+  if (J->rows() == rows && J->cols() == cols) return;
+  // Swap in a spare of the right size if there is one; the old storage becomes a spare.
+  std::vector<MatX>& spares = scratch_.spare_jacobians;
+  for (MatX& spare : spares) {
+    if (spare.rows() == rows && spare.cols() == cols) {
+      J->swap(spare);
+      return;
+    }
+  }
+  if (J->size() > 0) ReturnJacobianStorage(J);
+  J->resize(rows, cols);
+}
+
+void Simulator::ReturnJacobianStorage(MatX* J) {
+  std::vector<MatX>& spares = scratch_.spare_jacobians;
+  constexpr size_t kMaxSpares = 256;  // bounds the pool when sizes keep changing
+  if (spares.capacity() < kMaxSpares) spares.reserve(kMaxSpares);
+  if (spares.size() < kMaxSpares) {
+    spares.emplace_back();
+    spares.back().swap(*J);
+  } else {
+    spares[scratch_.next_spare++ % kMaxSpares].swap(*J);
+  }
+  J->resize(0, 0);
+}
+
 void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
                                 const std::vector<Contact>& contacts, ContactProblem* problem) {
   const int num_trees = static_cast<int>(model_.trees.size());
@@ -290,8 +321,6 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     return cd;
   };
   int row = 0;
-  MatX& Jp = scratch_.Jp;
-  MatX& CJ = scratch_.CJ;
   for (int ci = 0; ci < static_cast<int>(contacts.size()); ++ci) {
     const Contact& c = contacts[ci];
     const int tree_a = model_.BodyTree(c.body_a);
@@ -310,17 +339,15 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     // Body B contributes +J, body A −J; same tree: one block.
     auto add_block = [&](int body, int tree, double sign) {
       if (tree < 0) return;
-      multibody_->PointJacobian(kin, body, c.point, &Jp);
-      CJ.noalias() = C * Jp;
-      for (int k = 0; k < cd.num_blocks; ++k) {
-        if (cd.blocks[k].tree == tree) {
-          cd.blocks[k].J += sign * CJ;
-          return;
-        }
+      int k = 0;
+      while (k < cd.num_blocks && cd.blocks[k].tree != tree) ++k;
+      if (k == cd.num_blocks) {
+        cd.blocks[k].tree = tree;
+        SizeJacobian(3, model_.trees[tree].nv, &cd.blocks[k].J);
+        cd.blocks[k].J.setZero();
+        ++cd.num_blocks;
       }
-      cd.blocks[cd.num_blocks].tree = tree;
-      cd.blocks[cd.num_blocks].J = sign * CJ;
-      ++cd.num_blocks;
+      multibody_->AddRotatedPointJacobian(kin, body, c.point, C, sign, cd.blocks[k].J.data());
     };
     add_block(c.body_b, tree_b, 1.0);
     add_block(c.body_a, tree_a, -1.0);
@@ -346,13 +373,20 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
       cd.num_rows = 1;
       cd.num_blocks = 1;
       cd.blocks[0].tree = tree;
-      cd.blocks[0].J.setZero(1, model_.trees[tree].nv);
+      SizeJacobian(1, model_.trees[tree].nv, &cd.blocks[0].J);
+      cd.blocks[0].J.setZero();
       cd.blocks[0].J(0, local) = side == 0 ? 1.0 : -1.0;
       cd.stiffness = std::numeric_limits<double>::infinity();
       cd.dissipation_time = 0;
       cd.phi0 = side == 0 ? qj - bound : bound - qj;
       cd.source = ji;
       row += 1;
+    }
+  }
+  // Slots no longer used give their Jacobian storage back to the pool.
+  for (int i = num_out; i < static_cast<int>(problem->constraints.size()); ++i) {
+    for (TreeJacobianBlock& b : problem->constraints[i].blocks) {
+      if (b.J.size() > 0) ReturnJacobianStorage(&b.J);
     }
   }
   problem->constraints.resize(num_out);
@@ -392,7 +426,7 @@ const StepRecord& Simulator::Step() {
   // and the external loads are explicit: evaluated at (q0, v0, t^n).
   t0 = Clock::now();
   const bool has_external = perturbation_ || !model_.loads.empty();
-  VecX external_force;  // generalized force of the spring and the loads, size nv
+  VecX& external_force = scratch_.external_force;  // spring and loads, size nv
   if (has_external) external_force.setZero(model_.nv);
   rec.perturbation = perturbation_;
   rec.perturbation_point_W.setZero();
@@ -417,10 +451,12 @@ const StepRecord& Simulator::Step() {
 
   // Position update q = q0 + δt N v^{θvq}; a non-finite solve keeps the state for inspection.
   t0 = Clock::now();
-  State next = state_;
+  State& next = scratch_.next_state;
+  next = state_;
   if (rec.result.stats.status != SolverStatus::kNonFiniteInput && rec.result.v.allFinite()) {
     const double theta_vq = IntegratorThetaVq(settings_.integrator);
-    const VecX v_thvq = theta_vq * rec.result.v + (1 - theta_vq) * state_.v;
+    VecX& v_thvq = scratch_.v_thvq;
+    v_thvq = theta_vq * rec.result.v + (1 - theta_vq) * state_.v;
     multibody_->IntegratePositions(state_.q, v_thvq, dt, &next.q);
     multibody_->NormalizeQuaternions(&next.q);
     next.v = rec.result.v;
@@ -428,7 +464,7 @@ const StepRecord& Simulator::Step() {
     ++step_count_;
   }
   rec.timings.integrate_ms = MsSince(t0);
-  state_ = next;
+  std::swap(state_, next);
   warm_start_ = state_.v;
   rec.after = state_;
   rec.metrics = ComputeMetrics(state_, rec.contacts);

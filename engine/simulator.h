@@ -144,6 +144,10 @@ class Simulator {
                                      VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M);
   void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
                        ContactProblem* problem);
+  // *J becomes rows x cols (contents unspecified) using the spare pool instead of allocating.
+  void SizeJacobian(int rows, int cols, MatX* J);
+  // Moves *J's storage into the spare pool; *J is left empty.
+  void ReturnJacobianStorage(MatX* J);
 
   // Largest surface speed of any body at (q, v, t): |v_com| + |ω| r_b [m/s].
   double MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const;
@@ -163,7 +167,12 @@ class Simulator {
   struct StepScratch {
     KinematicsCache kin, kin_free_motion;
     VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
-    MatX Jp, CJ;  // contact Jacobian of a point and its rotation into the contact frame
+    VecX external_force;  // generalized force of the mouse spring and the loads
+    State next_state;     // the state after the step, before it replaces state_
+    // Jacobian blocks of constraint slots whose tree size changed, reused by later slots so that
+    // the step does not allocate once the sizes in use have been seen.
+    std::vector<MatX> spare_jacobians;
+    size_t next_spare = 0;
     // L⁻¹ of the 6-dof trees' M that the explicit free motion factored (A = M when θ = 0),
     // reused by the step's Delassus estimates.
     InverseCholeskyFactors free_body_factors;
