@@ -124,7 +124,15 @@ const std::vector<Vec3>& PrismRim() {
 // allocate: the two polytopes, the topology of a convex mesh (per slot) and clipping buffers.
 struct PolytopeScratch {
   Polytope P[2];
-  Topology hull_topology[2];
+  // Faces and edges of the convex meshes seen last, by hull (holding the hull keeps the identity
+  // test valid); evicted round-robin beyond kHullCacheSize.
+  struct HullTopology {
+    std::shared_ptr<const ConvexHull> hull;
+    Topology topology;
+  };
+  static constexpr size_t kHullCacheSize = 16;
+  std::vector<HullTopology> hulls;
+  size_t next_eviction = 0;
   std::vector<std::tuple<int, int, int>> half_edges;
   std::vector<Vec3> nc, nd, dxc;  // per edge of B: arc end points and their cross product
   std::vector<Vec3> poly, clipped;
@@ -135,10 +143,35 @@ PolytopeScratch& Scratch() {
   return scratch;
 }
 
-// Fills *P (storage reused) with shape s at pose X. A convex mesh's faces and edges go to
-// *hull_topology, which P then refers to without owning it.
-void MakePolytope(const Shape& s, const Pose& X, Topology* hull_topology,
-                  std::vector<std::tuple<int, int, int>>* half_edges, Polytope* P) {
+// The cached topology of a convex mesh (built on first use); never evicts `keep`.
+const Topology* HullTopologyFor(const std::shared_ptr<const ConvexHull>& hull, const Topology* keep,
+                                PolytopeScratch* scratch) {
+  for (PolytopeScratch::HullTopology& entry : scratch->hulls) {
+    if (entry.hull == hull) return &entry.topology;
+  }
+  if (scratch->hulls.capacity() < PolytopeScratch::kHullCacheSize) {
+    scratch->hulls.reserve(PolytopeScratch::kHullCacheSize);
+  }
+  PolytopeScratch::HullTopology* entry;
+  if (scratch->hulls.size() < PolytopeScratch::kHullCacheSize) {
+    entry = &scratch->hulls.emplace_back();
+  } else {
+    entry = &scratch->hulls[scratch->next_eviction++ % scratch->hulls.size()];
+    if (&entry->topology == keep) {
+      entry = &scratch->hulls[scratch->next_eviction++ % scratch->hulls.size()];
+    }
+  }
+  entry->hull = hull;
+  entry->topology.faces = hull->faces;
+  entry->topology.normals = hull->face_normals;
+  BuildEdges(&entry->topology, &scratch->half_edges);
+  return &entry->topology;
+}
+
+// Fills *P (storage reused) with shape s at pose X. A convex mesh refers to its cached topology
+// without owning it; `keep` is the other polytope's, which the cache must not evict.
+void MakePolytope(const Shape& s, const Pose& X, const Topology* keep, PolytopeScratch* scratch,
+                  Polytope* P) {
   P->v.clear();
   P->normals.clear();
   P->interior.setZero();
@@ -157,11 +190,9 @@ void MakePolytope(const Shape& s, const Pose& X, Topology* hull_topology,
     }
   } else {  // convex mesh
     const ConvexHull& h = *s.hull;
-    hull_topology->faces = h.faces;
-    hull_topology->normals = h.face_normals;
-    BuildEdges(hull_topology, half_edges);
-    // Aliasing constructor with no owner: refers to the scratch topology, allocates nothing.
-    P->topo = std::shared_ptr<const Topology>(std::shared_ptr<const Topology>(), hull_topology);
+    // Aliasing constructor with no owner: refers to the cached topology, allocates nothing.
+    P->topo = std::shared_ptr<const Topology>(std::shared_ptr<const Topology>(),
+                                              HullTopologyFor(s.hull, keep, scratch));
     for (const Vec3& v : h.vertices) P->v.push_back(R * v + X.p);
   }
   for (const Vec3& n : P->topo->normals) P->normals.push_back(R * n);
@@ -286,8 +317,8 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   PolytopeScratch& scratch = Scratch();
   Polytope& A = scratch.P[0];
   Polytope& B = scratch.P[1];
-  MakePolytope(a, X_WA, &scratch.hull_topology[0], &scratch.half_edges, &A);
-  MakePolytope(b, X_WB, &scratch.hull_topology[1], &scratch.half_edges, &B);
+  MakePolytope(a, X_WA, nullptr, &scratch, &A);
+  MakePolytope(b, X_WB, A.topo.get(), &scratch, &B);
   if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
 
   int face_a, face_b;

@@ -98,9 +98,10 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   // so that a step does not allocate.
   thread_local std::vector<MatX> Minv;  // per tree, L⁻¹
   thread_local std::vector<char> inverted;
-  thread_local Eigen::LLT<MatX> llt;
+  thread_local std::vector<MatX> factor;  // per tree, storage of the in-place Cholesky factor
   thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
+  if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
   inverted.assign(num_trees(), 0);
   for (ConstraintData& c : constraints) {
     const int r = c.num_rows;
@@ -117,7 +118,8 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
             InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
           }
         } else {
-          llt.compute(M[b.tree]);
+          factor[b.tree] = M[b.tree];
+          const Eigen::LLT<Eigen::Ref<MatX>> llt(factor[b.tree]);
           Minv[b.tree].setIdentity(n, n);
           llt.matrixL().solveInPlace(Minv[b.tree]);
         }

@@ -141,12 +141,12 @@ void ForEachAncestorDof(const Model& m, int body, F f) {
 
 void Multibody::AddPointForce(const KinematicsCache& kin, int body, const Vec3& p_W,
                               const Vec3& f_W, VecX* tau) const {
-  const int t = body < 0 ? -1 : model_->BodyTree(body);
-  if (t < 0) return;
-  const Tree& tree = model_->trees[t];
-  MatX J;
-  PointJacobian(kin, body, p_W, &J);  // 3 x nv_tree
-  tau->segment(tree.v_start, tree.nv) += J.transpose() * f_W;
+  if (body < 0 || model_->BodyTree(body) < 0) return;
+  // τ += J_pᵀ f, one column of J_p per ancestor dof (no Jacobian is formed).
+  ForEachAncestorDof(*model_, body, [&](int, int dof) {
+    (*tau)[dof] +=
+        (kin.dof_linear[dof] + kin.dof_angular[dof].cross(p_W - kin.dof_origin[dof])).dot(f_W);
+  });
 }
 
 void Multibody::PointJacobian(const KinematicsCache& kin, int body, const Vec3& p_W,

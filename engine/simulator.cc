@@ -175,6 +175,8 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
   VecX &q_theta = sc.q_theta, &v_theta = sc.v_theta, &v_thvq = sc.v_thvq, &k1 = sc.k1,
        &k2 = sc.k2, &K = sc.K, &D = sc.D, &m = sc.m;
   q_theta.resize(model_.nq);
+  sc.dv.resize(nv);
+  sc.factor.resize(num_trees);
   v_theta.resize(nv);
   v_thvq.resize(nv);
   m.resize(nv);
@@ -232,21 +234,27 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
           const Vec6 y = L_inv * rhs;
           v.segment<6>(tree.v_start) = v0.segment<6>(tree.v_start) + L_inv.transpose() * y;
         } else {
-          // An articulated tree: LLT and right-hand side in kept storage (no allocation).
-          thread_local Eigen::LLT<MatX> llt;
-          thread_local VecX rhs;
-          llt.compute(Mt);
-          rhs = dt * (seg(k1) + seg(k2));
-          llt.solveInPlace(rhs);
-          v.segment(tree.v_start, tree.nv) = seg(v0) + rhs;
+          // An articulated tree: factor in the tree's kept storage, solve in place in v.
+          MatX& F = sc.factor[tr];
+          F = Mt;
+          const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
+          auto vt = v.segment(tree.v_start, tree.nv);
+          vt = dt * (seg(k1) + seg(k2));
+          llt.solveInPlace(vt);
+          vt += seg(v0);
         }
         continue;
       }
-      VecX mt = Mt * (seg(v) - seg(v0)) - dt * (seg(k1) + seg(k2));
-      m.segment(tree.v_start, tree.nv) = mt;
+      // Residual m = M (v − v0) − δt k and its scale, in kept storage (no allocation).
+      auto mt = m.segment(tree.v_start, tree.nv);
+      auto dvt = sc.dv.segment(tree.v_start, tree.nv);
+      dvt = seg(v) - seg(v0);
+      mt.noalias() = Mt * dvt;
+      mt -= dt * (seg(k1) + seg(k2));
       residual = std::max(residual, mt.lpNorm<Eigen::Infinity>());
-      scale = std::max(scale, (Mt * seg(v)).lpNorm<Eigen::Infinity>() +
-                                  dt * (seg(k1) + seg(k2)).lpNorm<Eigen::Infinity>());
+      double Mv = 0;
+      for (int i = 0; i < tree.nv; ++i) Mv = std::max(Mv, std::abs(Mt.row(i).dot(seg(v))));
+      scale = std::max(scale, Mv + dt * (seg(k1) + seg(k2)).lpNorm<Eigen::Infinity>());
     }
     if (theta == 0.0) break;
     report.residual = residual / std::max(scale, 1e-300);
@@ -257,17 +265,18 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
     for (int tr = 0; tr < num_trees; ++tr) {
       const Tree& tree = model_.trees[tr];
       if (tree.nv == 0) continue;
-      v.segment(tree.v_start, tree.nv) -=
-          (*A)[tr].llt().solve(m.segment(tree.v_start, tree.nv));
+      MatX& F = sc.factor[tr];  // the tree's kept storage: no allocation
+      F = (*A)[tr];
+      const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
+      auto mt = m.segment(tree.v_start, tree.nv);
+      llt.solveInPlace(mt);
+      v.segment(tree.v_start, tree.nv) -= mt;
     }
   }
   *v_star = v;
   return report;
 }
 
-// Stage 2 input: the contact problem at q0 (eqs. 18-24). Contact Jacobians per tree:
-//   J_i = C_i (J_B(p) − J_A(p)),   b_i = C_i (v_B^presc(p) − v_A^presc(p)),
-// with C_i the contact frame (rows t1, t2, n). Joint limits become unilateral rows.
 void Simulator::SizeJacobian(int rows, int cols, MatX* J) {
   if (J->rows() == rows && J->cols() == cols) return;
   // Swap in a spare of the right size if there is one; the old storage becomes a spare.
@@ -295,6 +304,9 @@ void Simulator::ReturnJacobianStorage(MatX* J) {
   J->resize(0, 0);
 }
 
+// Stage 2 input: the contact problem at q0 (eqs. 18-24). Contact Jacobians per tree:
+//   J_i = C_i (J_B(p) − J_A(p)),   b_i = C_i (v_B^presc(p) − v_A^presc(p)),
+// with C_i the contact frame (rows t1, t2, n). Joint limits become unilateral rows.
 void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
                                 const std::vector<Contact>& contacts, ContactProblem* problem) {
   const int num_trees = static_cast<int>(model_.trees.size());

@@ -169,6 +169,8 @@ class Simulator {
     VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
     VecX external_force;  // generalized force of the mouse spring and the loads
     State next_state;     // the state after the step, before it replaces state_
+    VecX dv;                    // free motion: v − v0
+    std::vector<MatX> factor;   // free motion: per tree, storage of the in-place Cholesky factor
     // Jacobian blocks of constraint slots whose tree size changed, reused by later slots so that
     // the step does not allocate once the sizes in use have been seen.
     std::vector<MatX> spare_jacobians;

@@ -388,8 +388,10 @@ TEST(SpeedPaths, SteadyStateStepsDoNotAllocate) {
     const char* scene;
     int warm_up;  // steps until the contact set is steady (settled stack, cube lifted and held)
   };
+  // Also: convex meshes of four shapes (hull topologies), and an implicit (midpoint) free motion.
   for (const Case& c : {Case{"bench/box_stack_10.yaml", 150}, Case{"bench/box_on_ramp_hold.yaml", 150},
-                        Case{"bench/gripper.yaml", 1100}}) {
+                        Case{"bench/gripper.yaml", 1100}, Case{"mesh_pile.yaml", 200},
+                        Case{"spring_cylinder_friction.yaml", 200}}) {
     Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + c.scene);
     Simulator sim(scene.model, scene.settings);
     const long first = g_allocations.load();
