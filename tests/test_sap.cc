@@ -792,6 +792,20 @@ TEST(SapSolver, NonFiniteInputIsReportedWithoutIterating) {
   VecX guess = p.v0;
   guess(0) = std::numeric_limits<double>::infinity();
   EXPECT_EQ(solver.Solve(p, guess, &r), SolverStatus::kNonFiniteInput);
+  bad = p;
+  bad.constraints[1].bias(0) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(solver.Solve(bad, p.v0, &r), SolverStatus::kNonFiniteInput);
+  EXPECT_NE(r.stats.message.find("constraint 1"), std::string::npos) << r.stats.message;
+  bad = p;
+  bad.M[0](0, 0) = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(solver.Solve(bad, p.v0, &r), SolverStatus::kNonFiniteInput);
+  EXPECT_NE(r.stats.message.find("M block of tree 0"), std::string::npos) << r.stats.message;
+  // Finite entries whose sum overflows are not mistaken for non-finite input (the screen that
+  // sums them falls back to the entry-by-entry check).
+  bad = p;
+  bad.v_star(0) = bad.v_star(1) = 1e308;
+  solver.Solve(bad, p.v0, &r);
+  EXPECT_NE(r.stats.status, SolverStatus::kNonFiniteInput) << r.stats.message;
   // The valid problem still solves with the same solver object.
   EXPECT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kConverged);
 }
