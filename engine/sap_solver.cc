@@ -13,6 +13,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -255,14 +256,26 @@ struct SapSolver::Scratch {
   std::vector<double> gj;                         // 2 x 3 x max tree nv, G J_k per block
   // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
   std::vector<int> uf_parent, tree_island, island_of_root, constraint_island;
+  // Island storage is a pool of slots. An island takes the slot that held the island with the
+  // same first tree and sizes (trees, dofs, constraints, rows) the last time, else one whose
+  // island had the same sizes, else a free one, so that its sub-problem, guess, result and child
+  // solver keep their storage although island ids change from step to step. Key: the sizes,
+  // then the first tree.
+  using IslandSizes = std::array<int, 5>;
   struct Island {
     std::vector<int> trees, constraints;  // indices into the full problem, increasing
     ContactProblem problem;
     VecX guess;
     SolverResult result;
     std::unique_ptr<SapSolver> solver;
+    IslandSizes sizes = {-1, -1, -1, -1, -1};  // key of the island the slot held last
   };
-  std::vector<Island> islands;
+  std::vector<Island> islands;               // slots
+  std::vector<int> slot_of;                  // island id -> slot
+  std::vector<IslandSizes> island_sizes;     // island id -> sizes
+  std::vector<std::pair<IslandSizes, int>> slot_keys;  // (sizes, slot), sorted
+  std::vector<int> slot_cursor;              // per slot_keys group start: next entry to try
+  std::vector<char> slot_taken;
   int num_islands = 0;
 };
 
@@ -934,11 +947,76 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     s.constraint_island[i] = c.num_blocks > 0 ? s.tree_island[c.blocks[0].tree] : -1;
   }
   s.num_islands = num;
-  if (static_cast<int>(s.islands.size()) < num) s.islands.resize(num);
+  // Constraints with no blocks act on no tree: they go with island 0 (γ from the bias only).
+  for (int i = 0; i < nc; ++i) {
+    if (s.constraint_island[i] < 0) s.constraint_island[i] = 0;
+  }
+  // Key per island (sizes, first tree), then a slot per island: the slot of the same key, else
+  // one of the same sizes (in slot-key order), else a free slot, else a new one.
+  s.island_sizes.assign(num, Scratch::IslandSizes{0, 0, 0, 0, -1});
+  for (int t = 0; t < nt; ++t) {
+    Scratch::IslandSizes& z = s.island_sizes[s.tree_island[t]];
+    if (z[0]++ == 0) z[4] = t;
+    z[1] += problem.tree_nv[t];
+  }
+  for (int i = 0; i < nc; ++i) {
+    Scratch::IslandSizes& z = s.island_sizes[s.constraint_island[i]];
+    ++z[2];
+    z[3] += problem.constraints[i].num_rows;
+  }
+  const int num_slots = static_cast<int>(s.islands.size());
+  s.slot_keys.clear();
+  for (int j = 0; j < num_slots; ++j) s.slot_keys.emplace_back(s.islands[j].sizes, j);
+  std::sort(s.slot_keys.begin(), s.slot_keys.end());
+  s.slot_cursor.resize(num_slots);
+  for (int j = 0; j < num_slots; ++j) s.slot_cursor[j] = j;
+  s.slot_taken.assign(num_slots, 0);
+  s.slot_of.assign(num, -1);
+  auto take = [&](int k, int j) {
+    s.slot_of[k] = j;
+    s.slot_taken[j] = 1;
+  };
+  for (int k = 0; k < num; ++k) {  // same key
+    const auto e = std::lower_bound(s.slot_keys.begin(), s.slot_keys.end(),
+                                    std::make_pair(s.island_sizes[k], -1));
+    if (e != s.slot_keys.end() && e->first == s.island_sizes[k] && !s.slot_taken[e->second]) {
+      take(k, e->second);
+    }
+  }
+  auto same_sizes = [](const Scratch::IslandSizes& a, const Scratch::IslandSizes& b) {
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
+  };
+  for (int k = 0; k < num; ++k) {  // same sizes
+    if (s.slot_of[k] >= 0) continue;
+    Scratch::IslandSizes lo = s.island_sizes[k];
+    lo[4] = -2;
+    const auto g = std::lower_bound(s.slot_keys.begin(), s.slot_keys.end(), std::make_pair(lo, -1));
+    if (g == s.slot_keys.end()) continue;
+    int& next = s.slot_cursor[g - s.slot_keys.begin()];
+    while (next < num_slots && same_sizes(s.slot_keys[next].first, lo) &&
+           s.slot_taken[s.slot_keys[next].second]) {
+      ++next;
+    }
+    if (next < num_slots && same_sizes(s.slot_keys[next].first, lo)) {
+      take(k, s.slot_keys[next].second);
+    }
+  }
+  int free_slot = 0;
+  for (int k = 0; k < num; ++k) {
+    if (s.slot_of[k] >= 0) continue;
+    while (free_slot < num_slots && s.slot_taken[free_slot]) ++free_slot;
+    if (free_slot < num_slots) {
+      s.slot_of[k] = free_slot++;
+    } else {
+      s.slot_of[k] = static_cast<int>(s.islands.size());
+      s.islands.emplace_back();
+    }
+  }
   SapParameters child_params = params_;
   child_params.islands = false;
   for (int k = 0; k < num; ++k) {
-    Scratch::Island& isl = s.islands[k];
+    Scratch::Island& isl = s.islands[s.slot_of[k]];
+    isl.sizes = s.island_sizes[k];
     isl.trees.clear();
     isl.constraints.clear();
     if (!isl.solver) {
@@ -948,18 +1026,13 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     }
     isl.solver->scratch_->input_validated = true;
   }
-  for (int t = 0; t < nt; ++t) s.islands[s.tree_island[t]].trees.push_back(t);
-  // Constraints with no blocks act on no tree: they go with island 0 (γ from the bias only).
-  for (int i = 0; i < nc; ++i) {
-    const int k = s.constraint_island[i] >= 0 ? s.constraint_island[i] : 0;
-    s.constraint_island[i] = k;
-    s.islands[k].constraints.push_back(i);
-  }
+  for (int t = 0; t < nt; ++t) s.islands[s.slot_of[s.tree_island[t]]].trees.push_back(t);
+  for (int i = 0; i < nc; ++i) s.islands[s.slot_of[s.constraint_island[i]]].constraints.push_back(i);
 
   // Sub-problems. Local tree index = rank in isl.trees (tree_local reuses uf_parent).
   std::vector<int>& tree_local = s.uf_parent;
   for (int k = 0; k < num; ++k) {
-    Scratch::Island& isl = s.islands[k];
+    Scratch::Island& isl = s.islands[s.slot_of[k]];
     ContactProblem& sub = isl.problem;
     const int snt = static_cast<int>(isl.trees.size());
     sub.time_step = problem.time_step;
@@ -996,9 +1069,25 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     for (int j = 0; j < snc; ++j) {
       const ConstraintData& c = problem.constraints[isl.constraints[j]];
       ConstraintData& d = sub.constraints[j];
-      d = c;
+      // Field by field, so that a Jacobian block past num_blocks keeps its storage for the
+      // next constraint that fills this slot (it is never read: every use is under num_blocks).
+      d.kind = c.kind;
       d.first_row = rows;
-      for (int b = 0; b < d.num_blocks; ++b) d.blocks[b].tree = tree_local[c.blocks[b].tree];
+      d.num_rows = c.num_rows;
+      d.num_blocks = c.num_blocks;
+      for (int b = 0; b < c.num_blocks; ++b) {
+        d.blocks[b].tree = tree_local[c.blocks[b].tree];
+        d.blocks[b].J = c.blocks[b].J;
+      }
+      for (int b = c.num_blocks; b < 2; ++b) d.blocks[b].tree = -1;
+      d.bias = c.bias;
+      d.stiffness = c.stiffness;
+      d.dissipation_time = c.dissipation_time;
+      d.friction = c.friction;
+      d.phi0 = c.phi0;
+      d.w = c.w;
+      d.beta = c.beta;
+      d.source = c.source;
       rows += c.num_rows;
     }
     sub.num_rows = rows;
@@ -1015,7 +1104,7 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
   stats.cost = 0;
   stats.message.clear();
   for (int k = 0; k < num; ++k) {
-    Scratch::Island& isl = s.islands[k];
+    Scratch::Island& isl = s.islands[s.slot_of[k]];
     isl.solver->Solve(isl.problem, isl.guess, &isl.result);
     const SolverStats& st = isl.result.stats;
     if (st.status != SolverStatus::kConverged && stats.status == SolverStatus::kConverged) {
@@ -1048,7 +1137,7 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     double g2 = 0, scale2 = 0;
     double alpha = std::numeric_limits<double>::infinity();
     for (int k = 0; k < num; ++k) {
-      const SolverStats& st = s.islands[k].result.stats;
+      const SolverStats& st = s.islands[s.slot_of[k]].result.stats;
       const IterationRecord& r = st.history[std::min<int>(m, st.history.size() - 1)];
       rec.cost += r.cost;
       g2 += r.gradient_norm * r.gradient_norm;
