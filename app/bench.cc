@@ -256,6 +256,8 @@ nlohmann::json BenchResult::ToJson() const {
   j["realtime_factor"] = realtime_factor;
   j["max_penetration"] = max_penetration + 0.0;
   j["failures"] = failures;
+  j["repeats"] = repeats;
+  j["run_ms_per_step"] = run_ms_per_step;
   nlohmann::json probe_list = nlohmann::json::array();
   for (const BenchProbe& p : probes) {
     nlohmann::json o;
@@ -287,6 +289,9 @@ nlohmann::json BenchResult::ToJson() const {
       j["peer_drift"] = peer_drift;
       j["ratio"] = ratio;
       j["peer_notes"] = peer_notes;
+      j["peer_run_ms_per_step"] = peer_run_ms_per_step;
+      j["ratio_min"] = ratio_min;
+      j["ratio_max"] = ratio_max;
     }
   }
   return j;
@@ -301,7 +306,10 @@ bool BenchPeerAvailable(const std::string& peer) {
 #endif
 }
 
-BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
+namespace {
+
+// One run of the scene by ContactLab, then (if requested) by the peer.
+BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   BenchResult r;
   r.scene = scene.path;
   RunOptions run_options;
@@ -364,18 +372,63 @@ BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
   return r;
 }
 
-std::string BenchTableHeader(bool with_peer) {
+}  // namespace
+
+BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
+  if (options.repeat < 1 || options.repeat > 1000) {
+    throw std::invalid_argument("--repeat " + std::to_string(options.repeat) +
+                                ": must be in [1, 1000]");
+  }
+  BenchResult r = BenchSceneOnce(scene, options);
+  r.repeats = options.repeat;
+  r.run_ms_per_step = {r.ms_per_step};
+  std::vector<double> means = {r.mean_ms_per_step}, peer_means, ratios;
+  if (r.peer_ok()) {
+    r.peer_run_ms_per_step = {r.peer_ms_per_step};
+    peer_means.push_back(r.peer_mean_ms_per_step);
+    ratios.push_back(r.ratio);
+  }
+  for (int k = 1; k < options.repeat; ++k) {
+    const BenchResult q = BenchSceneOnce(scene, options);
+    r.run_ms_per_step.push_back(q.ms_per_step);
+    means.push_back(q.mean_ms_per_step);
+    if (r.peer_ok()) {
+      if (!q.peer_ok()) {
+        r.peer_status = q.peer_status;
+        continue;
+      }
+      r.peer_run_ms_per_step.push_back(q.peer_ms_per_step);
+      peer_means.push_back(q.peer_mean_ms_per_step);
+      ratios.push_back(q.ratio);
+    }
+  }
+  r.ms_per_step = Median(r.run_ms_per_step);
+  r.mean_ms_per_step = Mean(means);
+  r.realtime_factor = r.time_step * 1e3 / r.ms_per_step;
+  if (r.peer_ok()) {
+    r.peer_ms_per_step = Median(r.peer_run_ms_per_step);
+    r.peer_mean_ms_per_step = Mean(peer_means);
+    r.peer_realtime_factor = r.time_step * 1e3 / r.peer_ms_per_step;
+    r.ratio = r.ms_per_step / r.peer_ms_per_step;
+    r.ratio_min = *std::min_element(ratios.begin(), ratios.end());
+    r.ratio_max = *std::max_element(ratios.begin(), ratios.end());
+  }
+  return r;
+}
+
+std::string BenchTableHeader(bool with_peer, bool with_range) {
   std::string h = Pad("scene", 26, true) + Pad("bodies", 7) + Pad("steps", 6) + Pad("ms/step", 9) +
                   Pad("iters", 6) + Pad("e_m", 8) + Pad("contacts", 9) + Pad("RTF", 8) +
                   Pad("pen[mm]", 9) + Pad("drift[mm]", 10);
   if (with_peer) {
     h += " |" + Pad("MJ ms/step", 11) + Pad("iters", 6) + Pad("contacts", 9) + Pad("RTF", 8) +
          Pad("pen[mm]", 9) + Pad("drift[mm]", 10) + Pad("ratio", 7);
+    if (with_range) h += Pad("runs min-max", 14);
   }
   return h;
 }
 
-std::string BenchTableRow(const BenchResult& r, bool with_peer) {
+std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range) {
   const bool has_probes = !r.probes.empty();
   std::string row = Pad(BaseName(r.scene), 26, true) + Pad(std::to_string(r.bodies), 7) +
                     Pad(std::to_string(r.steps), 6) + Pad(Fixed(r.ms_per_step, 3), 9) +
@@ -389,6 +442,11 @@ std::string BenchTableRow(const BenchResult& r, bool with_peer) {
              Pad(Fixed(r.peer_contacts, 1), 9) + Pad(Fixed(r.peer_realtime_factor, 2), 8) +
              Pad(Fixed(r.peer_max_penetration * 1e3, 4), 9) +
              Pad(has_probes ? Fixed(r.peer_drift * 1e3, 4) : "-", 10) + Pad(Fixed(r.ratio, 2), 7);
+      if (with_range) {
+        row += Pad(Fixed(r.ratio_min, 2) + "-" + Fixed(r.ratio_max, 2) + " (" +
+                       std::to_string(r.repeats) + ")",
+                   14);
+      }
     } else {
       row += " | peer " + r.peer_status;
     }
@@ -420,7 +478,8 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
     out << "peer " << options.peer << " is unavailable: this build has no MuJoCo "
         << "(install libmujoco-dev and reconfigure); running ContactLab only" << std::endl;
   }
-  out << BenchTableHeader(with_peer) << std::endl;
+  const bool with_range = with_peer && options.repeat > 1;
+  out << BenchTableHeader(with_peer, with_range) << std::endl;
   std::vector<BenchResult> results;
   for (const Scene& scene : scenes) {
     if (!options.mjcf_dir.empty()) {
@@ -433,7 +492,7 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
       if (!xml.flush()) throw std::runtime_error("cannot write MJCF file '" + path + "'");
     }
     results.push_back(BenchScene(scene, options));
-    out << BenchTableRow(results.back(), with_peer) << std::endl;
+    out << BenchTableRow(results.back(), with_peer, with_range) << std::endl;
     if (json.is_open()) json << results.back().ToJson().dump() << '\n' << std::flush;
   }
   for (const BenchResult& r : results) {
@@ -474,6 +533,10 @@ void AddBenchCommand(CLI::App& app) {
       ->allow_extra_args(false);
   bench->add_option("--set", args->options.overrides, "Override a value in every scene")
       ->allow_extra_args(false);
+  bench
+      ->add_option("--repeat", args->options.repeat,
+                   "Runs per engine and scene, alternating engines; reports the median run")
+      ->check(CLI::Range(1, 1000));
   bench->add_option("--mjcf-dir", args->options.mjcf_dir,
                     "Write each scene's MJCF export to DIR/<scene>.xml (for MuJoCo's viewer)");
   bench->callback([args]() {

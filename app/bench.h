@@ -2,7 +2,7 @@
 // optionally side by side with MuJoCo 2.2.2 in the same process (app/mujoco_peer.h).
 //
 //   contactlab bench [--peer mujoco] [--json FILE] [--duration T] [--probe BODY[@REF][:FROM] ...]
-//                    [--set KEY=VALUE ...] [--mjcf-dir DIR] SCENES...
+//                    [--set KEY=VALUE ...] [--mjcf-dir DIR] [--repeat N] SCENES...
 //
 // Per scene (ContactLab; with a peer the same quantities from MuJoCo beside them):
 //   ms_per_step      median wall time of one Simulator::Step() (mj_step for the peer) [ms]
@@ -19,6 +19,12 @@
 //                    phase, e.g. cube@carriage:1 measures the slip of a grasped cube during a
 //                    lift that starts at 1 s.
 //   ratio            ContactLab ms_per_step / MuJoCo ms_per_step (> 1: ContactLab is slower)
+//
+// With --repeat N each scene runs N times per engine, alternating ContactLab and the peer (C, P,
+// C, P, ...) so that both see the same machine load; ms_per_step is then the median of the N
+// runs' medians (each run's median is in run_ms_per_step), ratio the ratio of those medians,
+// and ratio_min / ratio_max the extremes of the N per-run ratios, a measure of the noise. The
+// accuracy fields come from the first run (a run is deterministic, so every run gives them).
 #pragma once
 
 #include <iosfwd>
@@ -41,6 +47,7 @@ struct BenchOptions {
   std::vector<std::string> probes;     // BODY[@REF][:FROM]
   std::vector<std::string> overrides;  // --set, applied to every scene
   std::string mjcf_dir;                // when set, each scene's MJCF export is written here
+  int repeat = 1;                      // runs per engine and scene, alternating engines
 };
 
 struct BenchProbe {
@@ -83,6 +90,10 @@ struct BenchResult {
   double peer_max_penetration = 0;
   double peer_drift = 0;
   double ratio = 0;  // ms_per_step / peer_ms_per_step
+  // Repeated runs (--repeat): per-run medians, and the extremes of the per-run ratios.
+  int repeats = 1;
+  std::vector<double> run_ms_per_step, peer_run_ms_per_step;  // [ms]
+  double ratio_min = 0, ratio_max = 0;
   std::vector<std::string> peer_notes;  // what the MJCF export approximated
 
   bool peer_ok() const { return peer_status == "ok"; }
@@ -104,9 +115,10 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
                                   const BenchOptions& options, const std::string& json_path,
                                   std::ostream& out);
 
-// The table header and row printed by RunBench.
-std::string BenchTableHeader(bool with_peer);
-std::string BenchTableRow(const BenchResult& r, bool with_peer);
+// The table header and row printed by RunBench; with_range adds the column of the per-run ratio
+// extremes (repeated runs with a peer).
+std::string BenchTableHeader(bool with_peer, bool with_range = false);
+std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range = false);
 
 // Registers the `bench` subcommand. It runs inside CLI11's parse and ends it by throwing
 // CLI::RuntimeError with the exit status (0 success, 2 scene error, 1 other failure), which

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -191,6 +192,53 @@ TEST_F(BenchTest, PeerFields) {
   EXPECT_NEAR(r.peer_drift, FallAfter(10), 1e-12);
 }
 
+// --repeat: N runs per engine; the reported time is the median of the runs' medians, the ratio
+// that of the two medians, and the per-run ratios lie within [ratio_min, ratio_max]. A run is
+// deterministic, so the accuracy fields are those of a single run, bit for bit.
+TEST_F(BenchTest, RepeatedRunsReportTheMedianRun) {
+  const Scene scene = ParseScene(kTiny, "tiny.yaml");
+  BenchOptions o;
+  o.probes = {"ball"};
+  const BenchResult once = BenchScene(scene, o);
+  EXPECT_EQ(once.repeats, 1);
+  ASSERT_EQ(once.run_ms_per_step.size(), 1u);
+  EXPECT_EQ(once.run_ms_per_step[0], once.ms_per_step);
+
+  o.repeat = 3;
+  if (BenchPeerAvailable("mujoco")) o.peer = "mujoco";
+  const BenchResult r = BenchScene(scene, o);
+  EXPECT_EQ(r.repeats, 3);
+  ASSERT_EQ(r.run_ms_per_step.size(), 3u);
+  std::vector<double> sorted = r.run_ms_per_step;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(r.ms_per_step, sorted[1]) << "median of three runs";
+  EXPECT_NEAR(r.realtime_factor, 0.01 * 1e3 / r.ms_per_step, 1e-9 * r.realtime_factor);
+  EXPECT_EQ(r.iterations, once.iterations);
+  EXPECT_EQ(r.contacts, once.contacts);
+  EXPECT_EQ(r.momentum_error, once.momentum_error);
+  EXPECT_EQ(r.max_penetration, once.max_penetration);
+  EXPECT_EQ(r.drift, once.drift);
+  const nlohmann::json j = r.ToJson();
+  EXPECT_EQ(j["repeats"], 3);
+  EXPECT_EQ(j["run_ms_per_step"].size(), 3u);
+  if (o.peer.empty()) return;
+  ASSERT_TRUE(r.peer_ok()) << r.peer_status;
+  ASSERT_EQ(r.peer_run_ms_per_step.size(), 3u);
+  sorted = r.peer_run_ms_per_step;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(r.peer_ms_per_step, sorted[1]);
+  EXPECT_NEAR(r.ratio, r.ms_per_step / r.peer_ms_per_step, 1e-12 * r.ratio);
+  EXPECT_LE(r.ratio_min, r.ratio_max);
+  for (int k = 0; k < 3; ++k) {
+    const double rk = r.run_ms_per_step[k] / r.peer_run_ms_per_step[k];
+    EXPECT_GE(rk, r.ratio_min * (1 - 1e-12));
+    EXPECT_LE(rk, r.ratio_max * (1 + 1e-12));
+  }
+  EXPECT_EQ(j["peer_run_ms_per_step"].size(), 3u);
+  EXPECT_TRUE(j.contains("ratio_min") && j.contains("ratio_max"));
+  EXPECT_NE(BenchTableRow(r, true, true).find("(3)"), std::string::npos);
+}
+
 // The subcommand ends CLI11's parse by throwing CLI::RuntimeError with the exit status.
 int RunCli(std::vector<std::string> args) {
   CLI::App app;
@@ -219,6 +267,7 @@ TEST_F(BenchTest, CommandLine) {
   EXPECT_EQ(RunCli({"bench", "--probe", "nobody", scene_path_}), 1) << "other failure";
   EXPECT_NE(RunCli({"bench", "--peer", "bullet", scene_path_}), 0) << "unknown peer: usage error";
   EXPECT_NE(RunCli({"bench"}), 0) << "scenes are required";
+  EXPECT_NE(RunCli({"bench", "--repeat", "0", scene_path_}), 0) << "at least one run";
   testing::internal::GetCapturedStderr();
 }
 
