@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -138,6 +140,43 @@ TEST(Scenes, RollingSpringCylinderKeepsItsEnergy) {
   // The oscillator's share of e0 is the 0.5 J spring energy (the rest is constant gravity).
   EXPECT_GT(e, e0 - 0.01 * 0.5);
 }
+
+// The 25-pile bench scene is what its header says: the contact graph of the moving bodies splits
+// into islands of at most one pile's 40 bodies at every step of the run (balls that roll out of
+// their pile may meet strays of a neighbouring pile, but never join two piles), and the piles do
+// form islands of that size.
+TEST(Scenes, ClutterPilesStaySeparateIslands) {
+  Scene scene = Load("bench/clutter_1000_piles.yaml");
+  ASSERT_EQ(scene.model.bodies.size(), 1001u);  // the floor and 25 x 40 bodies
+  Simulator sim(scene.model, scene.settings);
+  const int nb = static_cast<int>(scene.model.bodies.size());
+  std::vector<int> parent(nb), size(nb);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  int largest_ever = 0;
+  const int steps = static_cast<int>(std::lround(scene.duration / scene.settings.time_step));
+  for (int n = 0; n < steps; ++n) {
+    const StepRecord& r = sim.Step();
+    ASSERT_EQ(r.result.stats.status, SolverStatus::kConverged) << "step " << n;
+    std::iota(parent.begin(), parent.end(), 0);
+    for (const Contact& c : r.contacts) {
+      if (c.body_a < 0 || c.body_b < 0 || scene.model.bodies[c.body_a].tree < 0 ||
+          scene.model.bodies[c.body_b].tree < 0) {
+        continue;
+      }
+      parent[find(c.body_a)] = find(c.body_b);
+    }
+    std::fill(size.begin(), size.end(), 0);
+    int largest = 0;
+    for (int b = 0; b < nb; ++b) largest = std::max(largest, ++size[find(b)]);
+    ASSERT_LE(largest, 40) << "step " << n;
+    largest_ever = std::max(largest_ever, largest);
+  }
+  EXPECT_GE(largest_ever, 30) << "the piles do form islands";
+}
+
 
 }  // namespace
 }  // namespace contactlab
