@@ -174,6 +174,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["time"] = rec.after.time;
       j["contacts"] = m.num_contacts;
       j["iterations"] = st.iterations;
+      j["islands"] = st.islands.size();  // 0: solved as one problem
       j["status"] = SolverStatusName(st.status);
       j["momentum_error"] = st.momentum_error;
       j["complementarity_error"] = st.complementarity_error;

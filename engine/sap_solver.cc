@@ -299,11 +299,15 @@ double MsSince(Clock::time_point t0) {
 }
 
 // stats = SolverStats{} keeping the history's capacity (repeated solves do not allocate).
+// Clears the stats, keeping the storage of the per-iteration and per-island lists.
 void ResetStats(SolverStats* stats) {
   std::vector<IterationRecord> history = std::move(stats->history);
+  std::vector<IslandSummary> islands = std::move(stats->islands);
   history.clear();
+  islands.clear();
   *stats = SolverStats{};
   stats->history = std::move(history);
+  stats->islands = std::move(islands);
 }
 
 }  // namespace
@@ -1103,10 +1107,18 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
   stats.iterations = 0;
   stats.cost = 0;
   stats.message.clear();
+  stats.islands.resize(num);
   for (int k = 0; k < num; ++k) {
     Scratch::Island& isl = s.islands[s.slot_of[k]];
     isl.solver->Solve(isl.problem, isl.guess, &isl.result);
     const SolverStats& st = isl.result.stats;
+    IslandSummary& summary = stats.islands[k];
+    summary.first_tree = isl.trees.empty() ? -1 : isl.trees.front();
+    summary.trees = static_cast<int>(isl.trees.size());
+    summary.constraints = static_cast<int>(isl.constraints.size());
+    summary.iterations = st.iterations;
+    summary.solve_ms = st.solve_ms;
+    summary.status = st.status;
     if (st.status != SolverStatus::kConverged && stats.status == SolverStatus::kConverged) {
       stats.status = st.status;
       std::ostringstream os;

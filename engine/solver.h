@@ -37,9 +37,23 @@ struct IterationRecord {
   double condition_number = std::numeric_limits<double>::quiet_NaN();  // cond₂(H), on request
 };
 
+// One island of a solve split by connected components (SapParameters::islands).
+struct IslandSummary {
+  int first_tree = -1;   // smallest tree index of the island (the island's id order)
+  int trees = 0;         // trees in the island (constraint-free trees share one island)
+  int constraints = 0;
+  int iterations = 0;    // Newton iterations of the island's own solve
+  double solve_ms = 0;   // wall time of the island's solve
+  SolverStatus status = SolverStatus::kConverged;
+};
+
 struct SolverStats {
   SolverStatus status = SolverStatus::kConverged;
   int iterations = 0;                    // Newton iterations taken (0 if the guess converged)
+  // Islands solved separately, in order of first tree; empty when the problem was solved as one
+  // (islands off, the dense path, a single island, or the monolithic re-solve after an island
+  // failed). `iterations` is then the largest of the islands' iterations.
+  std::vector<IslandSummary> islands;
   std::vector<IterationRecord> history;  // iterations + 1 entries
   double momentum_error = 0;             // e_m at the returned v
   double complementarity_error = 0;      // e_μ (eq. 33) at the returned v

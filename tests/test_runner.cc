@@ -96,7 +96,7 @@ TEST_F(RunnerTest, FreeFallStatsTrajectoryAndSummary) {
   for (int i = 0; i < n; ++i) {
     const nlohmann::json s = nlohmann::json::parse(stats[i]);
     for (const char* key :
-         {"step", "time", "contacts", "iterations", "status", "momentum_error",
+         {"step", "time", "contacts", "iterations", "islands", "status", "momentum_error",
           "complementarity_error", "cost", "solve_ms", "step_ms", "max_penetration",
           "kinetic_energy", "potential_energy", "total_energy", "mean_stiction_slip"}) {
       EXPECT_TRUE(s.contains(key)) << "stats line " << i << " lacks " << key;
@@ -104,6 +104,7 @@ TEST_F(RunnerTest, FreeFallStatsTrajectoryAndSummary) {
     EXPECT_EQ(s["step"], i + 1) << "steps completed";
     EXPECT_NEAR(s["time"].get<double>(), (i + 1) * h, 1e-12);
     EXPECT_EQ(s["contacts"], 0);
+    EXPECT_EQ(s["islands"], 0) << "a ball without contacts is solved as one problem";
   }
 
   // Trajectory: header, then the ball (not the static ground) at steps 0..n.

@@ -4,9 +4,11 @@
 // solves of a problem of unchanged size must not allocate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -378,6 +380,75 @@ TEST(SpeedPaths, RepeatedSolvesDoNotAllocate) {
     EXPECT_EQ(g_allocations.load() - before, 0) << "islands " << islands;
     EXPECT_EQ(r.stats.status, SolverStatus::kConverged);
   }
+}
+
+// The per-island summaries describe the split: one per connected component of the tree graph
+// (trees without constraints share one), in order of first tree, with the component's trees and
+// constraints; the solve's iteration count is the largest island's. Islands off: no summaries.
+TEST(SpeedPaths, IslandSummariesDescribeTheSplit) {
+  std::mt19937 rng(77);
+  const int num_trees = 15;
+  const ContactProblem p = RandomProblem(rng, num_trees, 20, 3);
+  std::vector<int> parent(num_trees);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x];
+    return x;
+  };
+  std::vector<int> has_constraint(num_trees, 0);
+  for (const ConstraintData& c : p.constraints) {
+    for (int k = 0; k < c.num_blocks; ++k) has_constraint[c.blocks[k].tree] = 1;
+    if (c.num_blocks == 2) parent[find(c.blocks[0].tree)] = find(c.blocks[1].tree);
+  }
+  // Expected: per root with a constraint, its size and first tree; the free trees together.
+  std::vector<int> size(num_trees, 0), first(num_trees, -1), cons(num_trees, 0);
+  int free_trees = 0;
+  for (int t = 0; t < num_trees; ++t) {
+    const int r = find(t);
+    if (!has_constraint[r] && !has_constraint[t]) {
+      ++free_trees;
+      continue;
+    }
+    ++size[r];
+    if (first[r] < 0) first[r] = t;
+  }
+  for (const ConstraintData& c : p.constraints) ++cons[find(c.blocks[0].tree)];
+  std::vector<std::pair<int, int>> expected;  // (first tree, trees) of constrained islands
+  for (int r = 0; r < num_trees; ++r) {
+    if (size[r] > 0) expected.emplace_back(first[r], size[r]);
+  }
+  std::sort(expected.begin(), expected.end());
+  ASSERT_GE(expected.size(), 2u) << "the seed gives several islands";
+
+  SapSolver solver(Params(SapParameters::LinearSolver::kBlockSparse, true));
+  SolverResult r;
+  ASSERT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kConverged);
+  const std::vector<IslandSummary>& isl = r.stats.islands;
+  ASSERT_EQ(isl.size(), expected.size() + (free_trees > 0 ? 1 : 0));
+  int trees = 0, constraints = 0, max_iterations = 0;
+  for (size_t k = 0; k < expected.size(); ++k) {
+    EXPECT_EQ(isl[k].first_tree, expected[k].first) << "island " << k;
+    EXPECT_EQ(isl[k].trees, expected[k].second) << "island " << k;
+    EXPECT_EQ(isl[k].constraints, cons[find(expected[k].first)]) << "island " << k;
+  }
+  if (free_trees > 0) {
+    EXPECT_EQ(isl.back().trees, free_trees);
+    EXPECT_EQ(isl.back().constraints, 0);
+  }
+  for (const IslandSummary& s : isl) {
+    trees += s.trees;
+    constraints += s.constraints;
+    max_iterations = std::max(max_iterations, s.iterations);
+    EXPECT_EQ(s.status, SolverStatus::kConverged);
+    EXPECT_GE(s.solve_ms, 0);
+  }
+  EXPECT_EQ(trees, num_trees);
+  EXPECT_EQ(constraints, static_cast<int>(p.constraints.size()));
+  EXPECT_EQ(max_iterations, r.stats.iterations);
+
+  SapSolver whole(Params(SapParameters::LinearSolver::kBlockSparse, false));
+  ASSERT_EQ(whole.Solve(p, p.v0, &r), SolverStatus::kConverged);
+  EXPECT_TRUE(r.stats.islands.empty());
 }
 
 // Island storage follows the islands, not their ids: the same islands numbered in another order

@@ -310,5 +310,28 @@ TEST(Camera, PanMovesTargetAndEyeTogetherZoomScalesDistance) {
   EXPECT_DOUBLE_EQ(cam.distance, 1.0) << "invalid factors are ignored";
 }
 
+// The solver panel's island line and the order of its tooltip.
+TEST(UiData, IslandsLineNamesTheSlowestIsland) {
+  SolverStats st;
+  EXPECT_EQ(IslandsLine(st), "one problem (no island split)");
+  EXPECT_TRUE(SlowestIslands(st, 5).empty());
+  auto island = [](int first, int trees, int constraints, int iterations, double ms) {
+    IslandSummary s;
+    s.first_tree = first;
+    s.trees = trees;
+    s.constraints = constraints;
+    s.iterations = iterations;
+    s.solve_ms = ms;
+    return s;
+  };
+  st.islands = {island(0, 3, 7, 4, 0.02), island(3, 20, 57, 12, 0.21), island(23, 1, 1, 1, 0.002),
+                island(24, 5, 0, 1, 0.02)};
+  EXPECT_EQ(IslandsLine(st),
+            "4 islands; slowest: 12 iterations, 20 trees, 57 constraints, 0.210 ms");
+  // By wall time, then iterations (islands 0 and 3 tie on time; 0 iterated more).
+  EXPECT_EQ(SlowestIslands(st, 3), (std::vector<int>{1, 0, 3}));
+  EXPECT_EQ(SlowestIslands(st, 10).size(), 4u);
+}
+
 }  // namespace
 }  // namespace contactlab

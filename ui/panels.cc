@@ -314,6 +314,23 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
     item("penetr.", "%.2e m", record.metrics.max_penetration);
     ImGui::EndTable();
   }
+  // Islands solved separately: their number and the slowest one; the tooltip lists the five
+  // slowest (the step's iteration count is the largest island's).
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored(kDimText, "%s", IslandsLine(st).c_str());
+  ImGui::PopTextWrapPos();
+  if (!st.islands.empty() && ImGui::IsItemHovered()) {
+    std::string tip = "slowest islands (first tree: trees, constraints, iterations, ms)";
+    for (int k : SlowestIslands(st, 5)) {
+      const IslandSummary& s = st.islands[k];
+      char line[128];
+      std::snprintf(line, sizeof line, "\n#%d (tree %d): %d, %d, %d, %.3f%s", k, s.first_tree,
+                    s.trees, s.constraints, s.iterations, s.solve_ms,
+                    s.status == SolverStatus::kConverged ? "" : " (failed)");
+      tip += line;
+    }
+    ImGui::SetTooltip("%s", tip.c_str());
+  }
   if (!st.history.empty()) {
     const IterationRecord& last = st.history.back();
     ImGui::TextColored(kDimText, "regimes:");

@@ -1,8 +1,10 @@
 #include "ui/ui_data.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "engine/debug_draw.h"
 
@@ -114,6 +116,28 @@ std::vector<double> MomentumResidualSeries(const SolverResult& result) {
   out.reserve(result.stats.history.size());
   for (const IterationRecord& it : result.stats.history) out.push_back(it.momentum_residual);
   return out;
+}
+
+std::vector<int> SlowestIslands(const SolverStats& stats, int count) {
+  std::vector<int> order(stats.islands.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const IslandSummary& x = stats.islands[a];
+    const IslandSummary& y = stats.islands[b];
+    if (x.solve_ms != y.solve_ms) return x.solve_ms > y.solve_ms;
+    return x.iterations > y.iterations;
+  });
+  if (count >= 0 && static_cast<int>(order.size()) > count) order.resize(count);
+  return order;
+}
+
+std::string IslandsLine(const SolverStats& stats) {
+  if (stats.islands.empty()) return "one problem (no island split)";
+  const IslandSummary& s = stats.islands[SlowestIslands(stats, 1).front()];
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%zu islands; slowest: %d iterations, %d trees, %d constraints, %.3f ms",
+                stats.islands.size(), s.iterations, s.trees, s.constraints, s.solve_ms);
+  return buf;
 }
 
 std::string ResolveLegend(const SolverResult& before, const SolverResult& after) {

@@ -69,6 +69,13 @@ std::vector<LogPlotLayout> LayoutLogPlots(const std::vector<std::vector<double>>
 // e_m per iteration of a solve (stats.history[i].momentum_residual).
 std::vector<double> MomentumResidualSeries(const SolverResult& result);
 
+// Island line of the solver panel: "one problem (no island split)" when the solve was not split,
+// else "N islands; slowest: I iterations, T trees, C constraints, X ms" (slowest by wall time).
+std::string IslandsLine(const SolverStats& stats);
+// Indices into stats.islands of the `count` slowest islands (by wall time, then iterations),
+// slowest first.
+std::vector<int> SlowestIslands(const SolverStats& stats, int count);
+
 // Legend of a what-if re-solve, e.g. "iterations 12 / 7, converged / max_iterations".
 std::string ResolveLegend(const SolverResult& before, const SolverResult& after);
 
