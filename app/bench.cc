@@ -256,6 +256,8 @@ nlohmann::json BenchResult::ToJson() const {
   j["realtime_factor"] = realtime_factor;
   j["max_penetration"] = max_penetration + 0.0;
   j["failures"] = failures;
+  j["islands"] = islands;
+  j["largest_island"] = largest_island;
   j["repeats"] = repeats;
   j["run_ms_per_step"] = run_ms_per_step;
   nlohmann::json probe_list = nlohmann::json::array();
@@ -331,7 +333,8 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
 
   std::vector<double> ms;
   ms.reserve(r.steps);
-  double iterations = 0, contacts = 0;
+  double iterations = 0, contacts = 0, islands = 0;
+  std::vector<char> touched;
   for (int n = 0; n < r.steps; ++n) {
     const auto t0 = std::chrono::steady_clock::now();
     const StepRecord& rec = sim.Step();
@@ -345,6 +348,22 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
     r.max_contacts = std::max(r.max_contacts, rec.metrics.num_contacts);
     r.max_penetration = std::max(r.max_penetration, rec.metrics.max_penetration);
     if (st.status != SolverStatus::kConverged) ++r.failures;
+    islands += static_cast<double>(st.islands.size());
+    if (st.islands.empty()) {
+      // Solved as one problem: the coupled part is every tree a constraint acts on.
+      touched.assign(rec.problem.num_trees(), 0);
+      int n_touched = 0;
+      for (const ConstraintData& c : rec.problem.constraints) {
+        for (int k = 0; k < c.num_blocks; ++k) {
+          if (!touched[c.blocks[k].tree]) ++n_touched;
+          touched[c.blocks[k].tree] = 1;
+        }
+      }
+      r.largest_island = std::max(r.largest_island, n_touched);
+    }
+    for (const IslandSummary& isl : st.islands) {
+      if (isl.constraints > 0) r.largest_island = std::max(r.largest_island, isl.trees);
+    }
     observe();
   }
   r.simulated_time = sim.state().time;
@@ -352,6 +371,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   r.mean_ms_per_step = Mean(ms);
   r.iterations = iterations / r.steps;
   r.contacts = contacts / r.steps;
+  r.islands = islands / r.steps;
   r.realtime_factor = r.time_step * 1e3 / r.ms_per_step;
   sim.multibody().UpdateKinematics(sim.state().q, sim.state().time, &kin);
   r.drift = probes.Finish(pose_of, /*peer=*/false, &r.probes);

@@ -11,6 +11,10 @@
 //   contacts         mean number of contact constraints per step
 //   realtime_factor  δt / ms_per_step: simulated seconds per wall-clock second
 //   max_penetration  largest overlap over the run, from each step's contacts at t^n [m]
+//   islands          mean number of islands solved separately per step (0 when every step was
+//                    solved as one problem), and largest_island the most trees coupled by
+//                    constraints in one island over the run, counting a step solved as one
+//                    problem as one island of the trees its constraints act on (JSON only)
 //   probes           per probe, the displacement of BODY's frame origin from time FROM (default
 //                    0) to the end of the run T, relative to REF when given (BODY@REF):
 //                    (p_BODY − p_REF)(T) − (p_BODY − p_REF)(FROM) [m]; `drift` is the largest
@@ -75,6 +79,8 @@ struct BenchResult {
   double realtime_factor = 0;
   double max_penetration = 0;  // [m]
   int failures = 0;            // steps whose solver did not converge
+  double islands = 0;          // mean islands solved separately per step
+  int largest_island = 0;      // most trees coupled in one island over the run
   std::vector<BenchProbe> probes;
   double drift = 0;  // max |probe displacement| [m]; 0 without probes
   // Peer (peer empty: not requested).

@@ -75,6 +75,10 @@ TEST_F(BenchTest, SceneFieldsAndJson) {
     EXPECT_TRUE(j.contains(key)) << "missing " << key << ": " << j.dump();
   }
   EXPECT_FALSE(j.contains("peer_ms_per_step")) << "no peer requested";
+  // The ball never touches anything and the box rests alone on the ground: two trees, one of
+  // them in contact, so every step splits into the box's island and the free ball's.
+  EXPECT_EQ(j["largest_island"], 1);
+  EXPECT_EQ(j["islands"], 2.0);
   EXPECT_FALSE(j.contains("ratio"));
 }
 
