@@ -514,7 +514,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         } else {
           kernels::SetGJ(s.G[i], B.J.data(), r, n, GJ);
         }
-        kernels::AddJtGJ(B.J.data(), r, n, GJ, n, ch.BlockData(cb.diag[k]));
+        // Diagonal block: lower triangle only (the factorization reads no other part).
+        kernels::AddJtGJLower(B.J.data(), r, n, GJ, ch.BlockData(cb.diag[k]));
       }
       if (c.num_blocks == 2) {
         // Off-diagonal block J_aᵀ G J_b with a the block's row tree.
@@ -540,7 +541,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         const Eigen::Map<const MatX> blk(s.chol.BlockData(b), ch.BlockRows(b), ch.BlockCols(b));
         const int r0 = problem.tree_v_start[ti], c0 = problem.tree_v_start[tj];
         if (ti == tj) {
-          Hd.block(r0, c0, blk.rows(), blk.cols()) = blk;
+          // Diagonal blocks are assembled in their lower triangle.
+          Hd.block(r0, c0, blk.rows(), blk.cols()) = blk.selfadjointView<Eigen::Lower>();
         } else {
           Hd.block(r0, c0, blk.rows(), blk.cols()) = blk;
           Hd.block(c0, r0, blk.cols(), blk.rows()) = blk.transpose();

@@ -68,5 +68,20 @@ inline void AddJtGJ(const double* Ja, int rows, int ca, const double* GJb, int c
   }
 }
 
+// Lower triangle (diagonal included) of H (n x n) += Jᵀ GJ for a diagonal block, where Jᵀ GJ
+// is symmetric: the strict upper triangle of H is left as it was. The entries on and below the
+// diagonal equal AddJtGJ's up to summation order.
+inline void AddJtGJLower(const double* J, int rows, int n, const double* GJ, double* H) {
+  if (rows == 3 && n == 6) {
+    for (int j = 0; j < 6; ++j) {
+      const double g0 = GJ[3 * j], g1 = GJ[3 * j + 1], g2 = GJ[3 * j + 2];
+      for (int i = j; i < 6; ++i) H[i + 6 * j] += J[3 * i] * g0 + J[3 * i + 1] * g1 + J[3 * i + 2] * g2;
+    }
+  } else {
+    DynMap(H, n, n).triangularView<Eigen::Lower>() +=
+        DynCMap(J, rows, n).transpose() * DynCMap(GJ, rows, n);
+  }
+}
+
 }  // namespace kernels
 }  // namespace contactlab
