@@ -208,8 +208,9 @@ SapRegularization ComputeSapRegularization(const ContactProblem& problem,
 // same size do not allocate in the dense path.
 struct SapSolver::Scratch {
   // Set on the child solvers of SolveIslands: their sub-problems are copies of parts of a problem
-  // the parent has validated, so the structural and finiteness checks are skipped.
-  bool input_validated = false;
+  // the parent has validated, so the structural and finiteness checks are skipped, and the
+  // parent reports R, v̂ and the near-rigid flags, so the child's result does not carry them.
+  bool island_child = false;
   SapRegularization reg;
   VecX D;             // nv, diag(M)^(-1/2) [1/√kg]
   VecX v;             // nv, current iterate [m/s]
@@ -335,7 +336,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   };
 
   // Validation before any iteration.
-  std::string error = s.input_validated ? std::string() : CheckStructure(problem, v_guess);
+  std::string error = s.island_child ? std::string() : CheckStructure(problem, v_guess);
   if (!error.empty()) {
     result->R.resize(0);
     result->v_hat.resize(0);
@@ -343,10 +344,12 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     return fail_input(error);
   }
   ComputeSapRegularization(problem, prm, &s.reg);
-  result->R = s.reg.R;
-  result->v_hat = s.reg.v_hat;
-  result->near_rigid = s.reg.near_rigid;
-  if (!s.input_validated) error = CheckFinite(problem, v_guess, s.reg);
+  if (!s.island_child) {
+    result->R = s.reg.R;
+    result->v_hat = s.reg.v_hat;
+    result->near_rigid = s.reg.near_rigid;
+    error = CheckFinite(problem, v_guess, s.reg);
+  }
   if (!error.empty()) return fail_input(error);
 
   // Scaling D = diag(M)^(-1/2) of the stopping criterion (eq. 25). Uses A when M is absent.
@@ -1030,7 +1033,7 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     } else {
       isl.solver->params_ = child_params;
     }
-    isl.solver->scratch_->input_validated = true;
+    isl.solver->scratch_->island_child = true;
   }
   for (int t = 0; t < nt; ++t) s.islands[s.slot_of[s.tree_island[t]]].trees.push_back(t);
   for (int i = 0; i < nc; ++i) s.islands[s.slot_of[s.constraint_island[i]]].constraints.push_back(i);
