@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <numeric>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -335,6 +336,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   ms.reserve(r.steps);
   double iterations = 0, contacts = 0, islands = 0;
   std::vector<char> touched;
+  std::vector<int> parent, component;
   for (int n = 0; n < r.steps; ++n) {
     const auto t0 = std::chrono::steady_clock::now();
     const StepRecord& rec = sim.Step();
@@ -350,16 +352,24 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
     if (st.status != SolverStatus::kConverged) ++r.failures;
     islands += static_cast<double>(st.islands.size());
     if (st.islands.empty()) {
-      // Solved as one problem: the coupled part is every tree a constraint acts on.
-      touched.assign(rec.problem.num_trees(), 0);
-      int n_touched = 0;
+      // Solved as one problem: the largest connected component of the trees the constraints
+      // act on (two-block constraints join their trees).
+      const int nt = rec.problem.num_trees();
+      parent.resize(nt);
+      std::iota(parent.begin(), parent.end(), 0);
+      auto find = [&](int x) {
+        while (parent[x] != x) x = parent[x] = parent[parent[x]];
+        return x;
+      };
+      touched.assign(nt, 0);
       for (const ConstraintData& c : rec.problem.constraints) {
-        for (int k = 0; k < c.num_blocks; ++k) {
-          if (!touched[c.blocks[k].tree]) ++n_touched;
-          touched[c.blocks[k].tree] = 1;
-        }
+        for (int k = 0; k < c.num_blocks; ++k) touched[c.blocks[k].tree] = 1;
+        if (c.num_blocks == 2) parent[find(c.blocks[0].tree)] = find(c.blocks[1].tree);
       }
-      r.largest_island = std::max(r.largest_island, n_touched);
+      component.assign(nt, 0);
+      for (int t = 0; t < nt; ++t) {
+        if (touched[t]) r.largest_island = std::max(r.largest_island, ++component[find(t)]);
+      }
     }
     for (const IslandSummary& isl : st.islands) {
       if (isl.constraints > 0) r.largest_island = std::max(r.largest_island, isl.trees);

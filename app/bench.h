@@ -13,8 +13,8 @@
 //   max_penetration  largest overlap over the run, from each step's contacts at t^n [m]
 //   islands          mean number of islands solved separately per step (0 when every step was
 //                    solved as one problem), and largest_island the most trees coupled by
-//                    constraints in one island over the run, counting a step solved as one
-//                    problem as one island of the trees its constraints act on (JSON only)
+//                    constraints in one island over the run (for a step solved as one problem,
+//                    its largest connected component) (JSON only)
 //   probes           per probe, the displacement of BODY's frame origin from time FROM (default
 //                    0) to the end of the run T, relative to REF when given (BODY@REF):
 //                    (p_BODY − p_REF)(T) − (p_BODY − p_REF)(FROM) [m]; `drift` is the largest

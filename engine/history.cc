@@ -30,6 +30,7 @@ std::size_t Bytes(const SolverResult& r) {
   b += Bytes(r.v) + Bytes(r.vc) + Bytes(r.gamma) + Bytes(r.R) + Bytes(r.v_hat);
   b += r.regime.size() * sizeof(Regime) + r.near_rigid.size();
   b += r.stats.history.size() * sizeof(IterationRecord) + r.stats.message.size();
+  b += r.stats.islands.size() * sizeof(IslandSummary);
   return b;
 }
 

@@ -80,6 +80,13 @@ std::string CheckStructure(const ContactProblem& p, const VecX& v_guess) {
       os << "malformed problem: constraint " << i << " has inconsistent rows or Jacobian blocks";
       return os.str();
     }
+    if (c.num_blocks == 2 && c.blocks[0].tree == c.blocks[1].tree) {
+      // The Hessian, the Delassus estimate and the island split take the two blocks of a
+      // constraint to act on two different trees.
+      os << "malformed problem: constraint " << i << " has both Jacobian blocks on tree "
+         << c.blocks[0].tree << " (give one block, their sum)";
+      return os.str();
+    }
     rows += c.num_rows;
   }
   if (rows != p.num_rows) return "malformed problem: num_rows differs from the constraints' rows";

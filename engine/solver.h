@@ -50,7 +50,8 @@ struct IslandSummary {
 struct SolverStats {
   SolverStatus status = SolverStatus::kConverged;
   int iterations = 0;                    // Newton iterations taken (0 if the guess converged)
-  // Islands solved separately, in order of first tree; empty when the problem was solved as one
+  // Islands solved separately, in order of first tree (the island of the constraint-free trees,
+  // if any, last); empty when the problem was solved as one
   // (islands off, the dense path, a single island, or the monolithic re-solve after an island
   // failed). `iterations` is then the largest of the islands' iterations.
   std::vector<IslandSummary> islands;

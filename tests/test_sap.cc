@@ -806,6 +806,17 @@ TEST(SapSolver, NonFiniteInputIsReportedWithoutIterating) {
   bad.v_star(0) = bad.v_star(1) = 1e308;
   solver.Solve(bad, p.v0, &r);
   EXPECT_NE(r.stats.status, SolverStatus::kNonFiniteInput) << r.stats.message;
+  // Two Jacobian blocks of one constraint on the same tree: refused, naming the constraint.
+  bad = p;
+  for (ConstraintData& c : bad.constraints) {
+    if (c.num_blocks != 2) continue;
+    c.blocks[1].tree = c.blocks[0].tree;
+    c.blocks[1].J = c.blocks[0].J;
+    break;
+  }
+  EXPECT_EQ(solver.Solve(bad, p.v0, &r), SolverStatus::kNonFiniteInput);
+  EXPECT_NE(r.stats.message.find("both Jacobian blocks on tree"), std::string::npos)
+      << r.stats.message;
   // The valid problem still solves with the same solver object.
   EXPECT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kConverged);
 }

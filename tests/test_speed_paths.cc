@@ -507,6 +507,77 @@ TEST(SpeedPaths, IslandStorageFollowsRenumberedIslands) {
   EXPECT_EQ(rf.v, rq.v);
 }
 
+// Islands of equal sizes whose first trees change (a constraint-free tree moved from the end to
+// the front): no island finds the slot keyed by its first tree, so the equal-size pass hands out
+// the slots. The sub-problems have the same shapes, so alternating the two numberings allocates
+// nothing, and the pairs' velocities are bitwise those of a fresh solver.
+TEST(SpeedPaths, EqualSizeIslandsShareSlotsWithoutAllocating) {
+  std::mt19937 rng(5);
+  // Three pairs of 6-dof trees, each pair with a cone between its trees and one on the ground,
+  // and one constraint-free tree, first or last.
+  ContactProblem p;
+  p.time_step = 1e-2;
+  for (int t = 0; t < 7; ++t) {
+    p.tree_v_start.push_back(p.nv);
+    p.tree_nv.push_back(6);
+    const MatX B = RandomMatrix(rng, 6, 6);
+    p.A.push_back(B.transpose() * B + 3.0 * MatX::Identity(6, 6));
+    p.M.push_back(p.A.back());
+    p.nv += 6;
+  }
+  p.v_star = RandomMatrix(rng, p.nv, 1).col(0);
+  p.v0 = RandomMatrix(rng, p.nv, 1).col(0);
+  for (int pair = 0; pair < 3; ++pair) {
+    for (int k = 0; k < 2; ++k) {
+      ConstraintData c;
+      c.first_row = p.num_rows;
+      c.num_blocks = k == 0 ? 2 : 1;
+      c.blocks[0].tree = 2 * pair;
+      c.blocks[1].tree = 2 * pair + 1;
+      for (int b = 0; b < c.num_blocks; ++b) c.blocks[b].J = RandomMatrix(rng, 3, 6);
+      c.bias = Vec3(0.01, -0.02, -0.05);
+      c.stiffness = 1e4;
+      c.dissipation_time = p.time_step;
+      c.friction = 0.5;
+      c.phi0 = -0.001;
+      p.num_rows += 3;
+      p.constraints.push_back(c);
+    }
+  }
+  p.ComputeDelassusEstimates();
+  // q: tree 6 (free) moved to the front, the others shifted by one.
+  ContactProblem q = p;
+  for (int t = 0; t < 7; ++t) {
+    const int u = (t + 1) % 7;
+    q.A[u] = p.A[t];
+    q.M[u] = p.M[t];
+    q.v_star.segment(6 * u, 6) = p.v_star.segment(6 * t, 6);
+    q.v0.segment(6 * u, 6) = p.v0.segment(6 * t, 6);
+  }
+  for (ConstraintData& c : q.constraints) {
+    for (int b = 0; b < c.num_blocks; ++b) c.blocks[b].tree = (c.blocks[b].tree + 1) % 7;
+  }
+  SapSolver solver(Params(SapParameters::LinearSolver::kBlockSparse, true));
+  SolverResult rp, rq;
+  ASSERT_EQ(solver.Solve(p, p.v0, &rp), SolverStatus::kConverged);
+  ASSERT_EQ(solver.Solve(q, q.v0, &rq), SolverStatus::kConverged);
+  ASSERT_EQ(rp.stats.islands.size(), 4u);  // the three pairs and the free tree
+  ASSERT_EQ(rq.stats.islands.size(), 4u);
+  EXPECT_EQ(rp.stats.islands[1].first_tree, 2);
+  EXPECT_EQ(rq.stats.islands[1].first_tree, 3);
+  const long before = g_allocations.load();
+  for (int round = 0; round < 3; ++round) {
+    solver.Solve(p, p.v0, &rp);
+    solver.Solve(q, q.v0, &rq);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_EQ(rq.v.tail(36), rp.v.head(36)) << "the pairs' velocities, shifted by the free tree";
+  SapSolver fresh(Params(SapParameters::LinearSolver::kBlockSparse, true));
+  SolverResult rf;
+  fresh.Solve(q, q.v0, &rf);
+  EXPECT_EQ(rf.v, rq.v);
+}
+
 // The step loop (kinematics, broad and narrow phase incl. box-box clipping, free motion of free
 // and articulated trees, assembly with Jacobian blocks of varying tree sizes, SAP, metrics)
 // allocates nothing once the contact graph has settled.
