@@ -233,7 +233,8 @@ std::string Sci(double x) {
 }
 
 std::string Pad(const std::string& s, size_t width, bool left = false) {
-  if (s.size() >= width) return s;
+  // A value wider than its column still keeps one space from its neighbour.
+  if (s.size() >= width) return left ? s + " " : " " + s;
   const std::string fill(width - s.size(), ' ');
   return left ? s + fill : fill + s;
 }
@@ -446,8 +447,14 @@ BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
   return r;
 }
 
-std::string BenchTableHeader(bool with_peer, bool with_range) {
-  std::string h = Pad("scene", 26, true) + Pad("bodies", 7) + Pad("steps", 6) + Pad("ms/step", 9) +
+size_t BenchSceneColumnWidth(const std::vector<std::string>& scene_paths) {
+  size_t width = 26;
+  for (const std::string& p : scene_paths) width = std::max(width, BaseName(p).size() + 1);
+  return width;
+}
+
+std::string BenchTableHeader(bool with_peer, bool with_range, size_t scene_width) {
+  std::string h = Pad("scene", scene_width, true) + Pad("bodies", 7) + Pad("steps", 6) + Pad("ms/step", 9) +
                   Pad("iters", 6) + Pad("e_m", 8) + Pad("contacts", 9) + Pad("RTF", 8) +
                   Pad("pen[mm]", 9) + Pad("drift[mm]", 10);
   if (with_peer) {
@@ -458,9 +465,10 @@ std::string BenchTableHeader(bool with_peer, bool with_range) {
   return h;
 }
 
-std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range) {
+std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range,
+                          size_t scene_width) {
   const bool has_probes = !r.probes.empty();
-  std::string row = Pad(BaseName(r.scene), 26, true) + Pad(std::to_string(r.bodies), 7) +
+  std::string row = Pad(BaseName(r.scene), scene_width, true) + Pad(std::to_string(r.bodies), 7) +
                     Pad(std::to_string(r.steps), 6) + Pad(Fixed(r.ms_per_step, 3), 9) +
                     Pad(Fixed(r.iterations, 2), 6) + Pad(Sci(r.momentum_error), 8) +
                     Pad(Fixed(r.contacts, 1), 9) + Pad(Fixed(r.realtime_factor, 2), 8) +
@@ -509,7 +517,8 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
         << "(install libmujoco-dev and reconfigure); running ContactLab only" << std::endl;
   }
   const bool with_range = with_peer && options.repeat > 1;
-  out << BenchTableHeader(with_peer, with_range) << std::endl;
+  const size_t scene_width = BenchSceneColumnWidth(scene_paths);
+  out << BenchTableHeader(with_peer, with_range, scene_width) << std::endl;
   std::vector<BenchResult> results;
   for (const Scene& scene : scenes) {
     if (!options.mjcf_dir.empty()) {
@@ -522,7 +531,7 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
       if (!xml.flush()) throw std::runtime_error("cannot write MJCF file '" + path + "'");
     }
     results.push_back(BenchScene(scene, options));
-    out << BenchTableRow(results.back(), with_peer, with_range) << std::endl;
+    out << BenchTableRow(results.back(), with_peer, with_range, scene_width) << std::endl;
     if (json.is_open()) json << results.back().ToJson().dump() << '\n' << std::flush;
   }
   for (const BenchResult& r : results) {

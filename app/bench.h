@@ -122,9 +122,14 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
                                   std::ostream& out);
 
 // The table header and row printed by RunBench; with_range adds the column of the per-run ratio
-// extremes (repeated runs with a peer).
-std::string BenchTableHeader(bool with_peer, bool with_range = false);
-std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range = false);
+// extremes (repeated runs with a peer). scene_width is the width of the scene column (RunBench
+// passes BenchSceneColumnWidth of its scenes). Every cell keeps at least one space from the
+// next, also when a value is wider than its column.
+std::string BenchTableHeader(bool with_peer, bool with_range = false, size_t scene_width = 26);
+std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range = false,
+                          size_t scene_width = 26);
+// Width of the scene column for these scene paths: the longest file name plus one, at least 26.
+size_t BenchSceneColumnWidth(const std::vector<std::string>& scene_paths);
 
 // Registers the `bench` subcommand. It runs inside CLI11's parse and ends it by throwing
 // CLI::RuntimeError with the exit status (0 success, 2 scene error, 1 other failure), which

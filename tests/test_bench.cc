@@ -243,6 +243,39 @@ TEST_F(BenchTest, RepeatedRunsReportTheMedianRun) {
   EXPECT_NE(BenchTableRow(r, true, true).find("(3)"), std::string::npos);
 }
 
+// Values wider than their columns (a real-time factor of 10⁴ on a tiny scene, a long file name)
+// stay separated: the row splits into the same cells as the values it was made from.
+TEST_F(BenchTest, WideValuesKeepTheirColumnsApart) {
+  BenchResult r;
+  r.scene = "scenes/paper/a_scene_name_longer_than_the_column.yaml";
+  r.bodies = 3;
+  r.steps = 15;
+  r.ms_per_step = 0.001;
+  r.iterations = 1;
+  r.contacts = 2;
+  r.realtime_factor = 12345.678;
+  r.peer_status = "ok";
+  r.peer_ms_per_step = 0.001;
+  r.peer_iterations = 1.07;
+  r.peer_contacts = 2;
+  r.peer_realtime_factor = 10000;
+  r.ratio = 1.5;
+  const size_t width = BenchSceneColumnWidth({"x.yaml", r.scene});
+  EXPECT_EQ(width, std::string("a_scene_name_longer_than_the_column.yaml").size() + 1);
+  EXPECT_EQ(BenchSceneColumnWidth({"x.yaml"}), 26u);
+  std::istringstream row(BenchTableRow(r, true, false, width));
+  std::vector<std::string> cells;
+  for (std::string c; row >> c;) cells.push_back(c);
+  const std::vector<std::string> expected = {
+      "a_scene_name_longer_than_the_column.yaml", "3", "15", "0.001", "1.00", "0.0e+00", "2.0",
+      "12345.68", "0.0000", "-", "|", "0.001", "1.07", "2.0", "10000.00", "0.0000", "-", "1.50"};
+  EXPECT_EQ(cells, expected);
+  // The header's scene column has the same width: "bodies" and the row's body count, both
+  // right-aligned, end at the same position.
+  EXPECT_EQ(BenchTableHeader(true, false, width).find("bodies") + std::string("bodies").size(),
+            BenchTableRow(r, true, false, width).find(" 3 ") + 2);
+}
+
 // The subcommand ends CLI11's parse by throwing CLI::RuntimeError with the exit status.
 int RunCli(std::vector<std::string> args) {
   CLI::App app;
