@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <numeric>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <stdexcept>
 
 #include "app/mjcf_export.h"
@@ -200,8 +200,8 @@ void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult*
       const int cap = MjcfMaxConstraintRows(peer.exported().nv);
       if (attempt >= 4 || peer.exported().njmax >= cap) {
         throw std::runtime_error("MuJoCo ran out of contacts / constraint rows (nconmax = " +
-                                 std::to_string(peer.exported().nconmax) + ", njmax = " +
-                                 std::to_string(peer.exported().njmax) + ")");
+                                 std::to_string(peer.exported().nconmax) +
+                                 ", njmax = " + std::to_string(peer.exported().njmax) + ")");
       }
       export_options.nconmax = 2 * peer.exported().nconmax;
       export_options.njmax = std::min(2 * peer.exported().njmax, cap);
@@ -454,9 +454,9 @@ size_t BenchSceneColumnWidth(const std::vector<std::string>& scene_paths) {
 }
 
 std::string BenchTableHeader(bool with_peer, bool with_range, size_t scene_width) {
-  std::string h = Pad("scene", scene_width, true) + Pad("bodies", 7) + Pad("steps", 6) + Pad("ms/step", 9) +
-                  Pad("iters", 6) + Pad("e_m", 8) + Pad("contacts", 9) + Pad("RTF", 8) +
-                  Pad("pen[mm]", 9) + Pad("drift[mm]", 10);
+  std::string h = Pad("scene", scene_width, true) + Pad("bodies", 7) + Pad("steps", 6) +
+                  Pad("ms/step", 9) + Pad("iters", 6) + Pad("e_m", 8) + Pad("contacts", 9) +
+                  Pad("RTF", 8) + Pad("pen[mm]", 9) + Pad("drift[mm]", 10);
   if (with_peer) {
     h += " |" + Pad("MJ ms/step", 11) + Pad("iters", 6) + Pad("contacts", 9) + Pad("RTF", 8) +
          Pad("pen[mm]", 9) + Pad("drift[mm]", 10) + Pad("ratio", 7);
@@ -536,8 +536,8 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
   }
   for (const BenchResult& r : results) {
     for (const BenchProbe& p : r.probes) {
-      out << BaseName(r.scene) << ": probe " << p.name << ": |Δ| = "
-          << Fixed(p.displacement.norm() * 1e3, 4) << " mm";
+      out << BaseName(r.scene) << ": probe " << p.name
+          << ": |Δ| = " << Fixed(p.displacement.norm() * 1e3, 4) << " mm";
       if (p.has_peer) out << " (MuJoCo " << Fixed(p.peer_displacement.norm() * 1e3, 4) << " mm)";
       out << std::endl;
     }

@@ -32,10 +32,9 @@
 #pragma once
 
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "app/scene.h"
 
@@ -55,9 +54,9 @@ struct BenchOptions {
 };
 
 struct BenchProbe {
-  std::string name;  // as given: BODY[@REF][:FROM]
-  double from = 0;   // [s], start of the measured interval
-  Vec3 displacement = Vec3::Zero();       // ContactLab [m]
+  std::string name;                  // as given: BODY[@REF][:FROM]
+  double from = 0;                   // [s], start of the measured interval
+  Vec3 displacement = Vec3::Zero();  // ContactLab [m]
   bool has_peer = false;
   Vec3 peer_displacement = Vec3::Zero();  // MuJoCo [m]
 };
@@ -73,8 +72,8 @@ struct BenchResult {
   double mean_ms_per_step = 0;  // [ms]
   double iterations = 0;        // mean per step
   int max_iterations = 0;
-  double momentum_error = 0;    // max over steps of e_m
-  double contacts = 0;          // mean per step
+  double momentum_error = 0;  // max over steps of e_m
+  double contacts = 0;        // mean per step
   int max_contacts = 0;
   double realtime_factor = 0;
   double max_penetration = 0;  // [m]

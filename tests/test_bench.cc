@@ -69,9 +69,9 @@ TEST_F(BenchTest, SceneFieldsAndJson) {
   EXPECT_TRUE(r.peer.empty());
 
   const nlohmann::json j = r.ToJson();
-  for (const char* key : {"scene", "ms_per_step", "iterations", "momentum_error",
-                          "realtime_factor", "contacts", "max_penetration", "drift", "probes",
-                          "steps", "time_step", "failures", "max_iterations"}) {
+  for (const char* key :
+       {"scene", "ms_per_step", "iterations", "momentum_error", "realtime_factor", "contacts",
+        "max_penetration", "drift", "probes", "steps", "time_step", "failures", "max_iterations"}) {
     EXPECT_TRUE(j.contains(key)) << "missing " << key << ": " << j.dump();
   }
   EXPECT_FALSE(j.contains("peer_ms_per_step")) << "no peer requested";
@@ -99,9 +99,9 @@ TEST_F(BenchTest, ProbesMeasureDisplacements) {
   // it does not move sideways.
   EXPECT_LT(std::abs(r.probes[1].displacement.z()), 1e-4);
   EXPECT_LT(r.probes[1].displacement.head<2>().norm(), 1e-12);
-  EXPECT_NEAR((r.probes[2].displacement - (r.probes[0].displacement - r.probes[1].displacement))
-                  .norm(),
-              0, 1e-12)
+  EXPECT_NEAR(
+      (r.probes[2].displacement - (r.probes[0].displacement - r.probes[1].displacement)).norm(), 0,
+      1e-12)
       << "ball@box is the ball's displacement relative to the box";
   // From t = 0.05 s (step 5) to 0.1 s.
   EXPECT_EQ(r.probes[3].from, 0.05);
@@ -181,9 +181,9 @@ TEST_F(BenchTest, PeerFields) {
     return;
   }
   ASSERT_EQ(r.peer_status, "ok") << r.peer_status;
-  for (const char* key : {"peer_ms_per_step", "ratio", "peer_iterations", "peer_contacts",
-                          "peer_realtime_factor", "peer_max_penetration", "peer_drift",
-                          "peer_version", "peer_notes"}) {
+  for (const char* key :
+       {"peer_ms_per_step", "ratio", "peer_iterations", "peer_contacts", "peer_realtime_factor",
+        "peer_max_penetration", "peer_drift", "peer_version", "peer_notes"}) {
     EXPECT_TRUE(j.contains(key)) << "missing " << key << ": " << j.dump();
   }
   EXPECT_EQ(j["peer_version"], "2.2.2");
@@ -266,9 +266,24 @@ TEST_F(BenchTest, WideValuesKeepTheirColumnsApart) {
   std::istringstream row(BenchTableRow(r, true, false, width));
   std::vector<std::string> cells;
   for (std::string c; row >> c;) cells.push_back(c);
-  const std::vector<std::string> expected = {
-      "a_scene_name_longer_than_the_column.yaml", "3", "15", "0.001", "1.00", "0.0e+00", "2.0",
-      "12345.68", "0.0000", "-", "|", "0.001", "1.07", "2.0", "10000.00", "0.0000", "-", "1.50"};
+  const std::vector<std::string> expected = {"a_scene_name_longer_than_the_column.yaml",
+                                             "3",
+                                             "15",
+                                             "0.001",
+                                             "1.00",
+                                             "0.0e+00",
+                                             "2.0",
+                                             "12345.68",
+                                             "0.0000",
+                                             "-",
+                                             "|",
+                                             "0.001",
+                                             "1.07",
+                                             "2.0",
+                                             "10000.00",
+                                             "0.0000",
+                                             "-",
+                                             "1.50"};
   EXPECT_EQ(cells, expected);
   // The header's scene column has the same width: "bodies" and the row's body count, both
   // right-aligned, end at the same position.
