@@ -8,9 +8,9 @@
 // smaller by 1/√3 with the formula as printed, which is the one implemented here.
 #include "engine/contact_problem.h"
 
-#include <cmath>
-
 #include <Eigen/Cholesky>
+#include <cmath>
+#include <limits>
 
 #include "engine/small_kernels.h"
 
@@ -30,17 +30,31 @@ MatX DenseBlockDiagonal(const ContactProblem& p, const std::vector<MatX>& blocks
 }  // namespace
 
 void InverseCholesky6(const double* M, double* Li_out) {
-  using Mat6 = Eigen::Matrix<double, 6, 6>;
-  const Eigen::LLT<Mat6> llt{Mat6(kernels::CMap<6, 6>(M))};
-  const Mat6 L = llt.matrixL();
+  // Cholesky by columns on the lower triangle of M (column-major), then the inverse of L by
+  // forward substitution, both with fixed loop bounds. A pivot that is not positive makes the
+  // factor NaN, which the solver's input check reports.
+  double L[6][6];  // L[i][j], i >= j
+  double inv_d[6];
+  for (int j = 0; j < 6; ++j) {
+    double s = M[j + 6 * j];
+    for (int k = 0; k < j; ++k) s -= L[j][k] * L[j][k];
+    const double d = s > 0 ? std::sqrt(s) : std::numeric_limits<double>::quiet_NaN();
+    L[j][j] = d;
+    inv_d[j] = 1.0 / d;
+    for (int i = j + 1; i < 6; ++i) {
+      double t = M[i + 6 * j];
+      for (int k = 0; k < j; ++k) t -= L[i][k] * L[j][k];
+      L[i][j] = t * inv_d[j];
+    }
+  }
   kernels::Map<6, 6> Li(Li_out);
   Li.setZero();
   for (int j = 0; j < 6; ++j) {
-    Li(j, j) = 1.0 / L(j, j);
+    Li(j, j) = inv_d[j];
     for (int i = j + 1; i < 6; ++i) {
       double s = 0;
-      for (int k = j; k < i; ++k) s += L(i, k) * Li(k, j);
-      Li(i, j) = -s / L(i, i);
+      for (int k = j; k < i; ++k) s += L[i][k] * Li(k, j);
+      Li(i, j) = -s * inv_d[i];
     }
   }
 }
@@ -98,7 +112,7 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   // so that a step does not allocate.
   thread_local std::vector<MatX> Minv;  // per tree, L⁻¹
   thread_local std::vector<char> inverted;
-  thread_local std::vector<MatX> factor;  // per tree, storage of the in-place Cholesky factor
+  thread_local std::vector<MatX> factor;       // per tree, storage of the in-place Cholesky factor
   thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
