@@ -9,7 +9,6 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <stdexcept>
 
 #include "app/mjcf_export.h"
@@ -337,7 +336,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   ms.reserve(r.steps);
   double iterations = 0, contacts = 0, islands = 0;
   std::vector<char> touched;
-  std::vector<int> parent, component;
+  std::vector<int> root, component;
   for (int n = 0; n < r.steps; ++n) {
     const auto t0 = std::chrono::steady_clock::now();
     const StepRecord& rec = sim.Step();
@@ -356,20 +355,14 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
       // Solved as one problem: the largest connected component of the trees the constraints
       // act on (two-block constraints join their trees).
       const int nt = rec.problem.num_trees();
-      parent.resize(nt);
-      std::iota(parent.begin(), parent.end(), 0);
-      auto find = [&](int x) {
-        while (parent[x] != x) x = parent[x] = parent[parent[x]];
-        return x;
-      };
+      rec.problem.TreeComponentRoots(&root);
       touched.assign(nt, 0);
       for (const ConstraintData& c : rec.problem.constraints) {
         for (int k = 0; k < c.num_blocks; ++k) touched[c.blocks[k].tree] = 1;
-        if (c.num_blocks == 2) parent[find(c.blocks[0].tree)] = find(c.blocks[1].tree);
       }
       component.assign(nt, 0);
       for (int t = 0; t < nt; ++t) {
-        if (touched[t]) r.largest_island = std::max(r.largest_island, ++component[find(t)]);
+        if (touched[t]) r.largest_island = std::max(r.largest_island, ++component[root[t]]);
       }
     }
     for (const IslandSummary& isl : st.islands) {

@@ -9,6 +9,7 @@
 #include "engine/contact_problem.h"
 
 #include <Eigen/Cholesky>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -72,6 +73,25 @@ MatX ContactProblem::DenseJ() const {
     }
   }
   return J;
+}
+
+void ContactProblem::TreeComponentRoots(std::vector<int>* root) const {
+  std::vector<int>& parent = *root;
+  const int nt = num_trees();
+  parent.resize(nt);
+  for (int t = 0; t < nt; ++t) parent[t] = t;
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const ConstraintData& c : constraints) {
+    if (c.num_blocks == 2) {
+      const int a = find(c.blocks[0].tree), b = find(c.blocks[1].tree);
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the smaller index stays the root
+    }
+  }
+  // Roots only ever point to smaller indices, so one increasing pass finishes every path.
+  for (int t = 0; t < nt; ++t) parent[t] = parent[parent[t]];
 }
 
 VecX ContactProblem::StackedBias() const {

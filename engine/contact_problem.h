@@ -30,18 +30,18 @@ struct TreeJacobianBlock {
 
 struct ConstraintData {
   ConstraintKind kind = ConstraintKind::kFrictionCone;
-  int first_row = 0;    // offset of this constraint's rows in the stacked v_c
-  int num_rows = 3;     // 3 for cones, 1 for unilateral
-  int num_blocks = 0;   // 1 or 2 trees
+  int first_row = 0;   // offset of this constraint's rows in the stacked v_c
+  int num_rows = 3;    // 3 for cones, 1 for unilateral
+  int num_blocks = 0;  // 1 or 2 trees
   std::array<TreeJacobianBlock, 2> blocks;
   Eigen::Vector3d bias = Eigen::Vector3d::Zero();  // b_i (first num_rows used) [m/s]
-  double stiffness = 0;         // k [N/m] (or [N m/rad] for limits)
-  double dissipation_time = 0;  // τ_d [s]
-  double friction = 0;          // μ (cones only)
-  double phi0 = 0;              // signed distance / constraint function at q0 [m] or [rad]
-  double w = 0;                 // Delassus estimate ‖W_ii‖_F / num_rows [1/kg] (or [1/(kg m²)])
-  double beta = -1;             // near-rigid parameter for this constraint; < 0 = solver default
-  int source = -1;              // index of the Contact (cones) or Joint (limits) it came from
+  double stiffness = 0;                            // k [N/m] (or [N m/rad] for limits)
+  double dissipation_time = 0;                     // τ_d [s]
+  double friction = 0;                             // μ (cones only)
+  double phi0 = 0;   // signed distance / constraint function at q0 [m] or [rad]
+  double w = 0;      // Delassus estimate ‖W_ii‖_F / num_rows [1/kg] (or [1/(kg m²)])
+  double beta = -1;  // near-rigid parameter for this constraint; < 0 = solver default
+  int source = -1;   // index of the Contact (cones) or Joint (limits) it came from
 };
 
 // Per tree, L⁻¹ with M_t = L Lᵀ (6 x 6, as InverseCholesky6 writes it) where `valid` is set;
@@ -53,23 +53,27 @@ struct InverseCholeskyFactors {
 };
 
 struct ContactProblem {
-  double time_step = 0;             // δt [s]
-  int nv = 0;                       // generalized velocities
-  std::vector<int> tree_v_start;    // per tree, offset into v
-  std::vector<int> tree_nv;         // per tree, dofs
-  std::vector<MatX> A;              // per tree, nv_t x nv_t, SPD (eq. 15)
-  std::vector<MatX> M;              // per tree, nv_t x nv_t, mass matrix at q0 (for scaling D)
-  VecX v_star;                      // nv, free-motion velocities (eq. 14)
-  VecX v0;                          // nv, velocities at the start of the step
+  double time_step = 0;           // δt [s]
+  int nv = 0;                     // generalized velocities
+  std::vector<int> tree_v_start;  // per tree, offset into v
+  std::vector<int> tree_nv;       // per tree, dofs
+  std::vector<MatX> A;            // per tree, nv_t x nv_t, SPD (eq. 15)
+  std::vector<MatX> M;            // per tree, nv_t x nv_t, mass matrix at q0 (for scaling D)
+  VecX v_star;                    // nv, free-motion velocities (eq. 14)
+  VecX v0;                        // nv, velocities at the start of the step
   std::vector<ConstraintData> constraints;
-  int num_rows = 0;                 // Σ num_rows
+  int num_rows = 0;  // Σ num_rows
 
   int num_trees() const { return static_cast<int>(tree_nv.size()); }
   // Dense views for the reference path and for export.
-  MatX DenseA() const;  // nv x nv
-  MatX DenseM() const;  // nv x nv
-  MatX DenseJ() const;  // num_rows x nv
+  MatX DenseA() const;       // nv x nv
+  MatX DenseM() const;       // nv x nv
+  MatX DenseJ() const;       // num_rows x nv
   VecX StackedBias() const;  // num_rows
+  // Connected components of the tree graph whose edges are the constraints acting on two trees:
+  // root[t] is the smallest tree index of t's component (root resized to num_trees, its storage
+  // kept between calls).
+  void TreeComponentRoots(std::vector<int>* root) const;
   // v_c = J v + b.
   void ConstraintVelocities(const VecX& v, VecX* vc) const;
   // out += Jᵀ γ  (out has size nv).

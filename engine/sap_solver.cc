@@ -263,7 +263,7 @@ struct SapSolver::Scratch {
   bool pattern_valid = false;  // cblocks index the blocks of chol's current pattern
   std::vector<double> gj;                         // 2 x 3 x max tree nv, G J_k per block
   // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
-  std::vector<int> uf_parent, tree_island, island_of_root, constraint_island;
+  std::vector<int> tree_root, tree_island, island_of_root, constraint_island;
   // Island storage is a pool of slots. An island takes the slot that held the island with the
   // same first tree and sizes (trees, dofs, constraints, rows) the last time, else one whose
   // island had the same sizes, else a free one, so that its sub-problem, guess, result and child
@@ -920,31 +920,20 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
   Scratch& s = *scratch_;
   const int nt = problem.num_trees();
   const int nc = static_cast<int>(problem.constraints.size());
-  // Union-find on trees.
-  s.uf_parent.resize(nt);
-  for (int t = 0; t < nt; ++t) s.uf_parent[t] = t;
-  auto find = [&](int x) {
-    while (s.uf_parent[x] != x) x = s.uf_parent[x] = s.uf_parent[s.uf_parent[x]];
-    return x;
-  };
-  for (const ConstraintData& c : problem.constraints) {
-    if (c.num_blocks == 2) {
-      const int a = find(c.blocks[0].tree), b = find(c.blocks[1].tree);
-      if (a != b) s.uf_parent[std::max(a, b)] = std::min(a, b);
-    }
-  }
+  problem.TreeComponentRoots(&s.tree_root);
+  const std::vector<int>& root = s.tree_root;
   // Island ids in order of first tree; constraint-free trees share the last id.
   s.island_of_root.assign(nt, -1);
   s.tree_island.assign(nt, -1);
   std::vector<int>& has_constraint = s.constraint_island;  // reused as a per-tree flag first
   has_constraint.assign(nt, 0);
   for (const ConstraintData& c : problem.constraints) {
-    for (int k = 0; k < c.num_blocks; ++k) has_constraint[find(c.blocks[k].tree)] = 1;
+    for (int k = 0; k < c.num_blocks; ++k) has_constraint[root[c.blocks[k].tree]] = 1;
   }
   int num = 0;
   bool any_free = false;
   for (int t = 0; t < nt; ++t) {
-    const int r = find(t);
+    const int r = root[t];
     if (!has_constraint[r]) {
       any_free = true;
       continue;
@@ -1045,8 +1034,8 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
   for (int t = 0; t < nt; ++t) s.islands[s.slot_of[s.tree_island[t]]].trees.push_back(t);
   for (int i = 0; i < nc; ++i) s.islands[s.slot_of[s.constraint_island[i]]].constraints.push_back(i);
 
-  // Sub-problems. Local tree index = rank in isl.trees (tree_local reuses uf_parent).
-  std::vector<int>& tree_local = s.uf_parent;
+  // Sub-problems. Local tree index = rank in isl.trees (tree_local reuses tree_root).
+  std::vector<int>& tree_local = s.tree_root;
   for (int k = 0; k < num; ++k) {
     Scratch::Island& isl = s.islands[s.slot_of[k]];
     ContactProblem& sub = isl.problem;
@@ -1087,23 +1076,27 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
       ConstraintData& d = sub.constraints[j];
       // Field by field, so that a Jacobian block past num_blocks keeps its storage for the
       // next constraint that fills this slot (it is never read: every use is under num_blocks).
-      d.kind = c.kind;
+      // The binding names every field: one added to ConstraintData stops the build here.
+      const auto& [kind, first_row, num_rows, num_blocks, blocks, bias, stiffness,
+                   dissipation_time, friction, phi0, w, beta, source] = c;
+      static_cast<void>(first_row);  // renumbered
+      d.kind = kind;
       d.first_row = rows;
-      d.num_rows = c.num_rows;
-      d.num_blocks = c.num_blocks;
-      for (int b = 0; b < c.num_blocks; ++b) {
-        d.blocks[b].tree = tree_local[c.blocks[b].tree];
-        d.blocks[b].J = c.blocks[b].J;
+      d.num_rows = num_rows;
+      d.num_blocks = num_blocks;
+      for (int b = 0; b < num_blocks; ++b) {
+        d.blocks[b].tree = tree_local[blocks[b].tree];
+        d.blocks[b].J = blocks[b].J;
       }
-      for (int b = c.num_blocks; b < 2; ++b) d.blocks[b].tree = -1;
-      d.bias = c.bias;
-      d.stiffness = c.stiffness;
-      d.dissipation_time = c.dissipation_time;
-      d.friction = c.friction;
-      d.phi0 = c.phi0;
-      d.w = c.w;
-      d.beta = c.beta;
-      d.source = c.source;
+      for (int b = num_blocks; b < 2; ++b) d.blocks[b].tree = -1;
+      d.bias = bias;
+      d.stiffness = stiffness;
+      d.dissipation_time = dissipation_time;
+      d.friction = friction;
+      d.phi0 = phi0;
+      d.w = w;
+      d.beta = beta;
+      d.source = source;
       rows += c.num_rows;
     }
     sub.num_rows = rows;

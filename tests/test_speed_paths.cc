@@ -170,6 +170,32 @@ double FactorSolveDifference(std::mt19937& rng, const MatX& H, const std::vector
   return RelativeDifference(x, H.llt().solve(rhs));
 }
 
+// Components of the tree graph: constraints on two trees join them, one-block constraints join
+// nothing; each tree's root is the smallest index of its component, also when a union links a
+// larger root under a smaller one late (4-1, then 1-3, then 5-0).
+TEST(ContactProblem, TreeComponentRootsAreTheSmallestTreeOfEachComponent) {
+  ContactProblem p;
+  p.tree_nv.assign(6, 6);
+  auto add = [&](int a, int b) {
+    ConstraintData c;
+    c.num_blocks = b < 0 ? 1 : 2;
+    c.blocks[0].tree = a;
+    c.blocks[1].tree = b;
+    p.constraints.push_back(c);
+  };
+  add(4, 1);
+  add(2, -1);
+  add(1, 3);
+  add(5, 0);
+  add(3, 4);
+  std::vector<int> root = {7, 7};  // old contents and size are replaced
+  p.TreeComponentRoots(&root);
+  EXPECT_EQ(root, (std::vector<int>{0, 1, 2, 1, 1, 0}));
+  p.constraints.clear();
+  p.TreeComponentRoots(&root);
+  EXPECT_EQ(root, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+}
+
 // The free-body factor L⁻¹ (M = L Lᵀ) used by the explicit free motion and the Delassus
 // estimates: lower triangular, Liᵀ Li = M⁻¹, on random SPD matrices (a rigid body's M with a
 // centre-of-mass offset couples all six dofs) with condition numbers up to ~1e6; the tolerance is
