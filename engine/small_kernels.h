@@ -75,7 +75,9 @@ inline void AddJtGJLower(const double* J, int rows, int n, const double* GJ, dou
   if (rows == 3 && n == 6) {
     for (int j = 0; j < 6; ++j) {
       const double g0 = GJ[3 * j], g1 = GJ[3 * j + 1], g2 = GJ[3 * j + 2];
-      for (int i = j; i < 6; ++i) H[i + 6 * j] += J[3 * i] * g0 + J[3 * i + 1] * g1 + J[3 * i + 2] * g2;
+      for (int i = j; i < 6; ++i) {
+        H[i + 6 * j] += J[3 * i] * g0 + J[3 * i + 1] * g1 + J[3 * i + 2] * g2;
+      }
     }
   } else {
     DynMap(H, n, n).triangularView<Eigen::Lower>() +=
