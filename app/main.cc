@@ -9,7 +9,8 @@
 //                         [--seconds S] [--input FILE] [--trajectory FILE]
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
 // Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
-// codes for usage errors.
+// codes for usage errors; `run` also: 3 a step failed or the state became non-finite (the run
+// stops there), 4 divergence warnings without failed steps (RunSummary::ExitStatus).
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <iostream>
@@ -135,8 +136,9 @@ int main(int argc, char** argv) {
                 << std::endl;
       return 0;
     }
-    contactlab::RunHeadless(scene, run_options, std::cout);
-    return 0;
+    const contactlab::RunSummary summary = contactlab::RunHeadless(scene, run_options, std::cout);
+    if (summary.stopped_at_step >= 0) std::cerr << "run stopped: " << summary.stop_reason << '\n';
+    return summary.ExitStatus();
   } catch (const SceneError& e) {
     std::cerr << e.what() << std::endl;
     return kExitSceneError;

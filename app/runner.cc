@@ -17,21 +17,37 @@
 namespace contactlab {
 namespace {
 
-// Reads a trajectory CSV (`step,time,body,x,y,z,...`) into per-body position trajectories.
+// A JSON number, or for a value that is not finite the string "nan", "inf" or "-inf":
+// nlohmann::json would write null, which readers take for a missing value or 0.
+nlohmann::json Number(double x) {
+  if (std::isfinite(x)) return x + 0.0;  // +0.0 turns -0 into 0
+  if (std::isnan(x)) return "nan";
+  return x > 0 ? "inf" : "-inf";
+}
+
+// Reads a trajectory CSV (`step,time,body,x,y,z,...`, 10 or 16 columns) into per-body position
+// trajectories.
 std::map<std::string, Trajectory> ReadReference(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read reference trajectory '" + path + "'");
   std::map<std::string, Trajectory> out;
-  std::string line;
-  std::getline(in, line);  // header
-  int line_no = 1;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty()) continue;
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+  std::vector<std::string> cells;
+  int record = 0;
+  try {
+    ReadCsvRecord(in, &cells);  // header
+  } catch (const std::exception& e) {
+    throw std::runtime_error("reference trajectory '" + path + "' header: " + e.what());
+  }
+  ++record;
+  while (true) {
+    try {
+      if (!ReadCsvRecord(in, &cells)) break;
+    } catch (const std::exception& e) {
+      throw std::runtime_error("reference trajectory '" + path + "' record " +
+                               std::to_string(record + 1) + ": " + e.what());
+    }
+    ++record;
+    if (cells.size() == 1 && cells[0].empty()) continue;  // blank line
     try {
       if (cells.size() < 6) throw std::invalid_argument("short row");
       VecX p(3);
@@ -41,14 +57,61 @@ std::map<std::string, Trajectory> ReadReference(const std::string& path) {
       if (!tr.t.empty() && t <= tr.t.back()) throw std::invalid_argument("time not increasing");
       tr.Add(t, p);
     } catch (const std::exception& e) {
-      throw std::runtime_error("reference trajectory '" + path + "' line " +
-                               std::to_string(line_no) + ": " + e.what());
+      throw std::runtime_error("reference trajectory '" + path + "' record " +
+                               std::to_string(record) + ": " + e.what());
     }
   }
   return out;
 }
 
 }  // namespace
+
+bool ReadCsvRecord(std::istream& in, std::vector<std::string>* fields) {
+  fields->clear();
+  int c = in.get();
+  if (c == std::char_traits<char>::eof()) return false;
+  std::string field;
+  bool quoted = false;
+  while (true) {
+    if (quoted) {
+      if (c == std::char_traits<char>::eof()) {
+        throw std::runtime_error("unterminated quoted field");
+      }
+      if (c == '"') {
+        if (in.peek() == '"') {
+          field += '"';
+          in.get();
+        } else {
+          quoted = false;
+        }
+      } else {
+        field += static_cast<char>(c);
+      }
+    } else if (c == std::char_traits<char>::eof() || c == '\n') {
+      if (!field.empty() && field.back() == '\r') field.pop_back();
+      fields->push_back(field);
+      return true;
+    } else if (c == ',') {
+      fields->push_back(field);
+      field.clear();
+    } else if (c == '"' && field.empty()) {
+      quoted = true;
+    } else {
+      field += static_cast<char>(c);
+    }
+    c = in.get();
+  }
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
 
 std::vector<int> TrajectoryBodies(const Model& model) {
   std::vector<int> moving;
@@ -61,38 +124,69 @@ std::vector<int> TrajectoryBodies(const Model& model) {
 
 void WriteTrajectoryHeader(std::ostream& out) {
   out << std::setprecision(17);
-  out << "step,time,body,x,y,z,qw,qx,qy,qz\n";
+  out << "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
 }
 
 void WriteTrajectoryRows(std::ostream& out, const Multibody& multibody,
                          const std::vector<int>& bodies, int step, const State& state) {
   KinematicsCache kin;
   multibody.UpdateKinematics(state.q, state.time, &kin);
+  const Model& model = multibody.model();
   for (int b : bodies) {
     const Pose& X = kin.X_WB[b];
-    out << step << ',' << state.time << ',' << multibody.model().bodies[b].name << ',' << X.p.x()
-        << ',' << X.p.y() << ',' << X.p.z() << ',' << X.q.w() << ',' << X.q.x() << ','
-        << X.q.y() << ',' << X.q.z() << '\n';
+    const Body& body = model.bodies[b];
+    Vec3 v = Vec3::Zero(), w = Vec3::Zero();
+    if (body.tree >= 0) {
+      v = multibody.PointVelocity(kin, state.v, b, X.p);
+      w = multibody.AngularVelocity(kin, state.v, b);
+    } else if (body.prescribed) {
+      // The prescribed pose's own motion (a conveyor's surface velocity is not body motion).
+      const PrescribedMotion& mo = body.motion;
+      const double om = 2.0 * kPi * mo.frequency;
+      v = mo.velocity + mo.oscillation_axis * (mo.amplitude * om * std::cos(om * state.time));
+      w = mo.angular_velocity;
+    }
+    out << step << ',' << state.time << ',' << CsvField(body.name) << ',' << X.p.x() << ','
+        << X.p.y() << ',' << X.p.z() << ',' << X.q.w() << ',' << X.q.x() << ',' << X.q.y() << ','
+        << X.q.z() << ',' << v.x() << ',' << v.y() << ',' << v.z() << ',' << w.x() << ','
+        << w.y() << ',' << w.z() << '\n';
   }
 }
 
 std::string RunSummary::ToJson() const {
   nlohmann::json j;
   j["scene"] = scene;
+  j["requested_steps"] = requested_steps;
   j["steps"] = steps;
-  j["simulated_time"] = simulated_time;
-  j["mean_iterations"] = mean_iterations;
+  j["simulated_time"] = Number(simulated_time);
+  j["mean_iterations"] = Number(mean_iterations);
   j["max_iterations"] = max_iterations;
-  j["mean_solve_ms"] = mean_solve_ms;
-  j["mean_step_ms"] = mean_step_ms;
+  j["mean_solve_ms"] = Number(mean_solve_ms);
+  j["mean_step_ms"] = Number(mean_step_ms);
   j["failures"] = failures;
   j["free_motion_failures"] = free_motion_failures;
-  j["final_kinetic_energy"] = final_kinetic_energy;
-  j["final_potential_energy"] = final_potential_energy;
-  j["final_energy"] = final_energy;
-  j["max_penetration"] = max_penetration;
-  if (!std::isnan(position_error_rms)) j["position_error_rms"] = position_error_rms;
+  j["steps_with_warnings"] = steps_with_warnings;
+  nlohmann::json w = nlohmann::json::object();
+  for (int i = 0; i < kNumStepWarnings; ++i) {
+    w[StepWarningName(static_cast<StepWarning>(i))] = warning_counts[i];
+  }
+  j["warnings"] = w;
+  j["final_kinetic_energy"] = Number(final_kinetic_energy);
+  j["final_potential_energy"] = Number(final_potential_energy);
+  j["final_energy"] = Number(final_energy);
+  j["max_penetration"] = Number(max_penetration);
+  if (!std::isnan(position_error_rms)) j["position_error_rms"] = Number(position_error_rms);
+  if (stopped_at_step >= 0) {
+    j["stopped_at_step"] = stopped_at_step;
+    j["stop_reason"] = stop_reason;
+  }
   return j.dump();
+}
+
+int RunSummary::ExitStatus() const {
+  if (failures > 0 || free_motion_failures > 0 || stopped_at_step >= 0) return kExitRunFailedSteps;
+  if (steps_with_warnings > 0) return kExitRunWarnings;
+  return 0;
 }
 
 int RunStepCount(const Scene& scene, const RunOptions& options) {
@@ -118,6 +212,11 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       throw std::runtime_error("cannot write trajectory file '" + options.trajectory_path + "'");
     }
     WriteTrajectoryHeader(trajectory);
+  }
+  // The initial state: a state that is not finite (or whose energy overflows, as a 1e308
+  // position does) is reported as step 0 and the run stops before stepping.
+  const std::string initial_bad = sim.NonFiniteQuantity(sim.state());
+  if (trajectory.is_open() && initial_bad.empty()) {
     WriteTrajectoryRows(trajectory, sim.multibody(), moving, 0, sim.state());
   }
 
@@ -143,26 +242,77 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     }
     return sum / reference.size();
   };
-  double eq_integral = 0, eq_prev = reference.empty() ? 0.0 : position_error_sq(sim.state());
   const double t_start = sim.state().time;
 
   RunSummary summary;
   summary.scene = scene.path;
+  summary.requested_steps = steps;
+
+  auto write_initial = [&](const StepRecord* first) {
+    if (!stats.is_open()) return;
+    nlohmann::json j;
+    j["step"] = 0;
+    j["time"] = Number(sim.state().time);
+    if (!initial_bad.empty()) {
+      j["status"] = SolverStatusName(SolverStatus::kNonFiniteState);
+      j["message"] = "initial state is not finite: " + initial_bad;
+      stats << j.dump() << '\n';
+      return;
+    }
+    j["status"] = "initial_state";
+    const StepMetrics m0 = first ? sim.ComputeMetrics(first->before, first->contacts)
+                                 : sim.ComputeMetrics(sim.state(), {});
+    j["contacts"] = first ? static_cast<int>(first->contacts.size()) : 0;
+    j["max_penetration"] = Number(m0.max_penetration);
+    j["kinetic_energy"] = Number(m0.kinetic_energy);
+    j["potential_energy"] = Number(m0.potential_energy);
+    j["total_energy"] = Number(m0.kinetic_energy + m0.potential_energy);
+    stats << j.dump() << '\n';
+  };
+  if (!initial_bad.empty()) {
+    write_initial(nullptr);
+    summary.stopped_at_step = 0;
+    summary.stop_reason = "initial state is not finite: " + initial_bad;
+  }
+
+  double eq_integral = 0;
+  double eq_prev = reference.empty() || !initial_bad.empty() ? 0.0 : position_error_sq(sim.state());
   double iterations_sum = 0, solve_ms_sum = 0, step_ms_sum = 0;
-  for (int n = 0; n < steps; ++n) {
+  int run = 0;
+  {
+    const StepMetrics m0 = sim.ComputeMetrics(sim.state(), {});
+    summary.final_kinetic_energy = m0.kinetic_energy;
+    summary.final_potential_energy = m0.potential_energy;
+  }
+  for (int n = 0; n < steps && summary.stopped_at_step < 0; ++n) {
     const StepRecord& rec = sim.Step();
+    if (n == 0) write_initial(&rec);
+    ++run;
     const SolverStats& st = rec.result.stats;
     const StepMetrics& m = rec.metrics;
+    const StepDiagnostics& d = rec.diagnostics;
     iterations_sum += st.iterations;
     summary.max_iterations = std::max(summary.max_iterations, st.iterations);
     solve_ms_sum += st.solve_ms;
     step_ms_sum += rec.timings.total_ms;
     if (st.status != SolverStatus::kConverged) ++summary.failures;
     if (!rec.free_motion.converged) ++summary.free_motion_failures;
+    if (d.warnings != 0) ++summary.steps_with_warnings;
+    for (int w = 0; w < kNumStepWarnings; ++w) {
+      if (d.Has(static_cast<StepWarning>(w))) ++summary.warning_counts[w];
+    }
+    // The state did not advance (non-finite input or result): nothing more to run.
+    const bool stuck = st.status == SolverStatus::kNonFiniteState ||
+                       st.status == SolverStatus::kNonFiniteInput;
+    if (stuck) {
+      summary.stopped_at_step = n + 1;
+      summary.stop_reason = "step " + std::to_string(n + 1) + ": " + SolverStatusName(st.status) +
+                            (st.message.empty() ? "" : ": " + st.message);
+    }
     summary.max_penetration = std::max(summary.max_penetration, m.max_penetration);
     summary.final_kinetic_energy = m.kinetic_energy;
     summary.final_potential_energy = m.potential_energy;
-    if (!reference.empty()) {
+    if (!reference.empty() && !stuck) {
       const double e2 = position_error_sq(rec.after);
       eq_integral += 0.5 * (eq_prev + e2) * (rec.after.time - rec.before.time);
       eq_prev = e2;
@@ -171,43 +321,66 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     if (stats.is_open()) {
       nlohmann::json j;
       j["step"] = n + 1;
-      j["time"] = rec.after.time;
+      j["time"] = Number(rec.after.time);
       j["contacts"] = m.num_contacts;
+      j["loaded_contacts"] = m.num_loaded_contacts;
       j["iterations"] = st.iterations;
       j["islands"] = st.islands.size();  // 0: solved as one problem
       j["status"] = SolverStatusName(st.status);
-      j["momentum_error"] = st.momentum_error;
-      j["complementarity_error"] = st.complementarity_error;
-      j["cost"] = st.cost;
-      j["solve_ms"] = st.solve_ms;
-      j["step_ms"] = rec.timings.total_ms;
-      j["max_penetration"] = m.max_penetration + 0.0;  // +0.0 turns -0 into 0
-      j["kinetic_energy"] = m.kinetic_energy;
-      j["potential_energy"] = m.potential_energy;
-      j["total_energy"] = m.kinetic_energy + m.potential_energy;
-      j["mean_stiction_slip"] = m.mean_stiction_slip;
+      if (!st.message.empty()) j["message"] = st.message;
+      nlohmann::json warnings = nlohmann::json::array();
+      for (int w = 0; w < kNumStepWarnings; ++w) {
+        if (d.Has(static_cast<StepWarning>(w))) {
+          warnings.push_back(StepWarningName(static_cast<StepWarning>(w)));
+        }
+      }
+      j["warnings"] = warnings;
+      if (!d.message.empty()) j["warning_message"] = d.message;
+      j["energy_change"] = Number(d.energy_after - d.energy_before);
+      j["energy_allowance"] = Number(d.elastic_energy + d.injected_energy + d.energy_tolerance);
+      j["penetration_ratio"] = Number(d.penetration_ratio);
+      j["speed_ratio"] = Number(d.speed_ratio);
+      j["momentum_error"] = Number(st.momentum_error);
+      j["complementarity_error"] = Number(st.complementarity_error);
+      j["cost"] = Number(st.cost);
+      j["solve_ms"] = Number(st.solve_ms);
+      j["step_ms"] = Number(rec.timings.total_ms);
+      j["max_penetration"] = Number(m.max_penetration);
+      j["kinetic_energy"] = Number(m.kinetic_energy);
+      j["potential_energy"] = Number(m.potential_energy);
+      j["total_energy"] = Number(m.kinetic_energy + m.potential_energy);
+      j["mean_stiction_slip"] = Number(m.mean_stiction_slip);
       // Stiction slip bound of the SAP paper (eq. 31), v_s = σ μ δt ‖g‖, with the largest μ of
       // the step's contacts (0 without contacts).
       double mu_max = 0;
       for (const ConstraintData& c : rec.problem.constraints) mu_max = std::max(mu_max, c.friction);
-      j["stiction_slip_bound"] =
-          sim.settings().sap.sigma * mu_max * rec.problem.time_step * sim.settings().gravity.norm();
-      j["ncp_residual"] = ComputeNcpResidual(rec.problem, rec.result).residual;
+      j["stiction_slip_bound"] = Number(sim.settings().sap.sigma * mu_max *
+                                        rec.problem.time_step * sim.settings().gravity.norm());
+      // A metric never aborts the run it measures: when the residual cannot be computed (an A
+      // block that is not SPD after a failed step), say so instead.
+      try {
+        j["ncp_residual"] = Number(ComputeNcpResidual(rec.problem, rec.result).residual);
+      } catch (const std::exception& e) {
+        j["ncp_residual_error"] = e.what();
+      }
       j["free_motion_iterations"] = rec.free_motion.iterations;
       j["free_motion_converged"] = rec.free_motion.converged;
       if (!reference.empty()) {
-        j["position_error"] = std::sqrt(eq_prev);
-        j["position_error_rms"] = summary.position_error_rms;
+        j["position_error"] = Number(std::sqrt(eq_prev));
+        j["position_error_rms"] = Number(summary.position_error_rms);
       }
       stats << j.dump() << '\n';
     }
-    if (trajectory.is_open()) WriteTrajectoryRows(trajectory, sim.multibody(), moving, n + 1, rec.after);
+    if (trajectory.is_open() && !stuck) {
+      WriteTrajectoryRows(trajectory, sim.multibody(), moving, n + 1, rec.after);
+    }
   }
-  summary.steps = steps;
+  summary.steps = run;
   summary.simulated_time = sim.state().time;
-  summary.mean_iterations = iterations_sum / steps;
-  summary.mean_solve_ms = solve_ms_sum / steps;
-  summary.mean_step_ms = step_ms_sum / steps;
+  const int divisor = std::max(run, 1);
+  summary.mean_iterations = iterations_sum / divisor;
+  summary.mean_solve_ms = solve_ms_sum / divisor;
+  summary.mean_step_ms = step_ms_sum / divisor;
   summary.final_energy = summary.final_kinetic_energy + summary.final_potential_energy;
 
   if (stats.is_open() && !stats.flush()) {

@@ -21,7 +21,7 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
   const SolverStatus st = stats.status;
   if (settings.on_failure &&
       (st == SolverStatus::kLineSearchFailure || st == SolverStatus::kNonFiniteInput ||
-       st == SolverStatus::kFactorizationFailure)) {
+       st == SolverStatus::kFactorizationFailure || st == SolverStatus::kNonFiniteState)) {
     sep() << "step " << record.step << ": solver failure (" << SolverStatusName(st) << ")";
     if (!stats.message.empty()) os << ": " << stats.message;
   }
@@ -37,6 +37,9 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
        (max_iterations > 0 && stats.iterations >= max_iterations))) {
     sep() << "step " << record.step << ": iteration cap reached (" << stats.iterations
           << " iterations)";
+  }
+  if ((record.diagnostics.warnings & settings.on_warnings) != 0) {
+    sep() << "step " << record.step << ": " << record.diagnostics.message;
   }
   if (record.metrics.max_penetration > settings.max_penetration) {
     sep() << "step " << record.step << ": penetration " << record.metrics.max_penetration

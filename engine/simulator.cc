@@ -1,7 +1,9 @@
 // Step pipeline of the SAP paper's Algorithm 1 with the two-stage θ-method (§II-C, §II-D).
 #include "engine/simulator.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -23,6 +25,54 @@ void RangeError(const char* field, double value, const char* range) {
   std::ostringstream os;
   os << field << " = " << value << " is out of range " << range;
   throw std::invalid_argument(os.str());
+}
+
+// Half the smallest extent of each geometry [m]: the depth at which a contact normal of that
+// geometry stops being meaningful (a body this deep is about to pass through). Half-spaces have
+// no thickness (infinity).
+std::vector<double> GeomHalfThicknesses(const Model& model) {
+  std::vector<double> out(model.geoms.size(), std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < model.geoms.size(); ++i) {
+    const Shape& sh = model.geoms[i].shape;
+    switch (sh.type) {
+      case ShapeType::kHalfSpace: break;
+      case ShapeType::kSphere:
+      case ShapeType::kCapsule: out[i] = sh.radius; break;
+      case ShapeType::kBox: out[i] = sh.half_extents.minCoeff(); break;
+      case ShapeType::kCylinder: out[i] = std::min(sh.radius, sh.half_length); break;
+      case ShapeType::kConvexMesh:
+        if (sh.hull && !sh.hull->vertices.empty()) {
+          Vec3 lo = sh.hull->vertices.front(), hi = lo;
+          for (const Vec3& p : sh.hull->vertices) {
+            lo = lo.cwiseMin(p);
+            hi = hi.cwiseMax(p);
+          }
+          out[i] = 0.5 * (hi - lo).minCoeff();
+        }
+        break;
+    }
+  }
+  return out;
+}
+
+// Cone constraints that carry load: normal impulse γ_n > 0 (SAP's projection gives exactly 0
+// outside the contact regime).
+int CountLoadedContacts(const ContactProblem& problem, const SolverResult& result) {
+  int n = 0;
+  for (const ConstraintData& cd : problem.constraints) {
+    if (cd.kind != ConstraintKind::kFrictionCone || cd.first_row + 2 >= result.gamma.size()) {
+      continue;
+    }
+    if (result.gamma(cd.first_row + 2) > 0) ++n;
+  }
+  return n;
+}
+
+std::string NamedValue(const std::string& name, double x) {
+  std::ostringstream os;
+  os.precision(6);
+  os << name << " = " << x;
+  return os.str();
 }
 
 }  // namespace
@@ -68,6 +118,15 @@ double IntegratorThetaVq(Integrator i) {
   return 1.0;
 }
 
+const char* StepWarningName(StepWarning w) {
+  switch (w) {
+    case StepWarning::kEnergyGrowth: return "energy_growth";
+    case StepWarning::kDeepPenetration: return "deep_penetration";
+    case StepWarning::kExcessiveSpeed: return "excessive_speed";
+  }
+  return "unknown";
+}
+
 void StepSettings::Validate() const {
   if (!(time_step > 0 && time_step <= 1)) RangeError("time_step", time_step, "(0, 1] s");
   if (!gravity.allFinite()) throw std::invalid_argument("gravity must be finite");
@@ -106,6 +165,7 @@ Simulator::Simulator(Model model, StepSettings settings)
     const double d = (g.local.p - model_.bodies[g.body].com).norm() + r;
     body_radius_[g.body] = std::max(body_radius_[g.body], d);
   }
+  geom_half_thickness_ = GeomHalfThicknesses(model_);
   Reset();
 }
 
@@ -419,6 +479,9 @@ const StepRecord& Simulator::Step() {
   auto t0 = Clock::now();
   KinematicsCache& kin = scratch_.kin;
   multibody_->UpdateKinematics(state_.q, t, &kin);
+  // Energy at t^n for the divergence checks (ComputeDiagnostics).
+  const double ke0 = multibody_->KineticEnergy(kin, state_.v);
+  const double pe0 = multibody_->PotentialEnergy(kin, state_.q, settings_.gravity);
   rec.timings.kinematics_ms = MsSince(t0);
 
   // Collision detection.
@@ -465,6 +528,7 @@ const StepRecord& Simulator::Step() {
   t0 = Clock::now();
   State& next = scratch_.next_state;
   next = state_;
+  bool advanced = false;
   if (rec.result.stats.status != SolverStatus::kNonFiniteInput && rec.result.v.allFinite()) {
     const double theta_vq = IntegratorThetaVq(settings_.integrator);
     VecX& v_thvq = scratch_.v_thvq;
@@ -473,15 +537,52 @@ const StepRecord& Simulator::Step() {
     multibody_->NormalizeQuaternions(&next.q);
     next.v = rec.result.v;
     next.time = t + dt;
-    ++step_count_;
+    advanced = true;
   }
   rec.timings.integrate_ms = MsSince(t0);
-  std::swap(state_, next);
+  // A state that is not finite (q, v, a body pose, an energy that overflows) is a failure of
+  // the step: the state stays at t^n so that the step can be inspected and re-solved.
+  rec.metrics = ComputeMetrics(next, rec.contacts);
+  rec.diagnostics = StepDiagnostics{};
+  if (advanced) {
+    std::string bad;
+    if (!next.q.allFinite() || !next.v.allFinite() ||
+        !std::isfinite(rec.metrics.kinetic_energy) ||
+        !std::isfinite(rec.metrics.potential_energy)) {
+      bad = NonFiniteQuantity(next);
+    } else {
+      for (size_t b = 0; b < metrics_kin_.X_WB.size() && bad.empty(); ++b) {
+        const Pose& X = metrics_kin_.X_WB[b];
+        if (!X.p.allFinite() || !X.q.coeffs().allFinite()) bad = NonFiniteQuantity(next);
+      }
+    }
+    if (bad.empty()) {
+      rec.after = next;
+      ComputeDiagnostics(rec, has_external ? &external_force : nullptr, ke0, pe0,
+                         &rec.diagnostics);
+      std::swap(state_, next);
+      ++step_count_;
+    } else {
+      SolverStats& st = rec.result.stats;
+      std::string msg = "state after the step is not finite: " + bad + " (solver status " +
+                        SolverStatusName(st.status);
+      if (!st.message.empty()) msg += ": " + st.message;
+      st.message = msg + "); the state is kept at the step's start";
+      st.status = SolverStatus::kNonFiniteState;
+      rec.metrics = ComputeMetrics(state_, rec.contacts);
+    }
+  } else if (rec.result.stats.status != SolverStatus::kNonFiniteInput) {
+    // The solver returned non-finite velocities with a finite input.
+    SolverStats& st = rec.result.stats;
+    st.message = std::string("solver returned non-finite velocities (solver status ") +
+                 SolverStatusName(st.status) + (st.message.empty() ? "" : ": " + st.message) +
+                 "); the state is kept at the step's start";
+    st.status = SolverStatus::kNonFiniteState;
+  }
   warm_start_ = state_.v;
-  rec.after = state_;
-  rec.metrics = ComputeMetrics(state_, rec.contacts);
+  if (step_count_ == rec.step) rec.after = state_;  // not advanced: the kept state
   rec.metrics.margin = margin;
-  // Stiction slip and contact count from the solve.
+  // Stiction slip, contact count and loaded contacts from the solve.
   {
     double slip = 0;
     int n = 0, cones = 0;
@@ -498,9 +599,11 @@ const StepRecord& Simulator::Step() {
     rec.metrics.num_contacts = cones;
     rec.metrics.mean_stiction_slip = n > 0 ? slip / n : 0.0;
   }
+  rec.metrics.num_loaded_contacts = CountLoadedContacts(rec.problem, rec.result);
   rec.timings.total_ms = MsSince(t_start);
   return rec;
 }
+
 
 StepMetrics Simulator::ComputeMetrics(const State& s, const std::vector<Contact>& contacts) const {
   StepMetrics m;
@@ -513,6 +616,179 @@ StepMetrics Simulator::ComputeMetrics(const State& s, const std::vector<Contact>
   m.max_penetration = -min_phi;
   m.num_contacts = static_cast<int>(contacts.size());
   return m;
+}
+
+std::string Simulator::NonFiniteQuantity(const State& s) const {
+  if (!std::isfinite(s.time)) return NamedValue("time", s.time);
+  for (int i = 0; i < s.q.size(); ++i) {
+    if (!std::isfinite(s.q(i))) return NamedValue("q[" + std::to_string(i) + "]", s.q(i));
+  }
+  for (int i = 0; i < s.v.size(); ++i) {
+    if (!std::isfinite(s.v(i))) return NamedValue("v[" + std::to_string(i) + "]", s.v(i));
+  }
+  KinematicsCache& kin = metrics_kin_;
+  multibody_->UpdateKinematics(s.q, s.time, &kin);
+  for (size_t b = 0; b < kin.X_WB.size(); ++b) {
+    const Pose& X = kin.X_WB[b];
+    if (!X.p.allFinite()) {
+      return NamedValue("position of body '" + model_.bodies[b].name + "' (norm)", X.p.norm());
+    }
+    if (!X.q.coeffs().allFinite()) {
+      return NamedValue("orientation quaternion of body '" + model_.bodies[b].name + "' (norm)",
+                        X.q.norm());
+    }
+  }
+  const double ke = multibody_->KineticEnergy(kin, s.v);
+  if (!std::isfinite(ke)) return NamedValue("kinetic energy", ke);
+  const double pe = multibody_->PotentialEnergy(kin, s.q, settings_.gravity);
+  if (!std::isfinite(pe)) return NamedValue("potential energy", pe);
+  return std::string();
+}
+
+// Divergence checks. Each compares a figure of the step with a scale of the scene, so that the
+// checks hold at any unit system and body size; the constants are chosen so that none fires on
+// the shipped scenes at their own time step while each fires within a few steps of a blow-up
+// (docs/debugging.md "Divergence warnings" lists the measurements).
+void Simulator::ComputeDiagnostics(const StepRecord& rec, const VecX* external_force, double ke0,
+                                   double pe0, StepDiagnostics* d) const {
+  const double dt = rec.problem.time_step > 0 ? rec.problem.time_step : settings_.time_step;
+  const KinematicsCache& kin = metrics_kin_;  // kinematics of rec.after (ComputeMetrics)
+  const VecX& v0 = rec.before.v;
+  const VecX& v1 = rec.after.v;
+  std::ostringstream msg;
+  msg.precision(3);
+  auto fire = [&](StepWarning w) -> std::ostream& {
+    if (d->warnings != 0) msg << "; ";
+    d->warnings |= 1u << static_cast<int>(w);
+    msg << StepWarningName(w) << ": ";
+    return msg;
+  };
+
+  // --- Energy ledger. A passive system cannot gain mechanical energy E = KE + PE (gravity and
+  // joint springs) beyond what its contact springs stored and what the energy sources did:
+  //   E1 − E0 <= Σ ½ k φ0₋² + W_in + tol.
+  // The stored energy uses the material stiffness k, an upper bound (SAP's near-rigid clamp
+  // softens a contact, never stiffens it). W_in bounds the work of
+  //   loads and mouse spring: δt max(|fᵀv0|, |fᵀv1|) (the force is constant over the step),
+  //   actuators:              δt |τ| max(|v0_j|, |v1_j|), τ at the step's start and end,
+  //   prescribed bodies:      |γᵀ b| over the cones (b: velocity of the prescribed surface).
+  // tol = 10% of the energy turned over in the step (KE0 + KE1 + |ΔPE| + stored + W_in) covers
+  // the integrator's own energy error (symplectic Euler: ½ g² δt² per unit mass in free fall,
+  // O(ω δt) oscillation for springs); a blow-up gains a multiple of its kinetic energy per step.
+  // A floor of 1e-6 Σ m |g| r (lifting every body by a millionth of its size) keeps round-off of
+  // a scene at rest from firing.
+  d->energy_before = ke0 + pe0;
+  d->energy_after = rec.metrics.kinetic_energy + rec.metrics.potential_energy;
+  double elastic = 0, injected = 0;
+  for (const ConstraintData& cd : rec.problem.constraints) {
+    if (cd.kind != ConstraintKind::kFrictionCone) continue;
+    if (std::isfinite(cd.stiffness) && cd.stiffness > 0 && cd.phi0 < 0) {
+      elastic += 0.5 * cd.stiffness * cd.phi0 * cd.phi0;
+    }
+    if (cd.bias.squaredNorm() > 0 && cd.first_row + 3 <= rec.result.gamma.size()) {
+      injected += std::abs(rec.result.gamma.segment<3>(cd.first_row).dot(cd.bias));
+    }
+  }
+  if (external_force && external_force->size() == v0.size() && v1.size() == v0.size()) {
+    injected += dt * std::max(std::abs(external_force->dot(v0)), std::abs(external_force->dot(v1)));
+  }
+  for (const Joint& j : model_.joints) {
+    const Actuator& a = j.actuator;
+    if (!a.enabled || JointNv(j.type) != 1 || j.v_start < 0) continue;
+    double tau_max = 0;
+    for (int end = 0; end < 2; ++end) {
+      const State& st = end == 0 ? rec.before : rec.after;
+      const double tt = st.time;
+      double tau = a.kp * (a.setpoint.Evaluate(tt) - st.q(j.q_start)) +
+                   a.kd * (a.setpoint.Derivative(tt) - st.v(j.v_start));
+      tau = std::clamp(tau, -a.effort_limit, a.effort_limit);
+      tau_max = std::max(tau_max, std::abs(tau));
+    }
+    injected += dt * tau_max * std::max(std::abs(v0(j.v_start)), std::abs(v1(j.v_start)));
+  }
+  double weight_scale = 0;  // Σ m |g| r over dynamic bodies [J]
+  const double g = settings_.gravity.norm();
+  for (size_t b = 0; b < model_.bodies.size(); ++b) {
+    if (model_.bodies[b].tree >= 0) weight_scale += model_.bodies[b].mass * g * body_radius_[b];
+  }
+  constexpr double kEnergyRelativeTolerance = 0.1;
+  constexpr double kEnergyFloor = 1e-6;
+  const double ke1 = rec.metrics.kinetic_energy;
+  const double dpe = rec.metrics.potential_energy - pe0;
+  d->elastic_energy = elastic;
+  d->injected_energy = injected;
+  d->energy_tolerance =
+      kEnergyRelativeTolerance * (ke0 + ke1 + std::abs(dpe) + elastic + injected) +
+      kEnergyFloor * weight_scale;
+  const double gain = d->energy_after - d->energy_before;
+  if (gain > elastic + injected + d->energy_tolerance) {
+    fire(StepWarning::kEnergyGrowth)
+        << "KE + PE rose by " << gain << " J (allowed " << elastic + injected + d->energy_tolerance
+        << " J: contact springs " << elastic << ", work in " << injected << ", tolerance "
+        << d->energy_tolerance << ")";
+  }
+
+  // --- Penetration. A contact deeper than half the half-thickness of the thinner geometry of its
+  // pair (a sphere's radius, a box's smallest half-extent; planes have none) has a normal and
+  // point that no longer describe the overlap: at twice that depth the bodies pass through each
+  // other. The material's own scale, the static depth m g / k, is far smaller for the shipped
+  // materials (about 1e-5..1e-3 of the body size).
+  constexpr double kPenetrationFraction = 0.5;
+  int deepest = -1;
+  double pen_ratio = 0;
+  for (int i = 0; i < static_cast<int>(rec.contacts.size()); ++i) {
+    const Contact& c = rec.contacts[i];
+    if (!(c.phi < 0)) continue;
+    if (model_.BodyTree(c.body_a) < 0 && model_.BodyTree(c.body_b) < 0) continue;
+    double thick = std::numeric_limits<double>::infinity();
+    for (int geom : {c.geom_a, c.geom_b}) {
+      if (geom >= 0 && geom < static_cast<int>(geom_half_thickness_.size())) {
+        thick = std::min(thick, geom_half_thickness_[geom]);
+      }
+    }
+    if (!std::isfinite(thick) || thick <= 0) continue;
+    const double ratio = -c.phi / (kPenetrationFraction * thick);
+    if (ratio > pen_ratio) {
+      pen_ratio = ratio;
+      deepest = i;
+    }
+  }
+  d->penetration_ratio = pen_ratio;
+  if (pen_ratio > 1) {
+    const Contact& c = rec.contacts[deepest];
+    auto name = [&](int body) { return body < 0 ? std::string("world") : model_.bodies[body].name; };
+    fire(StepWarning::kDeepPenetration)
+        << "contact " << name(c.body_a) << "/" << name(c.body_b) << " " << -c.phi
+        << " m deep, more than " << pen_ratio << "x the allowed " << -c.phi / pen_ratio
+        << " m (half the half-thickness of the thinner geometry)";
+  }
+
+  // --- Speed. A body whose surface moves farther than its own diameter 2r in one step
+  // (δt (|v_com| + |ω| r) > 2 r) jumps over the contacts a step could resolve: with the
+  // speculative margin the contact is still found, but its linearization at q0 describes
+  // nothing of where the body ends up.
+  int fastest = -1;
+  double speed_ratio = 0;
+  for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
+    if (model_.bodies[b].tree < 0 || !(body_radius_[b] > 0)) continue;
+    const double r = body_radius_[b];
+    const double speed = multibody_->PointVelocity(kin, v1, b, kin.com_W[b]).norm() +
+                         multibody_->AngularVelocity(kin, v1, b).norm() * r;
+    const double ratio = dt * speed / (2 * r);
+    if (ratio > speed_ratio) {
+      speed_ratio = ratio;
+      fastest = b;
+    }
+  }
+  d->speed_ratio = speed_ratio;
+  if (speed_ratio > 1) {
+    const double r = body_radius_[fastest];
+    fire(StepWarning::kExcessiveSpeed)
+        << "body " << model_.bodies[fastest].name << " surface speed " << speed_ratio * 2 * r / dt
+        << " m/s moves " << speed_ratio * 2 * r << " m in a step, " << speed_ratio
+        << "x its diameter " << 2 * r << " m";
+  }
+  d->message = msg.str();
 }
 
 void Simulator::SetPerturbation(const Perturbation& p) {

@@ -3,6 +3,7 @@
 //   -> solver -> θ-method position update.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,8 +60,46 @@ struct StepMetrics {
   double potential_energy = 0;  // [J], gravity + joint springs
   double max_penetration = 0;   // max(0, −min φ) over the step's contacts at q0 [m]
   double margin = 0;            // contact margin used by the step's collision query [m]
-  int num_contacts = 0;         // cone constraints in the step's problem
+  // Cone constraints in the step's problem: the candidate pairs of the collision query within
+  // the (speculative) margin, whether or not they touch or push.
+  int num_contacts = 0;
+  int num_loaded_contacts = 0;  // cone constraints with a normal impulse γ_n > 0 in the solve
   double mean_stiction_slip = 0;  // mean ‖v_t‖ at stiction contacts [m/s]
+};
+
+// Divergence warnings of a step. A warning does not change the step (the solver may well have
+// converged); it says that the result is probably not physics: the time step is too large for
+// the materials and speeds of the scene, or the solve went wrong. Thresholds and their reasons:
+// Simulator::Step's comments and docs/debugging.md "Divergence warnings".
+enum class StepWarning : std::uint8_t {
+  // Mechanical energy KE + PE rose by more than the contacts' stored elastic energy, the work the
+  // step's energy sources could do (loads, mouse spring, actuators, prescribed bodies) and a
+  // tolerance for the integrator's energy error.
+  kEnergyGrowth = 0,
+  // A contact is deeper than half the half-thickness of the thinner of its two geometries.
+  kDeepPenetration = 1,
+  // A body's surface moves farther than its own diameter in one step.
+  kExcessiveSpeed = 2,
+};
+constexpr int kNumStepWarnings = 3;
+const char* StepWarningName(StepWarning w);  // energy_growth, deep_penetration, excessive_speed
+
+// The step's divergence checks with the figures behind them (also when no warning fired).
+struct StepDiagnostics {
+  std::uint32_t warnings = 0;  // bit (1 << StepWarning) for each warning that fired
+  bool Has(StepWarning w) const { return (warnings >> static_cast<int>(w)) & 1u; }
+  // Energy ledger [J]: energy_after − energy_before is compared with elastic_energy +
+  // injected_energy + energy_tolerance.
+  double energy_before = 0;    // KE + PE at t^n
+  double energy_after = 0;     // KE + PE at t^{n+1}
+  double elastic_energy = 0;   // Σ ½ k max(0, −φ0)² over compliant contacts at t^n (upper bound)
+  double injected_energy = 0;  // bound on the work of loads, mouse spring, actuators, prescribed
+  double energy_tolerance = 0;
+  // Deepest penetration relative to its allowed depth (> 1 fires kDeepPenetration) [-].
+  double penetration_ratio = 0;
+  // Largest δt (|v_com| + |ω| r) / (2 r) over dynamic bodies (> 1 fires kExcessiveSpeed) [-].
+  double speed_ratio = 0;
+  std::string message;  // the warnings that fired with their figures, "; "-separated
 };
 
 // Stage 1 of a step: the free-motion solve m(v*) = 0 (eq. 14). Explicit integrators take one
@@ -87,6 +126,12 @@ struct StepRecord {
   // perturbation->target_W.
   std::optional<Perturbation> perturbation;
   Vec3 perturbation_point_W = Vec3::Zero();
+  StepDiagnostics diagnostics;  // divergence warnings (none when the state is not finite)
+  // True when the step failed: a solver status other than converged (including
+  // kNonFiniteState) or a free motion that did not converge.
+  bool Failed() const {
+    return result.stats.status != SolverStatus::kConverged || !free_motion.converged;
+  }
 };
 
 class Simulator {
@@ -96,7 +141,10 @@ class Simulator {
 
   // Advances one step and returns its record (valid until the next call). A solver failure is
   // recorded in record.result.stats.status; the state still advances with the best iterate,
-  // unless the input was non-finite, in which case the state is kept.
+  // unless the input was non-finite or the resulting state (q, v, body poses, energy) is not
+  // finite: the state is then kept at the step's start for inspection, the step count does not
+  // advance, and a non-finite result has status kNonFiniteState (message: which quantity).
+  // Divergence checks fill record.diagnostics.
   const StepRecord& Step();
 
   const Model& model() const { return model_; }
@@ -135,6 +183,11 @@ class Simulator {
   // Energy and penetration of an arbitrary state.
   StepMetrics ComputeMetrics(const State& s, const std::vector<Contact>& contacts) const;
 
+  // Empty when q, v, every body pose (prescribed bodies included) and the kinetic and potential
+  // energies of `s` are finite; otherwise names the first quantity that is not, e.g.
+  // "q[3] = nan" or "potential energy = inf" (a finite 1e308 position overflows the energy).
+  std::string NonFiniteQuantity(const State& s) const;
+
  private:
   // external_force (size nv, may be null): constant generalized force added to k.
   // kin_q0 (may be null): kinematics at (q0, t), used as they are when the integrator is
@@ -151,6 +204,14 @@ class Simulator {
 
   // Largest surface speed of any body at (q, v, t): |v_com| + |ω| r_b [m/s].
   double MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const;
+
+  // Divergence checks of the step in `rec` (StepDiagnostics); `external_force` is the step's
+  // generalized force of loads and mouse spring (size nv, or empty).
+  // ke0, pe0: kinetic and potential energy at t^n [J]. Reads metrics_kin_ (the kinematics of
+  // rec.after that ComputeMetrics left there).
+  void ComputeDiagnostics(const StepRecord& rec, const VecX* external_force, double ke0,
+                          double pe0, StepDiagnostics* out) const;
+  std::vector<double> geom_half_thickness_;  // per geom: half its smallest extent [m] (inf: plane)
 
   Model model_;
   StepSettings settings_;

@@ -18,6 +18,10 @@ enum class SolverStatus {
   kLineSearchFailure,
   kNonFiniteInput,
   kFactorizationFailure,
+  // Not the solver's own outcome: the simulator sets it on a step whose resulting state (q, v,
+  // body poses) or energy is not finite. The state is then kept at the step's start
+  // (Simulator::Step) and SolverStats::message names the quantity and the solver's own status.
+  kNonFiniteState,
 };
 const char* SolverStatusName(SolverStatus s);
 

@@ -239,7 +239,7 @@ TEST(Breakpoints, QuietStepDoesNotPause) {
 
 TEST(Breakpoints, PausesOnSolverFailure) {
   for (SolverStatus st : {SolverStatus::kLineSearchFailure, SolverStatus::kNonFiniteInput,
-                          SolverStatus::kFactorizationFailure}) {
+                          SolverStatus::kFactorizationFailure, SolverStatus::kNonFiniteState}) {
     StepRecord r = QuietRecord();
     r.result.stats.status = st;
     r.result.stats.message = "detail";
@@ -327,6 +327,24 @@ TEST(Breakpoints, PausesOnResidual) {
   r.result.stats.momentum_error = std::numeric_limits<double>::quiet_NaN();
   EXPECT_TRUE(CheckBreakpoints(r, s, 100).has_value());
   EXPECT_FALSE(CheckBreakpoints(r, BreakpointSettings{}, 100).has_value());  // inf: disabled
+}
+
+// Each divergence warning pauses unless its bit is cleared; the reason carries the warning's
+// message.
+TEST(Breakpoints, PausesOnADivergenceWarning) {
+  for (int w = 0; w < kNumStepWarnings; ++w) {
+    StepRecord r = QuietRecord();
+    const StepWarning warning = static_cast<StepWarning>(w);
+    r.diagnostics.warnings = 1u << w;
+    r.diagnostics.message = std::string(StepWarningName(warning)) + ": detail";
+    const auto reason = CheckBreakpoints(r, BreakpointSettings{}, 100);
+    ASSERT_TRUE(reason.has_value()) << StepWarningName(warning);
+    EXPECT_NE(reason->find(StepWarningName(warning)), std::string::npos) << *reason;
+    EXPECT_NE(reason->find("step 7"), std::string::npos) << *reason;
+    BreakpointSettings off;
+    off.on_warnings &= ~(1u << w);
+    EXPECT_FALSE(CheckBreakpoints(r, off, 100).has_value()) << StepWarningName(warning);
+  }
 }
 
 TEST(Breakpoints, ReportsEveryConditionThatHolds) {

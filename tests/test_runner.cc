@@ -12,6 +12,7 @@
 
 #include "app/runner.h"
 #include "app/scene.h"
+#include "engine/simulator.h"
 
 namespace contactlab {
 namespace {
@@ -90,35 +91,276 @@ TEST_F(RunnerTest, FreeFallStatsTrajectoryAndSummary) {
   EXPECT_EQ(js["steps"], n);
   EXPECT_EQ(js["scene"], "falling_ball.yaml");
 
-  // Stats: one JSON object per step.
+  // Stats: the initial state (step 0), then one JSON object per step.
   const std::vector<std::string> stats = ReadLines(dir_ / "stats.jsonl");
-  ASSERT_EQ(stats.size(), static_cast<size_t>(n));
+  ASSERT_EQ(stats.size(), static_cast<size_t>(n + 1));
+  const nlohmann::json s0 = nlohmann::json::parse(stats[0]);
+  EXPECT_EQ(s0["step"], 0);
+  EXPECT_EQ(s0["status"], "initial_state");
+  EXPECT_NEAR(s0["kinetic_energy"].get<double>(), 0.0, 1e-15) << "released at rest";
+  EXPECT_NEAR(s0["potential_energy"].get<double>(), g * 1.0, 1e-12) << "m g z0";
   for (int i = 0; i < n; ++i) {
-    const nlohmann::json s = nlohmann::json::parse(stats[i]);
+    const nlohmann::json s = nlohmann::json::parse(stats[i + 1]);
     for (const char* key :
          {"step", "time", "contacts", "iterations", "islands", "status", "momentum_error",
           "complementarity_error", "cost", "solve_ms", "step_ms", "max_penetration",
-          "kinetic_energy", "potential_energy", "total_energy", "mean_stiction_slip"}) {
+          "kinetic_energy", "potential_energy", "total_energy", "mean_stiction_slip",
+          "loaded_contacts", "warnings", "ncp_residual"}) {
       EXPECT_TRUE(s.contains(key)) << "stats line " << i << " lacks " << key;
     }
     EXPECT_EQ(s["step"], i + 1) << "steps completed";
     EXPECT_NEAR(s["time"].get<double>(), (i + 1) * h, 1e-12);
     EXPECT_EQ(s["contacts"], 0);
     EXPECT_EQ(s["islands"], 0) << "a ball without contacts is solved as one problem";
+    EXPECT_EQ(s["status"], "converged");
+    EXPECT_TRUE(s["warnings"].empty()) << "free fall at δt = 0.01 s is not a divergence";
   }
+  EXPECT_EQ(summary.ExitStatus(), 0);
+  EXPECT_EQ(summary.steps_with_warnings, 0);
 
   // Trajectory: header, then the ball (not the static ground) at steps 0..n.
   const std::vector<std::string> traj = ReadLines(dir_ / "traj.csv");
   ASSERT_EQ(traj.size(), static_cast<size_t>(n + 2));
-  EXPECT_EQ(traj[0], "step,time,body,x,y,z,qw,qx,qy,qz");
-  EXPECT_EQ(traj[1].rfind("0,0,ball,0,0,1,1,0,0,0", 0), 0u) << traj[1];
+  EXPECT_EQ(traj[0], "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz");
+  EXPECT_EQ(traj[1], "0,0,ball,0,0,1,1,0,0,0,0,0,0,0,0,0");
   std::vector<std::string> cells;
   std::stringstream row(traj.back());
   for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-  ASSERT_EQ(cells.size(), 10u);
+  ASSERT_EQ(cells.size(), 16u);
   EXPECT_EQ(cells[0], std::to_string(n));
   EXPECT_EQ(cells[2], "ball");
   EXPECT_NEAR(std::stod(cells[5]), z, 1e-12);
+  EXPECT_NEAR(std::stod(cells[12]), -v, 1e-12) << "vz = −n g δt";
+  EXPECT_EQ(std::stod(cells[10]), 0.0);
+}
+
+// Reads a JSON Lines file; every number that is not finite must be a string, never null, and a
+// line carrying one must not say "converged".
+std::vector<nlohmann::json> ReadStatsChecked(const fs::path& path) {
+  std::vector<nlohmann::json> out;
+  for (const std::string& line : ReadLines(path)) {
+    EXPECT_EQ(line.find("null"), std::string::npos) << line;
+    const nlohmann::json j = nlohmann::json::parse(line);
+    bool non_finite = false;
+    for (const auto& [key, value] : j.items()) {
+      if (value.is_string() && (value == "nan" || value == "inf" || value == "-inf")) {
+        non_finite = true;
+      }
+    }
+    if (non_finite) EXPECT_NE(j["status"], "converged") << line;
+    out.push_back(j);
+  }
+  return out;
+}
+
+TEST_F(RunnerTest, OverflowingInitialPositionStopsAtStepZero) {
+  // 1e308 m is a finite number, but m g z overflows: the run stops before stepping.
+  Scene scene = ParseScene(R"(time_step: 0.01
+bodies:
+  - {name: ground, static: true, geoms: [{shape: half_space}]}
+  - {name: ball, mass: 1, position: [0, 0, 1e308], geoms: [{shape: sphere, radius: 0.1}]}
+)",
+                           "far.yaml");
+  RunOptions options;
+  options.steps = 10;
+  options.stats_path = (dir_ / "stats.jsonl").string();
+  std::ostringstream log;
+  const RunSummary summary = RunHeadless(scene, options, log);
+  EXPECT_EQ(summary.stopped_at_step, 0);
+  EXPECT_EQ(summary.steps, 0);
+  EXPECT_EQ(summary.ExitStatus(), kExitRunFailedSteps);
+  EXPECT_NE(summary.stop_reason.find("potential energy"), std::string::npos) << summary.stop_reason;
+  EXPECT_EQ(log.str().find("null"), std::string::npos) << log.str();
+  const std::vector<nlohmann::json> stats = ReadStatsChecked(dir_ / "stats.jsonl");
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0]["status"], "non_finite_state");
+  const nlohmann::json js = nlohmann::json::parse(log.str());
+  EXPECT_EQ(js["stopped_at_step"], 0);
+}
+
+// A joint velocity of 1e300 rad/s: the initial state is not finite (its kinetic energy
+// overflows). The run stops at step 0 with exit status 3, and no line says converged beside a
+// NaN (before: three steps of non_finite_input with "kinetic_energy": null and exit status 0).
+TEST_F(RunnerTest, HugeJointVelocityFailsAndStops) {
+  Scene scene = ParseScene(R"(time_step: 0.01
+bodies:
+  - name: arm
+    mass: 1
+    joint: {type: revolute, axis: [0, 1, 0]}
+    joint_velocity: 1e300
+    geoms: [{shape: sphere, radius: 0.1, position: [0, 0, -0.5]}]
+)",
+                           "spin.yaml");
+  RunOptions options;
+  options.steps = 10;
+  options.stats_path = (dir_ / "stats.jsonl").string();
+  options.trajectory_path = (dir_ / "traj.csv").string();
+  std::ostringstream log;
+  const RunSummary summary = RunHeadless(scene, options, log);
+  EXPECT_EQ(summary.stopped_at_step, 0);
+  EXPECT_NE(summary.stop_reason.find("kinetic energy"), std::string::npos) << summary.stop_reason;
+  EXPECT_EQ(summary.ExitStatus(), kExitRunFailedSteps);
+  EXPECT_EQ(log.str().find("null"), std::string::npos) << log.str();
+  ReadStatsChecked(dir_ / "stats.jsonl");
+  for (const std::string& line : ReadLines(dir_ / "traj.csv")) {
+    EXPECT_EQ(line.find("nan"), std::string::npos) << line;
+    EXPECT_EQ(line.find("inf"), std::string::npos) << line;
+  }
+}
+
+// A prescribed angular velocity of 1e300 rad/s: the pose after a step has no finite
+// quaternion. The run must stop at a failed step instead of writing NaN quaternions.
+TEST_F(RunnerTest, HugePrescribedAngularVelocityStops) {
+  Scene scene = ParseScene(R"(time_step: 0.01
+bodies:
+  - name: spinner
+    position: [0, 0, 1]
+    prescribed: {angular_velocity: [0, 0, 1e300]}
+    geoms: [{shape: box, half_extents: [0.1, 0.1, 0.1]}]
+  - {name: ball, mass: 1, position: [0, 0, 3], geoms: [{shape: sphere, radius: 0.1}]}
+)",
+                           "spinner.yaml");
+  RunOptions options;
+  options.steps = 10;
+  options.stats_path = (dir_ / "stats.jsonl").string();
+  options.trajectory_path = (dir_ / "traj.csv").string();
+  std::ostringstream log;
+  const RunSummary summary = RunHeadless(scene, options, log);
+  // The pose at t = δt is the first that is not finite: step 1 fails and the run stops there
+  // (before: "converged" steps with -nan quaternions in the trajectory).
+  EXPECT_EQ(summary.stopped_at_step, 1) << log.str();
+  EXPECT_EQ(summary.failures, 1);
+  EXPECT_EQ(summary.ExitStatus(), kExitRunFailedSteps);
+  const std::vector<nlohmann::json> stats = ReadStatsChecked(dir_ / "stats.jsonl");
+  ASSERT_EQ(stats.size(), 2u);
+  EXPECT_EQ(stats[1]["status"], "non_finite_state");
+  EXPECT_NE(stats[1]["message"].get<std::string>().find("spinner"), std::string::npos);
+  for (const std::string& line : ReadLines(dir_ / "traj.csv")) {
+    EXPECT_EQ(line.find("nan"), std::string::npos) << line;
+  }
+}
+
+// δt = 0.1 s on the shipped box stack: the stack collapses; the run must say so with warnings
+// (and an exit status that is not 0) instead of a clean summary.
+TEST_F(RunnerTest, LargeTimeStepOnTheBoxStackWarns) {
+  Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/box_stack.yaml",
+                          std::vector<std::string>{"time_step=0.1"});
+  RunOptions options;
+  options.duration = 3;
+  options.stats_path = (dir_ / "stats.jsonl").string();
+  std::ostringstream log;
+  const RunSummary summary = RunHeadless(scene, options, log);
+  EXPECT_GT(summary.steps_with_warnings, 0) << log.str();
+  EXPECT_NE(summary.ExitStatus(), 0);
+  const nlohmann::json js = nlohmann::json::parse(log.str());
+  EXPECT_GT(js["steps_with_warnings"].get<int>(), 0);
+}
+
+// Control: the same scene at its own time step runs clean.
+TEST_F(RunnerTest, ShippedTimeStepOnTheBoxStackIsClean) {
+  Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/box_stack.yaml");
+  RunOptions options;
+  options.duration = 2;
+  std::ostringstream log;
+  const RunSummary summary = RunHeadless(scene, options, log);
+  EXPECT_EQ(summary.steps_with_warnings, 0) << log.str();
+  EXPECT_EQ(summary.ExitStatus(), 0) << log.str();
+}
+
+// Body names with a comma, a double quote and a line break are written as RFC 4180 quoted fields
+// and read back; the reference reader matches them by name.
+TEST_F(RunnerTest, TrajectoryQuotesBodyNamesAndReadsBackAsReference) {
+  const std::string odd_name = "ball, \"red\"\nbig";
+  const std::string scene_text = R"(time_step: 0.01
+bodies:
+  - {name: ground, static: true, geoms: [{shape: half_space}]}
+  - {name: "ball, \"red\"\nbig", mass: 1, position: [0, 0, 1], geoms: [{shape: sphere, radius: 0.1}]}
+)";
+  Scene scene = ParseScene(scene_text +
+                               "  - {name: plain, mass: 1, position: [1, 0, 1], geoms: [{shape: "
+                               "sphere, radius: 0.1}]}\n",
+                           "names.yaml");
+  ASSERT_EQ(scene.model.bodies[1].name, odd_name);
+  RunOptions options;
+  options.steps = 5;
+  options.trajectory_path = (dir_ / "traj.csv").string();
+  std::ostringstream log;
+  RunHeadless(scene, options, log);
+  std::ifstream in(options.trajectory_path);
+  std::vector<std::string> fields;
+  ASSERT_TRUE(ReadCsvRecord(in, &fields));
+  EXPECT_EQ(fields.size(), 16u);
+  int rows = 0, quoted = 0;
+  while (ReadCsvRecord(in, &fields)) {
+    ASSERT_EQ(fields.size(), 16u) << "row " << rows;
+    if (fields[2] == odd_name) ++quoted;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 12) << "two bodies, steps 0..5";
+  EXPECT_EQ(quoted, 6);
+  // The run against its own trajectory: the body is found by name, zero error.
+  Scene again = ParseScene(scene_text, "names.yaml");
+  RunOptions ref = options;
+  ref.trajectory_path.clear();
+  ref.reference_path = options.trajectory_path;
+  EXPECT_LT(RunHeadless(again, ref, log).position_error_rms, 1e-12);
+}
+
+// A reference written by an older version (10 columns, no velocities) still reads.
+TEST_F(RunnerTest, ReadsAnOldTenColumnReference) {
+  const fs::path path = dir_ / "old.csv";
+  {
+    std::ofstream out(path);
+    out.precision(17);
+    out << "step,time,body,x,y,z,qw,qx,qy,qz\n";
+    // Symplectic Euler free fall from z = 1 at δt = 0.01: z_n = 1 − g h² n (n + 1) / 2.
+    for (int n = 0; n <= 5; ++n) {
+      out << n << ',' << n * 0.01 << ",ball,0,0," << 1.0 - 9.81 * 1e-4 * n * (n + 1) / 2
+          << ",1,0,0,0\n";
+    }
+  }
+  Scene scene = ParseScene(kFallingBall, "falling_ball.yaml");
+  RunOptions options;
+  options.reference_path = path.string();
+  std::ostringstream log;
+  // Same recursion, 17 digits: only round-off separates the run from the file.
+  EXPECT_LT(RunHeadless(scene, options, log).position_error_rms, 1e-12);
+}
+
+TEST(CsvField, QuotesOnlyWhenNeeded) {
+  EXPECT_EQ(CsvField("ball"), "ball");
+  EXPECT_EQ(CsvField("a,b"), "\"a,b\"");
+  EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
+  std::istringstream in("1,\"a,\"\"b\"\"\nc\",2\r\nx,y\n\"open");
+  std::vector<std::string> f;
+  ASSERT_TRUE(ReadCsvRecord(in, &f));
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[1], "a,\"b\"\nc");
+  EXPECT_EQ(f[2], "2") << "CRLF line ends";
+  ASSERT_TRUE(ReadCsvRecord(in, &f));
+  EXPECT_EQ(f.size(), 2u);
+  EXPECT_THROW(ReadCsvRecord(in, &f), std::runtime_error) << "unterminated quote";
+}
+
+// `contacts` counts candidate cone constraints (within the speculative margin); loaded_contacts
+// those that push. A box resting flat on the ground pushes at its four corners.
+TEST_F(RunnerTest, LoadedContactsOfARestingBox) {
+  Scene scene = ParseScene(R"(time_step: 0.001
+bodies:
+  - {name: ground, static: true, geoms: [{shape: half_space}]}
+  - {name: box, mass: 1, position: [0, 0, 0.05], geoms: [{shape: box, half_extents: [0.1, 0.1, 0.05]}]}
+)",
+                           "box.yaml");
+  RunOptions options;
+  options.steps = 200;
+  options.stats_path = (dir_ / "stats.jsonl").string();
+  std::ostringstream log;
+  RunHeadless(scene, options, log);
+  const std::vector<nlohmann::json> stats = ReadStatsChecked(dir_ / "stats.jsonl");
+  const nlohmann::json& last = stats.back();
+  EXPECT_GE(last["contacts"].get<int>(), last["loaded_contacts"].get<int>());
+  EXPECT_EQ(last["loaded_contacts"], 4) << last.dump();
 }
 
 TEST_F(RunnerTest, UnwritableStatsFileThrows) {

@@ -297,6 +297,26 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
                        record.free_motion.iterations, record.free_motion.residual);
     ImGui::PopTextWrapPos();
   }
+  // Divergence warnings of the step (StepDiagnostics): the solve may have converged, the
+  // physics has not.
+  const StepDiagnostics& diag = record.diagnostics;
+  if (diag.warnings != 0) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kBadText, "warning: %s", diag.message.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::TextDisabled("energy %+.3g J (allowed %.3g J)   penetration %.2g   speed %.2g",
+                      diag.energy_after - diag.energy_before,
+                      diag.elastic_energy + diag.injected_energy + diag.energy_tolerance,
+                      diag.penetration_ratio, diag.speed_ratio);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "Divergence checks of the step (docs/debugging.md):\n"
+        "energy: change of KE + PE, allowed = contact springs + work in + tolerance\n"
+        "penetration: deepest contact / half the half-thickness of its thinner geometry\n"
+        "speed: distance a body's surface moves in a step / its diameter\n"
+        "a warning fires above the allowance or a ratio of 1");
+  }
   if (ImGui::BeginTable("solver_stats", 4, ImGuiTableFlags_SizingStretchSame)) {
     auto item = [](const char* name, const char* fmt, double v) {
       ImGui::TableNextColumn();
@@ -409,6 +429,15 @@ bool DrawTimelinePanel(const TimelineView& view, TimelineState* state) {
   changed |= ImGui::Checkbox("on failure", &b.on_failure);
   ImGui::SameLine();
   changed |= ImGui::Checkbox("on iteration cap", &b.on_iteration_cap);
+  for (int w = 0; w < kNumStepWarnings; ++w) {
+    const std::uint32_t bit = 1u << w;
+    bool on = (b.on_warnings & bit) != 0;
+    if (w > 0) ImGui::SameLine();
+    if (ImGui::Checkbox(StepWarningName(static_cast<StepWarning>(w)), &on)) {
+      b.on_warnings = on ? (b.on_warnings | bit) : (b.on_warnings & ~bit);
+      changed = true;
+    }
+  }
   auto threshold = [&](const char* label, const char* id, bool* on, double* value, double* target) {
     bool c = ImGui::Checkbox(label, on);
     ImGui::SameLine(150.0f);

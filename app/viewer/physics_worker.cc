@@ -117,7 +117,8 @@ PhysicsJob MakeStepJob(StepJobOptions options) {
         return;
       }
       const StepRecord& r = batch->records.back();
-      if (r.result.stats.status == SolverStatus::kNonFiniteInput) {
+      if (r.result.stats.status == SolverStatus::kNonFiniteInput ||
+          r.result.stats.status == SolverStatus::kNonFiniteState) {
         batch->stop = true;  // nothing more to see: the state no longer advances
         return;
       }

@@ -460,7 +460,9 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
   sim_time_this_frame_ += live_state_.time - t0;
   for (StepRecord& r : batch.records) {
     AddStepTimings(r.timings, &profile_accum_);
-    if (trajectory_.is_open()) {
+    // A step whose state was not finite kept its start state: no new trajectory row.
+    if (trajectory_.is_open() && r.result.stats.status != SolverStatus::kNonFiniteState &&
+        r.result.stats.status != SolverStatus::kNonFiniteInput) {
       WriteTrajectoryRows(trajectory_, *multibody_, trajectory_bodies_, r.step + 1, r.after);
     }
     history_.Push(r);
@@ -1337,6 +1339,34 @@ void Viewer::DrawLabels() {
     const ImVec2 pos(vp_x_ + 12.0f, vp_y_ + 10.0f);
     dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 180), line);
     dl->AddText(pos, IM_COL32(235, 238, 242, 255), line);
+    // A failed step and the step's divergence warnings, in red under the status line, with a
+    // dark backing so that they read over any scene.
+    if (shown) {
+      std::vector<std::string> alerts;
+      const SolverStats& st = shown->result.stats;
+      if (st.status != SolverStatus::kConverged) {
+        alerts.push_back("step " + std::to_string(shown->step) + " FAILED: " +
+                         SolverStatusName(st.status) + (st.message.empty() ? "" : ": " + st.message));
+      }
+      if (!shown->free_motion.converged) {
+        alerts.push_back("step " + std::to_string(shown->step) +
+                         " FAILED: free motion did not converge");
+      }
+      if (shown->diagnostics.warnings != 0) {
+        alerts.push_back("step " + std::to_string(shown->step) +
+                         " WARNING: " + shown->diagnostics.message);
+      }
+      float y = pos.y + ImGui::GetTextLineHeightWithSpacing();
+      const float wrap = std::max(200.0f, vp_w_ - 24.0f);
+      for (const std::string& a : alerts) {
+        const ImVec2 size = ImGui::CalcTextSize(a.c_str(), nullptr, false, wrap);
+        dl->AddRectFilled(ImVec2(pos.x - 4, y - 2), ImVec2(pos.x + size.x + 4, y + size.y + 2),
+                          IM_COL32(20, 0, 0, 200), 3.0f);
+        dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(pos.x, y),
+                    IM_COL32(255, 110, 100, 255), a.c_str(), nullptr, wrap);
+        y += size.y + 6;
+      }
+    }
   }
   for (const GlDebugDraw::TextItem& t : glyphs_->texts()) {
     double px = 0, py = 0;
