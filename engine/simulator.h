@@ -76,9 +76,9 @@ enum class StepWarning : std::uint8_t {
   // step's energy sources could do (loads, mouse spring, actuators, prescribed bodies) and a
   // tolerance for the integrator's energy error.
   kEnergyGrowth = 0,
-  // A contact is deeper than half the half-thickness of the thinner of its two geometries.
+  // A contact is deeper than the half-thickness of the thinner of its two geometries.
   kDeepPenetration = 1,
-  // A body's surface moves farther than its own diameter in one step.
+  // A body's surface moves farther than twice its diameter in one step.
   kExcessiveSpeed = 2,
 };
 constexpr int kNumStepWarnings = 3;
@@ -97,7 +97,7 @@ struct StepDiagnostics {
   double energy_tolerance = 0;
   // Deepest penetration relative to its allowed depth (> 1 fires kDeepPenetration) [-].
   double penetration_ratio = 0;
-  // Largest δt (|v_com| + |ω| r) / (2 r) over dynamic bodies (> 1 fires kExcessiveSpeed) [-].
+  // Largest δt (|v_com| + |ω| r) / (4 r) over dynamic bodies (> 1 fires kExcessiveSpeed) [-].
   double speed_ratio = 0;
   std::string message;  // the warnings that fired with their figures, "; "-separated
 };
