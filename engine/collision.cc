@@ -445,10 +445,48 @@ void SweepAndPrune(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi,
 CollisionDetector::CollisionDetector(const Model* model) : model_(model) {}
 
 void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margin,
-                                     std::vector<Contact>* contacts, CollisionStats* stats) {
+                                     std::vector<Contact>* contacts, CollisionStats* stats,
+                                     const SpeculativeMargin* speculative) {
   const Model& m = *model_;
   contacts->clear();
   const int ng = static_cast<int>(m.geoms.size());
+
+  // Speculative margin (see SpeculativeMargin): a per-body share for the broad phase, bounded
+  // with the largest τ_d and μ that any pair can have, and the exact per-pair value for the
+  // narrow phase.
+  double band_factor_max = 0;  // (δt + τ_max) √(1 + μ_max²) [s]
+  if (speculative) {
+    double tau_max = 0, mu_max = 0;
+    for (const Material& mat : m.materials) {
+      tau_max = std::max(tau_max, mat.dissipation_time);
+      mu_max = std::max(mu_max, mat.friction);
+    }
+    for (const PairOverride& o : m.pair_overrides) {
+      tau_max = std::max(tau_max, o.values.dissipation_time);
+      mu_max = std::max(mu_max, o.values.friction);
+    }
+    band_factor_max = (speculative->time_step + tau_max) * std::sqrt(1 + mu_max * mu_max);
+  }
+  // Speed bound of one body alone (broad phase) and of a pair (narrow phase) [m/s].
+  auto body_speed = [&](int body) {
+    if (!speculative || body < 0) return 0.0;
+    return speculative->velocity[body].norm() + speculative->extra[body] +
+           (speculative->dynamic[body] ? speculative->gravity_gain : 0.0);
+  };
+  auto pair_margin = [&](int gi, int gj) {
+    if (!speculative) return margin;
+    const int a = m.geoms[gi].body, b = m.geoms[gj].body;
+    const Vec3 va = a >= 0 ? speculative->velocity[a] : Vec3::Zero();
+    const Vec3 vb = b >= 0 ? speculative->velocity[b] : Vec3::Zero();
+    const bool dynamic = (a >= 0 && speculative->dynamic[a]) || (b >= 0 && speculative->dynamic[b]);
+    const double u = (va - vb).norm() + (a >= 0 ? speculative->extra[a] : 0.0) +
+                     (b >= 0 ? speculative->extra[b] : 0.0) +
+                     (dynamic ? speculative->gravity_gain : 0.0);
+    if (!(u > 0)) return margin;
+    const ContactValues v = m.PairContactValues(gi, gj);
+    return margin + (speculative->time_step + v.dissipation_time) *
+                        std::sqrt(1 + v.friction * v.friction) * u;
+  };
 
   // Bodies directly connected by a joint (a joint to the world does not filter anything).
   std::vector<std::pair<int, int>>& jointed = jointed_;
@@ -487,7 +525,8 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
   lo.resize(others.size());
   hi.resize(others.size());
   for (size_t k = 0; k < others.size(); ++k) {
-    ShapeAabb(m.geoms[others[k]].shape, poses[others[k]], margin, &lo[k], &hi[k]);
+    const double inflate = margin + band_factor_max * body_speed(m.geoms[others[k]].body);
+    ShapeAabb(m.geoms[others[k]].shape, poses[others[k]], inflate, &lo[k], &hi[k]);
   }
   std::vector<std::pair<int, int>>& local_pairs = local_pairs_;
   SweepAndPrune(lo, hi, &local_pairs);
@@ -506,7 +545,8 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
       Vec3 c = 0.5 * (lo[k] + hi[k]);
       Vec3 e = 0.5 * (hi[k] - lo[k]);
       double lowest = n.dot(c) - n.cwiseAbs().dot(e) - offset;
-      if (lowest > margin) continue;
+      // The box is already inflated by the geom's share; the half-space body's share is added.
+      if (lowest > margin + band_factor_max * body_speed(m.geoms[h].body)) continue;
       int g = others[k];
       int gi = std::min(h, g), gj = std::max(h, g);
       if (allowed(gi, gj)) candidate_pairs_.emplace_back(gi, gj);
@@ -514,11 +554,14 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
   }
   std::sort(candidate_pairs_.begin(), candidate_pairs_.end());
 
+  double max_pair_margin = margin;
   for (const auto& [gi, gj] : candidate_pairs_) {
     const Geom& a = m.geoms[gi];
     const Geom& b = m.geoms[gj];
     points_.clear();
-    CollideShapes(a.shape, poses[gi], b.shape, poses[gj], margin, &points_);
+    const double margin_ij = pair_margin(gi, gj);
+    max_pair_margin = std::max(max_pair_margin, margin_ij);
+    CollideShapes(a.shape, poses[gi], b.shape, poses[gj], margin_ij, &points_);
     for (const ContactPoint& p : points_) {
       Contact c;
       c.geom_a = gi;
@@ -535,6 +578,7 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
     stats->geoms = ng;
     stats->broadphase_pairs = static_cast<int>(candidate_pairs_.size());
     stats->contacts = static_cast<int>(contacts->size());
+    stats->max_pair_margin = max_pair_margin;
   }
 }
 

@@ -16,6 +16,25 @@ struct CollisionStats {
   int geoms = 0;
   int broadphase_pairs = 0;  // AABB overlaps after filtering
   int contacts = 0;
+  // Largest margin of any pair the narrow phase tested (`margin` itself if none) [m].
+  double max_pair_margin = 0;
+};
+
+// Speculative part of the contact margin, per pair of bodies (see Simulator::Step for the
+// derivation from SAP's model): the narrow phase keeps a pair of geoms with bodies a and b when
+//   φ < margin + (δt + τ_d) √(1 + μ²) u_ab,
+//   u_ab = ‖v_a − v_b‖ + e_a + e_b + g δt   (g δt only if a or b moves under forces),
+// τ_d and μ the pair's combined values (Model::PairContactValues), v and e the bodies' entries
+// below (0 for the world): u_ab bounds the relative speed of any two surface points of a and b
+// over the step. The broad phase inflates each geom's box by margin plus its body's share
+// (δt + τ_max) √(1 + μ_max²) (‖v‖ + e + g δt), τ_max and μ_max over all materials and pair
+// overrides (the combination rules never exceed the larger input).
+struct SpeculativeMargin {
+  double time_step = 0;        // δt [s], >= 0
+  double gravity_gain = 0;     // g δt: speed a body moving under forces gains from gravity [m/s]
+  std::vector<Vec3> velocity;  // per body: velocity of its centre of mass (world) [m/s]
+  std::vector<double> extra;   // per body: bound on the surface speed beyond `velocity` [m/s]
+  std::vector<char> dynamic;   // per body: 1 if it moves under forces (has a kinematic tree)
 };
 
 // One contact point between two shapes, before it is tagged with geoms and bodies.
@@ -60,9 +79,11 @@ class CollisionDetector {
 
   // All contacts at body poses X_WB (see KinematicsCache). Pairs skipped: same body, bodies
   // directly connected by a joint, pairs where neither body has dofs, non-colliding geoms.
-  // Output order is deterministic.
+  // Output order is deterministic. With `speculative` (may be null), each pair's margin grows as
+  // described at SpeculativeMargin; its vectors must then have one entry per body.
   void FindContacts(const std::vector<Pose>& X_WB, double margin, std::vector<Contact>* contacts,
-                    CollisionStats* stats = nullptr);
+                    CollisionStats* stats = nullptr,
+                    const SpeculativeMargin* speculative = nullptr);
 
  private:
   const Model* model_;

@@ -18,6 +18,8 @@ struct Color {
 constexpr Color kStictionColor{0.16f, 0.82f, 0.26f, 1.0f};       // stiction: green
 constexpr Color kSlidingColor{1.00f, 0.55f, 0.05f, 1.0f};        // sliding: orange
 constexpr Color kInactiveColor{0.58f, 0.58f, 0.60f, 1.0f};       // within margin, no impulse: grey
+// Loaded (γ_n > 0) at a positive gap φ > 0, before the surfaces touch: cyan ring and gap segment.
+constexpr Color kGapLoadColor{0.00f, 1.00f, 0.85f, 1.0f};
 constexpr Color kNormalColor{0.25f, 0.60f, 1.00f, 1.0f};         // contact normal: light blue
 constexpr Color kNormalImpulseColor{0.95f, 0.20f, 0.85f, 1.0f};  // γ_n arrow: magenta
 constexpr Color kFrictionImpulseColor{1.00f, 0.92f, 0.10f, 1.0f};  // γ_t arrow: yellow

@@ -87,6 +87,27 @@ bool HasResult(const StepRecord& record, int i) {
 
 }  // namespace
 
+bool LoadedAtPositiveGap(const StepRecord& record, int contact) {
+  if (contact < 0 || contact >= static_cast<int>(record.contacts.size())) return false;
+  if (!(record.contacts[contact].phi > 0)) return false;
+  const std::vector<int> constraint_of = ConstraintOfContact(record);
+  const int k = constraint_of[contact];
+  if (!HasResult(record, k)) return false;
+  return record.result.gamma(record.problem.constraints[k].first_row + 2) > 0;
+}
+
+int CountLoadedAtPositiveGap(const StepRecord& record) {
+  const std::vector<int> constraint_of = ConstraintOfContact(record);
+  int n = 0;
+  for (int ci = 0; ci < static_cast<int>(record.contacts.size()); ++ci) {
+    const int k = constraint_of[ci];
+    if (record.contacts[ci].phi > 0 && HasResult(record, k) &&
+        record.result.gamma(record.problem.constraints[k].first_row + 2) > 0)
+      ++n;
+  }
+  return n;
+}
+
 void DrawContacts(const StepRecord& record, const ContactDrawOptions& o, DebugDraw* out) {
   const std::vector<int> constraint_of = ConstraintOfContact(record);
   for (int ci = 0; ci < static_cast<int>(record.contacts.size()); ++ci) {
@@ -106,6 +127,11 @@ void DrawContacts(const StepRecord& record, const ContactDrawOptions& o, DebugDr
     const Vec3 gamma_n_world = gamma.z() * C.row(2).transpose();
     const Vec3 gamma_t_world = C.topRows<2>().transpose() * gamma.head<2>();
 
+    if (o.gap_loads && c.phi > 0 && gamma.z() > 0) {
+      // Drawn first: the regime dot then covers its centre (equal depth), leaving a ring.
+      if (o.points) out->Point(c.point, o.gap_ring_scale * o.point_size, kGapLoadColor);
+      out->Line(c.point - 0.5 * c.phi * c.normal, c.point + 0.5 * c.phi * c.normal, kGapLoadColor);
+    }
     if (o.points) out->Point(c.point, o.point_size, RegimeColor(static_cast<int>(regime)));
     if (o.normals) out->Line(c.point, c.point + o.normal_length * c.normal, kNormalColor);
     if (regime != Regime::kNoContact) {

@@ -84,6 +84,11 @@ struct ContactDrawOptions {
   bool cones = true;              // friction cones, half-angle atan μ, coloured by saturation
   bool inactive = true;           // also draw candidates within the margin with zero impulse
   bool labels = false;            // contact index next to each point
+  // Contacts loaded at a positive gap (LoadedAtPositiveGap): a kGapLoadColor ring around the
+  // point (a dot of gap_ring_scale × point_size drawn under it) and a segment of length φ along
+  // the normal spanning the gap.
+  bool gap_loads = true;
+  double gap_ring_scale = 1.9;
   double point_size = 9;          // [px]
   double normal_length = 0.05;    // [m]
   double impulse_scale = 10.0;    // arrow length per impulse [m / (N s)]
@@ -96,6 +101,15 @@ Color RegimeColor(int regime);  // regime as the integer value of contactlab::Re
 // Cone saturation s = ‖γ_t‖ / (μ γ_n) in [0, 1]; 0 when γ_n <= 0. A frictionless contact
 // (μ = 0) that carries a normal impulse is saturated (s = 1).
 double ConeSaturation(const Vec3& gamma_contact_frame, double mu);
+
+// True when contact `contact` of the record carries a normal impulse (γ_n > 0) while its signed
+// distance at q0 is positive (φ > 0): SAP's model pushes before the surfaces touch, when
+// φ0 < (δt + τ_d)(μ ‖v_t‖ − v_n) (the damping term on an approaching pair and the gliding band
+// of a sliding one; see StepSettings::speculative_margin). False for a contact without a
+// constraint or result.
+bool LoadedAtPositiveGap(const StepRecord& record, int contact);
+// Number of the record's contacts for which LoadedAtPositiveGap holds.
+int CountLoadedAtPositiveGap(const StepRecord& record);
 
 // Draws the contacts of a step. Contact geometry is taken from record.contacts (at q0), the
 // impulses, regimes and constraint data from record.problem and record.result. γ rows are in the

@@ -169,23 +169,28 @@ Simulator::Simulator(Model model, StepSettings settings)
   Reset();
 }
 
-double Simulator::MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const {
-  double s = 0;
-  for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
+void Simulator::BodySurfaceSpeeds(const KinematicsCache& kin, const VecX& v,
+                                  SpeculativeMargin* out) const {
+  const int nb = static_cast<int>(model_.bodies.size());
+  out->time_step = settings_.time_step;
+  out->gravity_gain = settings_.gravity.norm() * settings_.time_step;
+  out->velocity.assign(nb, Vec3::Zero());
+  out->extra.assign(nb, 0.0);
+  out->dynamic.assign(nb, 0);
+  for (int b = 0; b < nb; ++b) {
     const Body& body = model_.bodies[b];
-    double speed = 0;
     if (body.tree >= 0) {
-      const Vec3 w = multibody_->AngularVelocity(kin, v, b);
-      speed = multibody_->PointVelocity(kin, v, b, kin.com_W[b]).norm() + w.norm() * body_radius_[b];
+      out->dynamic[b] = 1;
+      out->velocity[b] = multibody_->PointVelocity(kin, v, b, kin.com_W[b]);
+      out->extra[b] = multibody_->AngularVelocity(kin, v, b).norm() * body_radius_[b];
     } else if (body.prescribed) {
+      // The oscillation's direction changes with time: its peak speed counts as undirected.
       const PrescribedMotion& m = body.motion;
-      speed = m.velocity.norm() + 2 * kPi * m.frequency * m.amplitude +
-              m.angular_velocity.norm() * body_radius_[b];
+      out->velocity[b] = m.velocity;
+      out->extra[b] =
+          2 * kPi * m.frequency * m.amplitude + m.angular_velocity.norm() * body_radius_[b];
     }
-    s = std::max(s, speed);
   }
-  (void)t;
-  return s;
 }
 
 Simulator::~Simulator() = default;
@@ -486,9 +491,30 @@ const StepRecord& Simulator::Step() {
 
   // Collision detection.
   t0 = Clock::now();
+  // Contact margin. A candidate at gap φ0 > 0 carries impulse when its y = −R⁻¹(v_c − v̂) leaves
+  // the no-contact region III of the projection (eq. 27, App. C): R_n y_n + μ R_t ‖y_t‖ >= 0, with
+  // v̂_n = −φ0/(δt + τ_d) (§V-B). R_n y_n = −(v_n − v̂_n) and R_t ‖y_t‖ = ‖v_t‖, so R (and
+  // with it k, β and σ) cancels and the candidate pushes exactly when
+  //   φ0 < (δt + τ_d) (μ ‖v_t‖ − v_n),                                                    (*)
+  // v_t, v_n the contact velocity at the END of the step (v_n < 0 approaching). The −v_n term
+  // is eq. 8's complementarity at a positive gap (the damping τ_d k v_n acts before the gap
+  // closes); the μ ‖v_t‖ term is the gliding band of the sliding region (§V-A). A pair that
+  // (*) would load but that is not a candidate gets no impulse: a sliding body glides above
+  // the margin, loses its contacts, falls back and finds them again. So the margin of a pair
+  // must cover (*): μ ‖v_t‖ − v_n <= √(1 + μ²) ‖v_c‖ (Cauchy-Schwarz) and ‖v_c‖ <= u_ab, a
+  // bound on the relative speed of the two surfaces: ‖v_com,a − v_com,b‖ + |ω_a| r_a + |ω_b| r_b
+  // at v0, plus g δt for the step's gravity (BodySurfaceSpeeds; bodies falling together gain
+  // the same g δt, counted once), so
+  //   margin_ab = contact_margin + (δt + τ_d) √(1 + μ²) u_ab          (SpeculativeMargin).
+  // This also keeps bodies that will meet within the step (φ0 < −δt v_n) as candidates. What the
+  // bound leaves out, a velocity change within the step beyond g δt (loads, impacts from a third
+  // body), must fit in contact_margin.
   double margin = settings_.contact_margin;
-  if (settings_.speculative_margin) margin += dt * MaxSurfaceSpeed(kin, state_.v, t);
-  collision_->FindContacts(kin.X_WB, margin, &rec.contacts);
+  if (settings_.speculative_margin) BodySurfaceSpeeds(kin, state_.v, &scratch_.speculative);
+  CollisionStats collision_stats;
+  collision_->FindContacts(kin.X_WB, margin, &rec.contacts, &collision_stats,
+                           settings_.speculative_margin ? &scratch_.speculative : nullptr);
+  margin = collision_stats.max_pair_margin;
   for (Contact& c : rec.contacts) {
     const ContactValues mat = model_.PairContactValues(c.geom_a, c.geom_b);
     c.stiffness = mat.stiffness;

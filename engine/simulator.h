@@ -31,12 +31,20 @@ struct StepSettings {
   double time_step = 1e-3;                  // δt [s]. Range (0, 1].
   Vec3 gravity = Vec3(0, 0, -9.81);          // [m/s²]
   Integrator integrator = Integrator::kSymplecticEuler;
-  double contact_margin = 1e-3;             // keep pairs with φ < margin as candidates [m], >= 0
-  // Speculative margin: the margin of a step grows by δt times the largest speed of any body's
-  // surface, so a body that will reach another within the step is already a candidate (no
-  // tunnelling into deep penetration at large δt). Candidates with φ > 0 cost a row each and
-  // exert no impulse unless the bodies close the gap (or, sliding fast, SAP's gliding band
-  // φ < (δt + τ_d) μ ‖v_t‖ reaches them).
+  double contact_margin = 1e-3;             // base margin: pairs with φ below it are candidates [m]
+  // Speculative margin: the margin of each pair of bodies a, b grows to
+  //   contact_margin + (δt + τ_d) √(1 + μ²) u_ab,
+  // u_ab a bound on the relative speed of their surfaces (‖v_com,a − v_com,b‖ + |ω_a| r_a +
+  // |ω_b| r_b at the step's start, plus g δt), τ_d and μ the pair's. A candidate with gap φ0 > 0
+  // is not inert: SAP loads it whenever
+  //   φ0 < (δt + τ_d) (μ ‖v_t‖ − v_n)
+  // (v_t, v_n its contact velocity at the end of the step, v_n < 0 approaching; derivation in
+  // Simulator::Step). The −v_n part is the damping τ_d k v_n of eq. 2 acting before the gap
+  // closes: a body approaching at speed v is braked from a gap of about (δt + τ_d) v (a ball
+  // dropped from 1 m with τ_d = 0.01 s at δt = 1 ms starts to push about 4.5 cm above the floor,
+  // then creeps onto it at a speed of about φ/(δt + τ_d)). The μ ‖v_t‖ part is the gliding band of
+  // sliding contact (§V-A). The margin covers both, so that no contact the model would load is
+  // missing; each candidate costs a row. Off: contact_margin only.
   bool speculative_margin = true;
   SapParameters sap;                        // solver parameters
   int free_motion_max_iterations = 20;      // Newton cap for implicit free motion (eq. 14)
@@ -59,7 +67,7 @@ struct StepMetrics {
   double kinetic_energy = 0;    // [J]
   double potential_energy = 0;  // [J], gravity + joint springs
   double max_penetration = 0;   // max(0, −min φ) over the step's contacts at q0 [m]
-  double margin = 0;            // contact margin used by the step's collision query [m]
+  double margin = 0;            // largest pair margin of the step's collision query [m]
   // Cone constraints in the step's problem: the candidate pairs of the collision query within
   // the (speculative) margin, whether or not they touch or push.
   int num_contacts = 0;
@@ -202,8 +210,10 @@ class Simulator {
   // Moves *J's storage into the spare pool; *J is left empty.
   void ReturnJacobianStorage(MatX* J);
 
-  // Largest surface speed of any body at (q, v, t): |v_com| + |ω| r_b [m/s].
-  double MaxSurfaceSpeed(const KinematicsCache& kin, const VecX& v, double t) const;
+  // Per body, at (q, v), what the speculative margin needs (SpeculativeMargin): the velocity of
+  // the centre of mass and |ω| r_b for bodies with dofs, the prescribed velocity and the peak
+  // speed of the oscillation and spin for prescribed bodies, zero for static ones; g δt.
+  void BodySurfaceSpeeds(const KinematicsCache& kin, const VecX& v, SpeculativeMargin* out) const;
 
   // Divergence checks of the step in `rec` (StepDiagnostics); `external_force` is the step's
   // generalized force of loads and mouse spring (size nv, or empty).
@@ -239,6 +249,7 @@ class Simulator {
     // L⁻¹ of the 6-dof trees' M that the explicit free motion factored (A = M when θ = 0),
     // reused by the step's Delassus estimates.
     InverseCholeskyFactors free_body_factors;
+    SpeculativeMargin speculative;  // per-body speeds of the step's speculative margin
   };
   StepScratch scratch_;
   mutable KinematicsCache metrics_kin_;  // ComputeMetrics' kinematics, kept between steps

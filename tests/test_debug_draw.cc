@@ -186,5 +186,73 @@ TEST(DebugDraw, ReplayForwardsEveryPrimitive) {
   EXPECT_TRUE(a.points.empty() && a.cones.empty() && a.arrows.empty() && a.texts.empty());
 }
 
+// Contact 0: φ = +3 mm and γ_n = 0.2 (SAP pushing before the surfaces touch, as the damping
+// term does on an approaching pair); contact 1: φ = +3 mm with zero impulse (an ordinary
+// candidate); contact 2: φ = −1e-4 (touching) with γ_n = 1.
+StepRecord GapContacts() {
+  StepRecord r;
+  const double phis[3] = {3e-3, 3e-3, -1e-4};
+  for (int i = 0; i < 3; ++i) {
+    Contact c;
+    c.body_a = -1;
+    c.body_b = i;
+    c.point = Vec3(i, 0, 0);
+    c.normal = Vec3::UnitZ();
+    c.phi = phis[i];
+    c.friction = kMu;
+    r.contacts.push_back(c);
+    ConstraintData cd;
+    cd.kind = ConstraintKind::kFrictionCone;
+    cd.first_row = 3 * i;
+    cd.num_rows = 3;
+    cd.friction = kMu;
+    cd.phi0 = phis[i];
+    cd.source = i;
+    r.problem.constraints.push_back(cd);
+  }
+  r.problem.num_rows = 9;
+  r.result.gamma = VecX::Zero(9);
+  r.result.gamma(2) = 0.2;
+  r.result.gamma(8) = 1.0;
+  r.result.regime = {Regime::kStiction, Regime::kNoContact, Regime::kStiction};
+  return r;
+}
+
+TEST(DebugDraw, ContactLoadedAtAPositiveGapIsFlagged) {
+  const StepRecord r = GapContacts();
+  EXPECT_TRUE(LoadedAtPositiveGap(r, 0)) << "phi > 0 with gamma_n > 0";
+  EXPECT_FALSE(LoadedAtPositiveGap(r, 1)) << "phi > 0 without impulse is a plain candidate";
+  EXPECT_FALSE(LoadedAtPositiveGap(r, 2)) << "loaded, but the surfaces touch";
+  EXPECT_FALSE(LoadedAtPositiveGap(r, 3)) << "no such contact";
+  EXPECT_EQ(CountLoadedAtPositiveGap(r), 1);
+
+  ContactDrawOptions o;
+  RecordingDebugDraw rec;
+  DrawContacts(r, o, &rec);
+  // One extra point (the ring, drawn before the regime dot so that the dot covers its centre)
+  // and one gap segment, for contact 0 only.
+  ASSERT_EQ(rec.points.size(), 4u);
+  EXPECT_TRUE(SameColor(rec.points[0].color, kGapLoadColor));
+  EXPECT_TRUE(rec.points[0].p.isApprox(Vec3(0, 0, 0)));
+  EXPECT_DOUBLE_EQ(rec.points[0].size, o.gap_ring_scale * o.point_size);
+  EXPECT_GT(rec.points[0].size, rec.points[1].size) << "the ring shows around the dot";
+  EXPECT_TRUE(SameColor(rec.points[1].color, kStictionColor));
+  EXPECT_TRUE(SameColor(rec.points[2].color, kInactiveColor));
+  ASSERT_EQ(rec.lines.size(), 1u);
+  EXPECT_TRUE(SameColor(rec.lines[0].color, kGapLoadColor));
+  // The segment spans the gap along the normal, centred on the point (midway between surfaces).
+  EXPECT_NEAR((rec.lines[0].b - rec.lines[0].a).dot(Vec3::UnitZ()), 3e-3, 1e-15);
+  EXPECT_TRUE((0.5 * (rec.lines[0].a + rec.lines[0].b)).isApprox(Vec3(0, 0, 0)));
+  // Distinct from the regime colours.
+  for (const Color& c : {kStictionColor, kSlidingColor, kInactiveColor, kNormalColor})
+    EXPECT_GT(RgbDistance(kGapLoadColor, c), 0.3);
+
+  o.gap_loads = false;
+  RecordingDebugDraw off;
+  DrawContacts(r, o, &off);
+  EXPECT_EQ(off.points.size(), 3u) << "the flag can be switched off";
+  EXPECT_TRUE(off.lines.empty());
+}
+
 }  // namespace
 }  // namespace contactlab

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/colormap.h"
+#include "engine/debug_draw.h"
 #include "render/camera.h"
 #include "ui/ui_data.h"
 
@@ -182,6 +183,39 @@ TEST(ContactRows, FieldsComeFromContactConstraintAndResult) {
   EXPECT_EQ(rows[1].body_b, "ball");
   EXPECT_EQ(rows[1].regime, Regime::kNoContact) << "no constraint: no impulse";
   EXPECT_EQ(CountRegimes(rows), (std::vector<int>{1, 0, 1}));
+}
+
+TEST(ContactRows, LoadedAtAPositiveGapIsFlagged) {
+  // Three contacts at φ0 = +2 mm, +2 mm and −1e-4 m with γ_n = 0.5, 0 and 1: only the first is
+  // SAP pushing before the surfaces touch.
+  Model model;
+  model.bodies.resize(1);
+  StepRecord r;
+  const double phis[3] = {2e-3, 2e-3, -1e-4};
+  for (int i = 0; i < 3; ++i) {
+    Contact c;
+    c.body_a = -1;
+    c.body_b = 0;
+    c.phi = phis[i];
+    r.contacts.push_back(c);
+    ConstraintData cd;
+    cd.first_row = 3 * i;
+    cd.friction = 0.5;
+    cd.phi0 = phis[i];
+    cd.source = i;
+    r.problem.constraints.push_back(cd);
+  }
+  r.result.gamma = VecX::Zero(9);
+  r.result.gamma(2) = 0.5;
+  r.result.gamma(8) = 1.0;
+  r.result.regime = {Regime::kStiction, Regime::kNoContact, Regime::kStiction};
+  const std::vector<ContactRow> rows = BuildContactRows(model, r);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_TRUE(rows[0].loaded_at_gap);
+  EXPECT_FALSE(rows[1].loaded_at_gap) << "a candidate at phi > 0 without impulse";
+  EXPECT_FALSE(rows[2].loaded_at_gap) << "loaded while touching";
+  EXPECT_EQ(CountLoadedAtGap(rows), 1);
+  EXPECT_EQ(CountLoadedAtGap(rows), CountLoadedAtPositiveGap(r)) << "rows and draw agree";
 }
 
 TEST(ContactRows, TypicalGeometrySizeIsTheMedianBodyDiameter) {

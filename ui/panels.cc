@@ -117,6 +117,8 @@ void DrawContactLegend() {
   LegendDot(kSlidingColor, "sliding");
   ImGui::SameLine(0, 14);
   LegendDot(kInactiveColor, "in margin, no impulse");
+  ImGui::SameLine(0, 14);
+  LegendDot(kGapLoadColor, "pushing at phi > 0 (ring)");
   LegendArrow(kNormalImpulseColor, "normal impulse");
   ImGui::SameLine(0, 14);
   LegendArrow(kFrictionImpulseColor, "friction impulse");
@@ -157,6 +159,7 @@ bool DrawOverlayPanel(OverlaySettings* s) {
     cell("gamma_t", &o.friction_impulses);
     cell("inactive", &o.inactive);
     cell("labels", &o.labels);
+    cell("phi>0 load", &o.gap_loads);
     cell("on top", &s->glyphs_on_top);
     cell("grid", &s->show_grid);
     ImGui::EndTable();
@@ -360,6 +363,15 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
     ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", last.num_sliding);
     ImGui::SameLine();
     ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", last.num_no_contact);
+    const int at_gap = CountLoadedAtPositiveGap(record);
+    ImGui::TextColored(at_gap > 0 ? ToImVec4(kGapLoadColor) : kDimText, "%d pushing at phi > 0",
+                       at_gap);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(
+          "Contacts with a normal impulse while their gap phi is still positive: SAP loads a "
+          "candidate when phi < (dt + tau_d)(mu |v_t| - v_n) (damping of an approaching pair, "
+          "gliding band of a sliding one).");
+    }
     if (std::isfinite(last.condition_number)) {
       ImGui::TextColored(kDimText, "cond(H) %.3e", last.condition_number);
     }
@@ -537,6 +549,8 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
   ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", counts[1]);
   ImGui::SameLine();
   ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", counts[2]);
+  ImGui::SameLine();
+  ImGui::TextColored(ToImVec4(kGapLoadColor), "%d pushing at phi > 0", CountLoadedAtGap(rows));
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_SizingFixedFit;
@@ -577,6 +591,10 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
       ImGui::TableNextColumn();
       ImGui::TextColored(ToImVec4(RegimeColor(static_cast<int>(r.regime))), "%s",
                          r.constraint < 0 ? "(none)" : RegimeName(r.regime));
+      if (r.loaded_at_gap) {
+        ImGui::SameLine();
+        ImGui::TextColored(ToImVec4(kGapLoadColor), "phi>0");
+      }
       for (double v : {r.stiffness, r.dissipation_time, r.R_n, r.R_t}) {
         ImGui::TableNextColumn();
         ImGui::Text("%.3e", v);

@@ -271,6 +271,7 @@ std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& r
     }
     if (k < static_cast<int>(res.regime.size())) r.regime = res.regime[k];
     if (k < static_cast<int>(res.near_rigid.size())) r.near_rigid = res.near_rigid[k] != 0;
+    r.loaded_at_gap = r.phi > 0 && r.gamma_n > 0;
   }
   return rows;
 }
@@ -282,6 +283,12 @@ std::vector<int> CountRegimes(const std::vector<ContactRow>& rows) {
     if (i >= 0 && i < 3) ++counts[i];
   }
   return counts;
+}
+
+int CountLoadedAtGap(const std::vector<ContactRow>& rows) {
+  int n = 0;
+  for (const ContactRow& r : rows) n += r.loaded_at_gap ? 1 : 0;
+  return n;
 }
 
 }  // namespace contactlab

@@ -127,6 +127,9 @@ struct ContactRow {
   double dissipation_time = 0;  // τ_d [s]
   double R_n = 0, R_t = 0;      // SAP regularization (normal, tangential)
   bool near_rigid = false;      // R_n from the β clamp
+  // γ_n > 0 at φ > 0: SAP pushes before the surfaces touch (LoadedAtPositiveGap,
+  // engine/debug_draw.h), when φ < (δt + τ_d)(μ ‖v_t‖ − v_n).
+  bool loaded_at_gap = false;
 };
 
 // Rows for every contact of the record, in contact order.
@@ -134,5 +137,8 @@ std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& r
 
 // Counts of contact rows per regime: [stiction, sliding, no contact].
 std::vector<int> CountRegimes(const std::vector<ContactRow>& rows);
+
+// Number of rows with loaded_at_gap.
+int CountLoadedAtGap(const std::vector<ContactRow>& rows);
 
 }  // namespace contactlab

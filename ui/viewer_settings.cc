@@ -39,6 +39,7 @@ std::vector<Field> Fields(ViewerSettings* s) {
       {nullptr, "overlay.friction_impulses", Type::kBool, &s->friction_impulses},
       {nullptr, "overlay.cones", Type::kBool, &s->cones},
       {nullptr, "overlay.inactive", Type::kBool, &s->inactive},
+      {nullptr, "overlay.gap_loads", Type::kBool, &s->gap_loads},
       {nullptr, "overlay.labels", Type::kBool, &s->labels},
       {nullptr, "overlay.point_size", Type::kDouble, &s->point_size, 1, 64},
       {nullptr, "overlay.impulse_scale", Type::kDouble, &s->impulse_scale, 0, kInf, true},
@@ -361,6 +362,7 @@ void ApplyViewerSettings(const ViewerSettings& s, double typical_size, OverlaySe
   o.friction_impulses = s.friction_impulses;
   o.cones = s.cones;
   o.inactive = s.inactive;
+  o.gap_loads = s.gap_loads;
   o.labels = s.labels;
   o.point_size = s.point_size;
   o.impulse_scale = s.impulse_scale;
@@ -385,6 +387,7 @@ void CollectViewerSettings(const OverlaySettings& overlay, const PlaybackState* 
   s->friction_impulses = o.friction_impulses;
   s->cones = o.cones;
   s->inactive = o.inactive;
+  s->gap_loads = o.gap_loads;
   s->labels = o.labels;
   s->point_size = o.point_size;
   s->impulse_scale = o.impulse_scale;

@@ -19,6 +19,7 @@ struct ViewerSettings {
   bool friction_impulses = true;
   bool cones = true;
   bool inactive = true;
+  bool gap_loads = true;  // ring + gap segment at contacts loaded at φ > 0
   bool labels = false;
   double point_size = 9;        // [px], in [1, 64]
   double impulse_scale = 10.0;  // [m / (N s)], > 0
