@@ -1,15 +1,14 @@
 #include "app/mesh_loader.h"
 
 #include <Eigen/Eigenvalues>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
 
 #include <algorithm>
-#include <assimp/Importer.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -112,25 +111,87 @@ std::shared_ptr<ConvexHull> BuildHull(const std::vector<Vec3>& points, const std
   return hull;
 }
 
-void CollectTriangles(const aiScene* scene, const aiNode* node, const aiMatrix4x4& parent,
-                      const Vec3& scale, std::vector<Vec3>* vertices, std::vector<int>* tris) {
-  aiMatrix4x4 m = parent * node->mTransformation;
-  for (unsigned k = 0; k < node->mNumMeshes; ++k) {
-    const aiMesh* mesh = scene->mMeshes[node->mMeshes[k]];
-    int base = static_cast<int>(vertices->size());
-    for (unsigned i = 0; i < mesh->mNumVertices; ++i) {
-      aiVector3D p = m * mesh->mVertices[i];
-      vertices->push_back(Vec3(p.x, p.y, p.z).cwiseProduct(scale));
-    }
-    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
-      const aiFace& face = mesh->mFaces[f];
-      if (face.mNumIndices != 3) continue;  // points and lines
-      for (int j = 0; j < 3; ++j) tris->push_back(base + static_cast<int>(face.mIndices[j]));
+// Volume of a hull from its oriented faces (fan triangulation about the vertex centroid).
+double HullVolume(const ConvexHull& h) {
+  Vec3 o = Vec3::Zero();
+  for (const Vec3& v : h.vertices) o += v;
+  o /= static_cast<double>(h.vertices.size());
+  double volume = 0;
+  for (const auto& face : h.faces) {
+    for (size_t k = 1; k + 1 < face.size(); ++k) {
+      volume += (h.vertices[face[0]] - o)
+                    .cross(h.vertices[face[k]] - o)
+                    .dot(h.vertices[face[k + 1]] - o) /
+                6.0;
     }
   }
-  for (unsigned c = 0; c < node->mNumChildren; ++c) {
-    CollectTriangles(scene, node->mChildren[c], m, scale, vertices, tris);
+  return volume;
+}
+
+// Cache of parsed files, keyed by path, size and modification time, so that reloading a scene
+// (or a scene that uses one file for many bodies) parses each file once. Bounded by entry count
+// and total vertices; least recently used entries go first.
+class SoupCache {
+ public:
+  std::shared_ptr<const TriangleSoup> Get(const std::string& path, const MeshLimits& limits) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return nullptr;
+    const auto mtime = std::filesystem::last_write_time(path, ec);
+    if (ec) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Entry& e : entries_) {
+      if (e.path == path && e.size == size && e.mtime == mtime && e.limits == limits) {
+        e.last_use = ++clock_;
+        return e.soup;
+      }
+    }
+    return nullptr;
   }
+  void Put(const std::string& path, const MeshLimits& limits,
+           std::shared_ptr<const TriangleSoup> soup) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return;
+    const auto mtime = std::filesystem::last_write_time(path, ec);
+    if (ec) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.push_back(Entry{path, size, mtime, limits, std::move(soup), ++clock_});
+    size_t total = 0;
+    for (const Entry& e : entries_) total += e.soup->vertices.size();
+    while (entries_.size() > 1 && (entries_.size() > kMaxEntries || total > kMaxVertices)) {
+      auto oldest = std::min_element(entries_.begin(), entries_.end(),
+                                     [](const Entry& a, const Entry& b) {
+                                       return a.last_use < b.last_use;
+                                     });
+      total -= oldest->soup->vertices.size();
+      entries_.erase(oldest);
+    }
+  }
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.clear();
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 64;
+  static constexpr size_t kMaxVertices = 4'000'000;
+  struct Entry {
+    std::string path;
+    std::uintmax_t size;
+    std::filesystem::file_time_type mtime;
+    MeshLimits limits;
+    std::shared_ptr<const TriangleSoup> soup;
+    uint64_t last_use;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+  uint64_t clock_ = 0;
+};
+
+SoupCache& Cache() {
+  static SoupCache cache;
+  return cache;
 }
 
 }  // namespace
@@ -147,31 +208,65 @@ std::shared_ptr<ConvexHull> MakeConvexHull(const std::vector<Vec3>& points) {
   return hull;
 }
 
-std::shared_ptr<ConvexHull> LoadConvexMesh(const std::string& path, const Vec3& scale) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw std::runtime_error(path + ": mesh file not found");
+void ClearMeshCache() { Cache().Clear(); }
+
+std::shared_ptr<const TriangleSoup> ReadMeshCached(const std::string& path,
+                                                   const MeshLimits& limits) {
+  if (auto soup = Cache().Get(path, limits)) return soup;
+  auto soup = std::make_shared<const TriangleSoup>(limits.isolate
+                                                       ? ReadMeshIsolated(path, limits)
+                                                       : ReadMeshInProcessFromFile(path, limits));
+  Cache().Put(path, limits, soup);
+  return soup;
+}
+
+std::shared_ptr<ConvexHull> LoadConvexMesh(const std::string& path, const Vec3& scale,
+                                           const MeshLimits& limits) {
+  if (!scale.allFinite() || !(scale.minCoeff() > 0)) {
+    throw MeshError(MeshErrorKind::kBadNumber, path + ": scale must be finite and positive");
   }
-  Assimp::Importer importer;
-  const aiScene* scene = importer.ReadFile(
-      path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType);
-  if (scene == nullptr || scene->mRootNode == nullptr) {
-    throw std::runtime_error(path + ": cannot read mesh (" + importer.GetErrorString() + ")");
+  std::shared_ptr<const TriangleSoup> soup = ReadMeshCached(path, limits);
+  if (soup->triangles.empty()) {
+    throw MeshError(MeshErrorKind::kNoVolume, path + ": mesh has no triangles");
   }
   std::vector<Vec3> vertices;
-  std::vector<int> tris;
-  CollectTriangles(scene, scene->mRootNode, aiMatrix4x4(), scale, &vertices, &tris);
-  if (tris.empty()) throw std::runtime_error(path + ": mesh has no triangles");
+  vertices.reserve(soup->vertices.size());
+  for (const Vec3& v : soup->vertices) {
+    const Vec3 w = v.cwiseProduct(scale);
+    if (!(w.cwiseAbs().maxCoeff() <= limits.max_scaled_coordinate)) {
+      std::ostringstream msg;
+      msg << path << ": vertex (" << v.x() << ", " << v.y() << ", " << v.z() << ") scaled by ("
+          << scale.x() << ", " << scale.y() << ", " << scale.z() << ") lies beyond ±"
+          << limits.max_scaled_coordinate << " m (the mesh extent limit)";
+      throw MeshError(MeshErrorKind::kLimit, msg.str());
+    }
+    vertices.push_back(w);
+  }
   // Only vertices used by triangles go into the hull.
   std::vector<bool> used(vertices.size(), false);
-  for (int i : tris) used[i] = true;
+  for (int i : soup->triangles) used[i] = true;
   std::vector<Vec3> points;
   for (size_t i = 0; i < vertices.size(); ++i) {
     if (used[i]) points.push_back(vertices[i]);
   }
-  auto hull = BuildHull(points, path);
+  std::shared_ptr<ConvexHull> hull;
+  try {
+    hull = BuildHull(points, path);
+  } catch (const MeshError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw MeshError(MeshErrorKind::kNoVolume, e.what());
+  }
+  // The hull's faces are oriented by Qhull, so the file's triangle winding does not enter the
+  // volume; a hull whose volume is not positive and finite (round-off on a sliver) is refused.
+  const double volume = HullVolume(*hull);
+  if (!(volume > 0) || !std::isfinite(volume)) {
+    std::ostringstream msg;
+    msg << path << ": convex hull has volume " << volume << " m^3 (must be positive and finite)";
+    throw MeshError(MeshErrorKind::kNoVolume, msg.str());
+  }
   hull->render_vertices = std::move(vertices);
-  hull->render_triangles = std::move(tris);
+  hull->render_triangles = soup->triangles;
   hull->source = path;
   return hull;
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <Eigen/LU>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,104 @@ namespace {
 
 enum class Core { kPoint, kSegment, kBox, kCylinder, kHull };
 
+// Vertex adjacency of a convex hull (edges of its faces) in compressed rows, and start vertices
+// for hill climbing: the extreme vertices along the 26 directions of a cube's faces, edges and
+// corners, so that a climb starts near its goal.
+struct HullGraph {
+  std::vector<int> offsets;    // neighbours of vertex i: neighbors[offsets[i] .. offsets[i+1])
+  std::vector<int> neighbors;
+  std::vector<int> starts;
+};
+
+HullGraph BuildHullGraph(const ConvexHull& h) {
+  HullGraph g;
+  const int n = static_cast<int>(h.vertices.size());
+  std::vector<std::pair<int, int>> edges;
+  for (const auto& face : h.faces) {
+    for (size_t k = 0; k < face.size(); ++k) {
+      int a = face[k], b = face[(k + 1) % face.size()];
+      if (a < 0 || b < 0 || a >= n || b >= n || a == b) continue;
+      edges.emplace_back(a, b);
+      edges.emplace_back(b, a);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  g.offsets.assign(n + 1, 0);
+  for (const auto& e : edges) ++g.offsets[e.first + 1];
+  for (int i = 0; i < n; ++i) g.offsets[i + 1] += g.offsets[i];
+  g.neighbors.reserve(edges.size());
+  for (const auto& e : edges) g.neighbors.push_back(e.second);
+  for (int x = -1; x <= 1; ++x) {
+    for (int y = -1; y <= 1; ++y) {
+      for (int z = -1; z <= 1; ++z) {
+        if (x == 0 && y == 0 && z == 0) continue;
+        const Vec3 d(x, y, z);
+        int best = 0;
+        for (int i = 1; i < n; ++i) {
+          if (d.dot(h.vertices[i]) > d.dot(h.vertices[best])) best = i;
+        }
+        g.starts.push_back(best);
+      }
+    }
+  }
+  std::sort(g.starts.begin(), g.starts.end());
+  g.starts.erase(std::unique(g.starts.begin(), g.starts.end()), g.starts.end());
+  return g;
+}
+
+// The graph of a hull with more than kHillClimbVertices vertices (null for smaller hulls), built
+// on first use and cached per thread by hull identity (the entry holds the hull, so the identity
+// stays valid); evicted round-robin beyond kSize entries.
+std::shared_ptr<const HullGraph> GraphFor(const std::shared_ptr<const ConvexHull>& hull) {
+  if (!hull || hull->vertices.size() <= kHillClimbVertices) return nullptr;
+  struct Entry {
+    std::shared_ptr<const ConvexHull> hull;
+    std::shared_ptr<const HullGraph> graph;
+  };
+  constexpr size_t kSize = 32;
+  thread_local std::vector<Entry> cache;
+  thread_local size_t next = 0;
+  for (const Entry& e : cache) {
+    if (e.hull == hull) return e.graph;
+  }
+  auto graph = std::make_shared<const HullGraph>(BuildHullGraph(*hull));
+  if (cache.size() < kSize) {
+    cache.push_back(Entry{hull, graph});
+  } else {
+    cache[next++ % kSize] = Entry{hull, graph};
+  }
+  return graph;
+}
+
+// Vertex of `v` maximizing d·v: steepest ascent on the vertex graph from the best of `warm` and
+// the graph's start vertices. Each move strictly increases d·v, so it ends, at a vertex no
+// neighbour improves on, which on a convex polytope is a global maximum.
+int ClimbSupport(const std::vector<Vec3>& v, const HullGraph& g, const Vec3& d, int warm) {
+  int best = warm >= 0 && warm < static_cast<int>(v.size()) ? warm : 0;
+  double val = d.dot(v[best]);
+  for (int s : g.starts) {
+    double x = d.dot(v[s]);
+    if (x > val) {
+      val = x;
+      best = s;
+    }
+  }
+  while (true) {
+    int next = best;
+    for (int k = g.offsets[best]; k < g.offsets[best + 1]; ++k) {
+      const int nb = g.neighbors[k];
+      const double x = d.dot(v[nb]);
+      if (x > val) {
+        val = x;
+        next = nb;
+      }
+    }
+    if (next == best) return best;
+    best = next;
+  }
+}
+
 struct SupportObject {
   Core core = Core::kPoint;
   Pose pose;
@@ -27,6 +126,8 @@ struct SupportObject {
   double half_length = 0;
   double core_radius = 0;  // cylinder
   const std::vector<Vec3>* vertices = nullptr;
+  std::shared_ptr<const HullGraph> graph;  // large hulls: hill-climbing support
+  mutable int warm = 0;                    // last support vertex (start of the next climb)
   double radius = 0;       // sphere sweep
   const Shape* shape = nullptr;  // the shape this describes (null for capsule end spheres)
 };
@@ -52,6 +153,10 @@ Vec3 CoreSupportLocal(const SupportObject& o, const Vec3& d) {
     }
     case Core::kHull: {
       const std::vector<Vec3>& v = *o.vertices;
+      if (o.graph) {
+        o.warm = ClimbSupport(v, *o.graph, d, o.warm);
+        return v[o.warm];
+      }
       size_t best = 0;
       double val = d.dot(v[0]);
       for (size_t i = 1; i < v.size(); ++i) {
@@ -112,6 +217,7 @@ SupportObject MakeObject(const Shape& s, const Pose& X) {
     case ShapeType::kConvexMesh:
       o.core = Core::kHull;
       o.vertices = &s.hull->vertices;
+      o.graph = GraphFor(s.hull);
       break;
     case ShapeType::kHalfSpace:
       break;  // not handled here
@@ -319,7 +425,7 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
     }
   }
   for (const SupportObject* o : {&a, &b}) {
-    if (o->shape == nullptr || o->shape->type != ShapeType::kConvexMesh) continue;
+    if (o->shape == nullptr || o->shape->type != ShapeType::kConvexMesh || o->graph) continue;
     for (const Vec3& fn : o->shape->hull->face_normals) {
       candidates.push_back(o->pose.Rotate(fn));
       candidates.push_back(-o->pose.Rotate(fn));
@@ -327,6 +433,28 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
   }
   Vec3 n = Vec3::UnitZ();
   double best = -std::numeric_limits<double>::infinity();
+  // Large hulls: each face normal is tried with its outward sign only, and the hull's own support
+  // along it is the face plane (no support query), so the loop is linear in the face count.
+  for (const SupportObject* o : {&a, &b}) {
+    if (o->shape == nullptr || o->shape->type != ShapeType::kConvexMesh || !o->graph) continue;
+    const ConvexHull& h = *o->shape->hull;
+    const bool is_a = o == &a;
+    const SupportObject& other = is_a ? b : a;
+    for (size_t f = 0; f < h.faces.size(); ++f) {
+      if (h.faces[f].empty()) continue;
+      const Vec3 nf = o->pose.Rotate(h.face_normals[f]);
+      const double plane = nf.dot(o->pose.Apply(h.vertices[h.faces[f][0]]));
+      // Direction from a into b: the outward normal of a's face, the inward normal of b's.
+      const Vec3 c = is_a ? nf : Vec3(-nf);
+      const double s = is_a ? c.dot(SupportWorld(other, -c)) - plane
+                            : -plane - c.dot(SupportWorld(other, c));
+      if (s > best) {
+        best = s;
+        n = c;
+        p = 0.5 * (sep.pa + sep.pb);
+      }
+    }
+  }
   for (size_t k = 0; k < candidates.size(); ++k) {
     const Vec3& c = candidates[k];
     double s = c.dot(SupportWorld(b, -c)) - c.dot(SupportWorld(a, c));
@@ -511,6 +639,67 @@ int CollideGjk(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_W
     out->push_back(ContactPoint{seg->point, sign * seg->normal, seg->phi});
   }
   return static_cast<int>(out->size() - begin);
+}
+
+bool PolytopeContactAxis(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                         double margin, Vec3* normal, double* phi, Vec3* point, bool* overlap) {
+  // Cylinders enter as their prism (vertices on the rim), the polytope the caller clips.
+  thread_local std::vector<Vec3> prism[2];
+  auto object = [&](const Shape& s, const Pose& X, int slot) {
+    SupportObject o = MakeObject(s, X);
+    if (s.type == ShapeType::kCylinder) {
+      std::vector<Vec3>& v = prism[slot];
+      v.clear();
+      for (double z : {-s.half_length, s.half_length}) {
+        for (int i = 0; i < kCylinderPrismSides; ++i) {
+          const double th = 2.0 * kPi * i / kCylinderPrismSides;
+          v.emplace_back(s.radius * std::cos(th), s.radius * std::sin(th), z);
+        }
+      }
+      o.core = Core::kHull;
+      o.vertices = &v;
+      o.graph = nullptr;
+    }
+    return o;
+  };
+  const SupportObject oa = object(a, X_WA, 0);
+  const SupportObject ob = object(b, X_WB, 1);
+  const Separation sep = GjkDistance(oa, ob);
+  const Vec3 d = sep.pb - sep.pa;
+  const double dist = d.norm();
+  const double scale = std::max({1.0, X_WA.p.norm(), X_WB.p.norm()});
+  if (!sep.overlap && dist > 1e-12 * scale) {
+    if (dist >= margin) return false;
+    *normal = d / dist;
+    *phi = dist;
+    *point = 0.5 * (sep.pa + sep.pb);
+    *overlap = false;
+    return true;
+  }
+  // Overlapping (or touching) cores: libccd's EPA direction, or the line of centers when EPA
+  // gives none; the caller tests the face normals around it.
+  ccd_t ccd;
+  CCD_INIT(&ccd);
+  ccd.support1 = CcdSupport;
+  ccd.support2 = CcdSupport;
+  ccd.center1 = CcdCenter;
+  ccd.center2 = CcdCenter;
+  ccd.max_iterations = 500;
+  ccd.epa_tolerance = 1e-10;
+  ccd_real_t depth = 0;
+  ccd_vec3_t dir, pos;
+  *overlap = true;
+  *point = 0.5 * (sep.pa + sep.pb);
+  *phi = 0;
+  Vec3 n = X_WB.p - X_WA.p;
+  if (ccdGJKPenetration(&oa, &ob, &ccd, &depth, &dir, &pos) == 0 &&
+      Vec3(dir.v[0], dir.v[1], dir.v[2]).norm() > 0.5) {
+    n = Vec3(dir.v[0], dir.v[1], dir.v[2]);
+    *point = Vec3(pos.v[0], pos.v[1], pos.v[2]);
+    *phi = -depth;
+  }
+  *normal = n.norm() > 1e-12 ? Vec3(n.normalized()) : Vec3(Vec3::UnitZ());
+  return true;
 }
 
 }  // namespace collision_internal

@@ -310,6 +310,72 @@ void SegmentClosest(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& 
   *c2 = p2 + t * d2;
 }
 
+// Work of the separating-axis test on A and B (see kSatWorkLimit).
+double SatWork(const Polytope& A, const Polytope& B) {
+  return static_cast<double>(A.topo->edges.size()) * static_cast<double>(B.topo->edges.size()) +
+         static_cast<double>(A.topo->faces.size()) * static_cast<double>(B.v.size()) +
+         static_cast<double>(B.topo->faces.size()) * static_cast<double>(A.v.size());
+}
+
+// Face of P whose world normal is most aligned with n.
+int MostAlignedFace(const Polytope& P, const Vec3& n) {
+  int best = 0;
+  double best_dot = -std::numeric_limits<double>::infinity();
+  for (size_t f = 0; f < P.normals.size(); ++f) {
+    const double d = P.normals[f].dot(n);
+    if (d > best_dot) {
+      best_dot = d;
+      best = static_cast<int>(f);
+    }
+  }
+  return best;
+}
+
+// Separation of Q from P along unit n (pointing from P toward Q): min over Q minus max over P.
+double SeparationAlong(const Polytope& P, const Polytope& Q, const Vec3& n) {
+  return MinAlong(Q, n) + MinAlong(P, -n);
+}
+
+int SatContact(Polytope& A, Polytope& B, double margin, std::vector<ContactPoint>* out);
+
+int GjkPolytopeContact(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                       const Polytope& A, const Polytope& B, double margin,
+                       std::vector<ContactPoint>* out) {
+  Vec3 n, p;
+  double phi;
+  bool overlap;
+  if (!PolytopeContactAxis(a, X_WA, b, X_WB, margin, &n, &phi, &p, &overlap)) return 0;
+  // Best axis found: the GJK direction (separated; its distance is exact) or the better of
+  // ±(EPA direction) measured on the polytopes (overlapping).
+  double sep_axis = phi;
+  if (overlap) {
+    sep_axis = SeparationAlong(A, B, n);
+    const double flipped = SeparationAlong(A, B, -n);
+    if (flipped > sep_axis) {
+      sep_axis = flipped;
+      n = -n;
+    }
+  }
+  // Face normals next to the axis: A's face facing B and B's face facing A.
+  const int face_a = MostAlignedFace(A, n);
+  const int face_b = MostAlignedFace(B, -n);
+  const double sep_a = SeparationAlong(A, B, A.normals[face_a]);
+  const double sep_b = SeparationAlong(B, A, B.normals[face_b]);
+  double best = std::max({sep_axis, sep_a, sep_b});
+  if (best >= margin) return 0;
+  // Face contacts are preferred with the separating-axis path's tolerance (stable manifolds).
+  const double kRelTol = 0.02, kAbsTol = 1e-6;
+  const double tol = kRelTol * std::abs(best) + kAbsTol;
+  if (std::max(sep_a, sep_b) >= best - tol) {
+    if (sep_b > sep_a + kRelTol * std::abs(sep_a) + kAbsTol) {
+      return FaceContact(B, face_b, A, -1.0, margin, out);
+    }
+    return FaceContact(A, face_a, B, 1.0, margin, out);
+  }
+  out->push_back(ContactPoint{p, n, sep_axis});
+  return 1;
+}
+
 }  // namespace
 
 int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
@@ -320,6 +386,37 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   MakePolytope(a, X_WA, nullptr, &scratch, &A);
   MakePolytope(b, X_WB, A.topo.get(), &scratch, &B);
   if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
+  if (SatWork(A, B) > kSatWorkLimit) return GjkPolytopeContact(a, X_WA, b, X_WB, A, B, margin, out);
+  return SatContact(A, B, margin, out);
+}
+
+int CollidePolytopesSat(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                        double margin, std::vector<ContactPoint>* out) {
+  PolytopeScratch& scratch = Scratch();
+  Polytope& A = scratch.P[0];
+  Polytope& B = scratch.P[1];
+  MakePolytope(a, X_WA, nullptr, &scratch, &A);
+  MakePolytope(b, X_WB, A.topo.get(), &scratch, &B);
+  if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
+  return SatContact(A, B, margin, out);
+}
+
+int CollidePolytopesGjk(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                        double margin, std::vector<ContactPoint>* out) {
+  PolytopeScratch& scratch = Scratch();
+  Polytope& A = scratch.P[0];
+  Polytope& B = scratch.P[1];
+  MakePolytope(a, X_WA, nullptr, &scratch, &A);
+  MakePolytope(b, X_WB, A.topo.get(), &scratch, &B);
+  if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
+  return GjkPolytopeContact(a, X_WA, b, X_WB, A, B, margin, out);
+}
+
+namespace {
+
+// Separating-axis test over face normals and Gauss-map-pruned edge pairs, then clipping.
+int SatContact(Polytope& A, Polytope& B, double margin, std::vector<ContactPoint>* out) {
+  PolytopeScratch& scratch = Scratch();
 
   int face_a, face_b;
   double sep_a = BestFace(A, B, &face_a);
@@ -392,6 +489,8 @@ int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pos
   }
   return FaceContact(A, face_a, B, 1.0, margin, out);
 }
+
+}  // namespace
 
 }  // namespace collision_internal
 }  // namespace contactlab

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "app/mesh_loader.h"
+#include "engine/collision_internal.h"
 
 namespace contactlab {
 namespace {
@@ -982,6 +983,162 @@ TEST(Detector, ScalesToThousandsOfGeoms) {
   SweepAndPrune(lo, hi, &sap);
   EXPECT_EQ(stats.broadphase_pairs, static_cast<int>(sap.size()));
   EXPECT_LT(sap.size(), static_cast<size_t>(20 * n));
+}
+
+// ---------------------------------------------------------------- large hulls
+
+// n points on the sphere of radius r about the origin (Fibonacci lattice: no four coplanar in
+// practice, so Qhull keeps every point as a vertex and makes triangular faces).
+std::vector<Vec3> FibonacciSphere(int n, double r) {
+  std::vector<Vec3> pts;
+  const double golden = kPi * (3.0 - std::sqrt(5.0));
+  for (int i = 0; i < n; ++i) {
+    const double z = 1.0 - 2.0 * (i + 0.5) / n;
+    const double rho = std::sqrt(1.0 - z * z);
+    pts.emplace_back(r * rho * std::cos(golden * i), r * rho * std::sin(golden * i), r * z);
+  }
+  return pts;
+}
+
+// Smallest distance from the origin to a face plane: the inscribed hull lies between this
+// sphere and the circumscribed one.
+double Inradius(const ConvexHull& h) {
+  double r = 1e300;
+  for (size_t f = 0; f < h.faces.size(); ++f) {
+    r = std::min(r, h.face_normals[f].dot(h.vertices[h.faces[f][0]]));
+  }
+  return r;
+}
+
+// Exact signed distance of a polytope above the plane z = 0: its lowest vertex.
+double LowestZ(const ConvexHull& h, const Pose& X) {
+  double z = 1e300;
+  for (const Vec3& v : h.vertices) z = std::min(z, X.Apply(v).z());
+  return z;
+}
+
+const std::shared_ptr<const ConvexHull>& Ball60k() {
+  static const std::shared_ptr<const ConvexHull> hull = MakeConvexHull(FibonacciSphere(60000, 0.1));
+  return hull;
+}
+
+TEST(LargeHull, GjkPathMatchesSeparatingAxisPath) {
+  // A 2000-vertex sphere hull is small enough for the separating-axis test and large enough for
+  // the hill-climbing support: both paths on the same poses. Face contacts come from the same
+  // clipping, so they agree to round-off; near a box edge the axis comes from EPA (tolerance
+  // 1e-10 on the polytope distance), so φ agrees to kGjkPhi.
+  auto hull = MakeConvexHull(FibonacciSphere(2000, 0.1));
+  ASSERT_EQ(hull->vertices.size(), 2000u);
+  const Shape ball = Mesh(hull), box = Box(0.5, 0.5, 0.05);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  struct Case {
+    Pose box, ball;
+    bool face;
+  };
+  std::vector<Case> cases;
+  for (double h : {0.0995, 0.1, 0.1004}) {  // penetrating, touching, within the margin
+    for (int k = 0; k < 3; ++k) {
+      Pose b = AtRot(Vec3(0.1 * u(rng), 0.1 * u(rng), h), kPi * u(rng), Vec3(u(rng), u(rng), u(rng)));
+      cases.push_back({At(0, 0, -0.05), b, true});
+    }
+  }
+  // Tilted box under the ball.
+  Pose tilted = AtRot(Vec3(0, 0, 0), 0.3, Vec3::UnitX());
+  Pose box_tilted = tilted * At(0, 0, -0.05);
+  cases.push_back({box_tilted, Pose{tilted.Rotate(Vec3(0.05, 0.02, 0.0997)), tilted.q}, true});
+  // Over the box's edge (x = 0.5): vertex/edge contact.
+  cases.push_back({At(0, 0, -0.05), At(0.5 + 0.06, 0, 0.078), false});
+  for (const Case& c : cases) {
+    for (bool swap : {false, true}) {
+      std::vector<ContactPoint> sat, gjk;
+      const double margin = 1e-3;
+      if (swap) {
+        collision_internal::CollidePolytopesSat(ball, c.ball, box, c.box, margin, &sat);
+        collision_internal::CollidePolytopesGjk(ball, c.ball, box, c.box, margin, &gjk);
+      } else {
+        collision_internal::CollidePolytopesSat(box, c.box, ball, c.ball, margin, &sat);
+        collision_internal::CollidePolytopesGjk(box, c.box, ball, c.ball, margin, &gjk);
+      }
+      ASSERT_FALSE(sat.empty());
+      ASSERT_FALSE(gjk.empty());
+      EXPECT_NEAR(MinPhi(gjk), MinPhi(sat), c.face ? 1e-12 : kGjkPhi);
+      if (c.face) {
+        ASSERT_EQ(gjk.size(), sat.size());
+        for (size_t i = 0; i < sat.size(); ++i) {
+          EXPECT_NEAR(gjk[i].phi, sat[i].phi, 1e-12);
+          ExpectVecNear(gjk[i].normal, sat[i].normal, 1e-12);
+          ExpectVecNear(gjk[i].point, sat[i].point, 1e-12);
+        }
+      }
+    }
+  }
+}
+
+TEST(LargeHull, SixtyThousandVertexSphereRestingOnABox) {
+  // Closed form: the polytope's φ on a flat face is its lowest vertex (brute force here), and the
+  // inscribed hull puts it between the sphere's (h - r) and h - inradius. The large path (GJK +
+  // face clipping) reproduces the lowest vertex to round-off, as does the half-space path.
+  const auto& hull = Ball60k();
+  ASSERT_EQ(hull->vertices.size(), 60000u);
+  const double r_in = Inradius(*hull);
+  EXPECT_GT(r_in, 0.0999);  // facets of a 60 000-point sphere: sag below 1e-4 r
+  for (const Pose& ball : {At(0.01, -0.02, 0.0995), AtRot(Vec3(0, 0.1, 0.0998), 1.0, Vec3(1, 2, 3))}) {
+    const double exact = LowestZ(*hull, ball);
+    auto on_box = Collide(Box(0.5, 0.5, 0.05), At(0, 0, -0.05), Mesh(hull), ball);
+    ASSERT_FALSE(on_box.empty());
+    EXPECT_NEAR(MinPhi(on_box), exact, 1e-12);
+    for (const auto& p : on_box) ExpectVecNear(p.normal, Vec3::UnitZ(), 1e-12);
+    EXPECT_GE(MinPhi(on_box), ball.p.z() - 0.1 - 1e-12);
+    EXPECT_LE(MinPhi(on_box), ball.p.z() - r_in + 1e-12);
+    auto on_plane = Collide(HalfSpace(), Pose(), Mesh(hull), ball);
+    EXPECT_NEAR(MinPhi(on_plane), exact, 1e-12);
+  }
+}
+
+TEST(LargeHull, TwoSixtyThousandVertexSpheres) {
+  // Two copies of the hull, centers 0.199 apart along a tilted line: the spheres overlap by
+  // 0.001; the inscribed hulls by between 0.001 - 2 (r - inradius) and 0.001. As on the
+  // separating-axis path, a face normal within 2% + 1e-6 of the best axis is preferred (stable
+  // manifolds), so φ may lie below the best axis's value by that much. The normal is the line of
+  // centers up to the facets' angular size (about 0.016 rad for 60 000 points).
+  const auto& hull = Ball60k();
+  const double r_in = Inradius(*hull);
+  const Vec3 dir = Vec3(1, 2, -0.5).normalized();
+  const Pose a = AtRot(Vec3(0.1, 0, 0), 0.2, Vec3::UnitZ());
+  const Pose b = AtRot(a.p + 0.199 * dir, 1.1, Vec3(1, 1, 0));
+  auto c = Collide(Mesh(hull), a, Mesh(hull), b);
+  ASSERT_FALSE(c.empty());
+  const double face_tol = 0.02 * 0.001 + 1e-6;
+  EXPECT_GE(MinPhi(c), 0.199 - 0.2 - face_tol);
+  EXPECT_LE(MinPhi(c), 0.199 - 2 * r_in + 1e-9);
+  EXPECT_LT(MinPhi(c), 0.0);
+  for (const auto& p : c) EXPECT_GT(p.normal.dot(dir), std::cos(0.02));
+  // Apart by 0.0005 beyond the circumscribed spheres: the distance lies in
+  // [0.0005, 0.0005 + 2 (r - inradius)], less the face preference tolerance.
+  const Pose far = AtRot(a.p + 0.2005 * dir, 1.1, Vec3(1, 1, 0));
+  auto d = Collide(Mesh(hull), a, Mesh(hull), far, 0.01);
+  ASSERT_FALSE(d.empty());
+  EXPECT_GE(MinPhi(d), 0.0005 - (0.02 * 0.0005 + 1e-6));
+  EXPECT_LE(MinPhi(d), 0.0005 + 2 * (0.1 - r_in) + 1e-9);
+  for (const auto& p : d) EXPECT_GT(p.normal.dot(dir), std::cos(0.02));
+}
+
+TEST(LargeHull, SphereSunkIntoALargeHullUsesTheNearestFace) {
+  // Sphere (r = 0.05) centered inside the hull: φ = -(distance to the nearest face plane) - r,
+  // exactly (every face normal is a candidate, evaluated through the face plane).
+  const auto& hull = Ball60k();
+  const Pose x = AtRot(Vec3(0.2, 0.1, 0.3), 0.7, Vec3(0, 1, 1));
+  for (const Vec3& local : {Vec3(0, 0, 0.08), Vec3(0.03, -0.05, 0.04)}) {
+    double nearest = 1e300;
+    for (size_t f = 0; f < hull->faces.size(); ++f) {
+      nearest = std::min(nearest, hull->face_normals[f].dot(hull->vertices[hull->faces[f][0]] - local));
+    }
+    const Vec3 c = x.Apply(local);
+    auto got = Collide(Sphere(0.05), At(c.x(), c.y(), c.z()), Mesh(hull), x);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_NEAR(got[0].phi, -nearest - 0.05, 1e-12);
+  }
 }
 
 }  // namespace
