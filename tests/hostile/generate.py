@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import re
 import pathlib
 import shutil
 import struct
@@ -397,15 +398,15 @@ def gen_syntax(c):
     c.scene("invalid_utf8_key", base.encode() + b"\xff\xfe: 1\n", R,
             "invalid UTF-8 as a key")
     c.scene("overlong_utf8", base.encode() + b"x\xc0\xaf: 1\n", R, "overlong UTF-8 in a key")
-    c.scene("huge_description_20MB", replace_line(base, ld, "description: " + "x" * 20_000_000),
-            A, "a 20 MB description line")
-    c.scene("huge_comment_20MB", "#" + "y" * 20_000_000 + "\n" + base, A, "a 20 MB comment line")
+    c.scene("huge_description_5MB", replace_line(base, ld, "description: " + "x" * 5_000_000),
+            A, "a 5 MB description line")
+    c.scene("huge_comment_5MB", "#" + "y" * 5_000_000 + "\n" + base, A, "a 5 MB comment line")
     c.scene("huge_key_1MB", base + "k" * 1_000_000 + ": 1\n", R, "an unknown 1 MB key",
             line=base.count("\n") + 1)
     c.scene("huge_number_1M_digits", replace_line(base, lm, "    mass: 1" + "0" * 1_000_000), R,
             "a mass with a million digits (overflows to inf)", line=lm)
-    c.scene("huge_flow_list_1M", base + "x: [" + "0," * 1_000_000 + "0]\n", R,
-            "an unknown key with a 1 000 000 item list")
+    c.scene("huge_flow_list_200k", base + "x: [" + "0," * 200_000 + "0]\n", R,
+            "an unknown key with a 200 000 item list", line=base.count("\n") + 1)
     c.scene("empty_file", "", "refused|accepted", "empty file")
     c.scene("only_comment", "# nothing\n", "refused|accepted", "only a comment")
     c.scene("scalar_document", "42\n", R, "the document is a number", line=1)
@@ -508,6 +509,14 @@ def gen_types(c):
             "a body with geoms but neither mass nor density (static by rule)")
 
 
+def extreme(val, exp):
+    """A value at the edge of double range (1e30 and beyond, or subnormal) inside a documented
+    range: refusing it with a message is as honest as running it, so any honest class holds."""
+    if exp == HONEST and re.search(r"e-?(3\d\d|30)\b", val):
+        return ANY
+    return exp
+
+
 def gen_ranges(c):
     # (key, start needle, [(value, expected)], note)
     bad = [("-1", R), ("0", R), (".nan", R), (".inf", R), ("-.inf", R), ("1e308", R),
@@ -550,6 +559,7 @@ def gen_ranges(c):
     for key, start, values in table:
         st = line_of(BASE, start) if start else 1
         for val, exp in values:
+            exp = extreme(val, exp)
             text, ln = set_value(BASE, key, val, st)
             tag = (start or "").replace("name: ", "").replace(":", "")
             cid = "range_%s%s_%s" % (tag + "_" if tag else "", key,
@@ -581,6 +591,7 @@ def gen_ranges(c):
     for key, start, values in vec:
         st = line_of(BASE, start) if start else 1
         for i, (val, exp) in enumerate(values):
+            exp = extreme(val, exp)
             text, ln = set_value(BASE, key, val, st)
             tag = (start or "").replace("name: ", "").replace(":", "")
             c.scene("range_%s%s_%d" % (tag + "_" if tag else "", key, i), text, exp,
@@ -1029,9 +1040,10 @@ def gen_cli(c, src):
         ("set_nan", "bodies.box.mass=.nan", R), ("set_range", "solver.sigma=2", R),
         ("set_two_documents", "time_step=0.01\n---\n0.02", R),
         ("set_tab", "time_step=\t0.01", "refused|accepted"),
-        ("set_deep_path", ".".join(["a"] * 100000) + "=1", R),
-        ("set_deep_value", "x=" + "[" * 100000 + "]" * 100000, R),
-        ("set_deep_value_map", "x=" + "{a: " * 100000 + "1" + "}" * 100000, R),
+        # 30 000 levels: an argument is at most 128 KiB (MAX_ARG_STRLEN).
+        ("set_deep_path", ".".join(["a"] * 30000) + "=1", R),
+        ("set_deep_value", "x=" + "[" * 30000 + "]" * 30000, R),
+        ("set_deep_value_map", "x=" + "{a: " * 20000 + "1" + "}" * 20000, R),
         ("set_replace_bodies", "bodies=[]", "refused|accepted"),
         ("set_bodies_scalar", "bodies=3", R), ("set_generators_huge",
                                                "generators=[{grid: {name: g, templates: [t], count: [100000, 100000, 100000], spacing: [0, 0, 0]}}]", R),

@@ -241,7 +241,15 @@ def run_case(case, binary, case_dir, timeout, mem_mb):
             stats_path = args[args.index("--stats") + 1]
             if os.path.exists(stats_path) and not case.get("unchanged"):
                 os.remove(stats_path)
-        results.append(run_process([binary] + args, timeout, mem_mb))
+        try:
+            r = run_process([binary] + args, timeout, mem_mb)
+        except OSError as e:
+            return "harness_error", str(e)[:150], 0.0, 0.0
+        results.append(r)
+        if r.timeout or r.signal is not None:
+            results.append(None)  # the case has failed; running it again only costs time
+            break
+    results = (results + [None, None])[:2]
     observed, detail = classify(case, results, case_dir, mem_mb, stats_path)
     secs = sum(r.seconds for r in results if r)
     rss = max((r.maxrss_mb for r in results if r), default=0)
@@ -259,6 +267,7 @@ def main():
     ap.add_argument("--only", help="regex of case ids to run")
     ap.add_argument("--json", help="write per-case results here")
     ap.add_argument("--no-manifest-check", action="store_true")
+    ap.add_argument("--verbose", action="store_true", help="print each case as it finishes")
     a = ap.parse_args()
 
     out = pathlib.Path(a.out).resolve()
@@ -291,6 +300,9 @@ def main():
             c = futs[f]
             observed, detail, secs, rss = f.result()
             ok = observed in c["expect"].split("|")
+            if a.verbose:
+                print("%-44s %-28s %-18s %.1f s" % (c["id"], c["expect"], observed, secs),
+                      flush=True)
             rows.append(dict(id=c["id"], expect=c["expect"], observed=observed, ok=ok,
                              detail=detail, seconds=round(secs, 3), maxrss_mb=round(rss, 1),
                              note=c["note"]))
