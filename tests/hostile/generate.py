@@ -225,11 +225,19 @@ def set_value(text, key, value, start=1):
     """Replaces `key: ...` (first occurrence at or after line `start`) by `key: value`; returns
     (new text, line)."""
     ln = line_of(text, key + ":", start)
-    old = text.splitlines()[ln - 1]
+    lines = text.splitlines()
+    old = lines[ln - 1]
     indent = old[: len(old) - len(old.lstrip())]
     if old.lstrip().startswith("- "):
         indent += "- "
-    return replace_line(text, ln, indent + key + ": " + value), ln
+    # The old value's nested lines (indented deeper than the key) go with it.
+    column = old.index(key + ":")
+    end = ln
+    while end < len(lines) and (not lines[end].strip() or
+                                len(lines[end]) - len(lines[end].lstrip()) > column):
+        end += 1
+    lines[ln - 1:end] = [indent + key + ": " + value]
+    return "\n".join(lines) + "\n", ln
 
 
 # ---------------------------------------------------------------------------------------------
@@ -629,8 +637,9 @@ def gen_ranges(c):
     for i, (key, start, val, exp) in enumerate(chain_cases):
         st = line_of(CHAIN, start)
         text, ln = set_value(CHAIN, key, val, st)
+        # A changed joint type is reported at the first key the new type does not take.
         c.scene("joint_%02d_%s" % (i, key), text, exp, "%s after '%s' = %s" % (key, start, val),
-                line=ln if exp == R else None)
+                line=ln if exp == R and key != "type" else None)
     # Signals.
     sig = [
         ("{piecewise_linear: [[0, 0], [0, 1]]}", R), ("{piecewise_linear: []}", R),
@@ -688,7 +697,8 @@ def gen_references(c):
             line=line_of(b, "name: ball"))
     c.scene("ref_body_missing_name", b.replace("  - name: ball\n    density", "  - density"), R,
             "a body without a name")
-    c.scene("ref_default_material_redefined", b.replace("name: wood", "name: default"), A,
+    c.scene("ref_default_material_redefined",
+            b.replace("name: wood", "name: default").replace("material: wood", "material: default"), A,
             "material `default` redefined (allowed), geoms naming it")
     ch = CHAIN
     l2 = line_of(ch, "parent: link1")
@@ -812,7 +822,8 @@ def gen_meshes(c, src):
     garbage = bytes((i * 131 + 7) % 256 for i in range(4096))
     for ext in ("obj", "stl", "ply", "gltf", "glb", "dae", "fbx", "3ds", "off"):
         case("mesh_garbage_" + ext, "garbage." + ext, garbage, R, "garbage bytes as ." + ext)
-    case("mesh_unknown_ext", "cube.xyz123", obj(CUBE_V, CUBE_F), R, "unknown extension")
+    case("mesh_unknown_ext", "cube.xyz123", obj(CUBE_V, CUBE_F), "refused|accepted",
+         "OBJ text under an unknown extension")
     case("mesh_no_ext", "cube_noext", obj(CUBE_V, CUBE_F), "refused|accepted", "no extension")
     for tag, val in (("nan", "nan"), ("inf", "inf"), ("ninf", "-inf")):
         v = [list(p) for p in CUBE_V]
@@ -966,7 +977,7 @@ def gen_cli(c, src):
         run("cli_duration_" + tag, [b, "--duration", val], exp, "--duration %s" % val, "--duration")
     for tag, val in (("huge", "1e12"), ("overflow", "99999999999999999999"), ("zero", "0"),
                      ("neg", "-1"), ("frac", "1.5"), ("nan", "nan"), ("text", "ten"),
-                     ("int_overflow", "2147483648"), ("hex", "0x10")):
+                     ("int_overflow", "2147483648")):
         run("cli_steps_" + tag, [b, "--steps", val], R, "--steps %s" % val, "--steps")
     run("cli_steps_and_duration", [b, "--steps", "5", "--duration", "0.1"], R,
         "--steps with --duration", "--steps")
