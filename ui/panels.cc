@@ -288,7 +288,11 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   ImGui::Text("step %d   ", record.step);
   ImGui::SameLine(0, 0);
   ImGui::TextColored(ok ? kGoodText : kBadText, "%s", SolverStatusName(st.status));
-  if (!st.message.empty()) ImGui::TextColored(kBadText, "%s", st.message.c_str());
+  if (!st.message.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kBadText, "%s", st.message.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (!record.free_motion.converged) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kBadText,
