@@ -42,8 +42,8 @@ struct RunSummary {
   // Steps with a divergence warning, and the count of each warning (StepWarning order).
   int steps_with_warnings = 0;
   std::array<int, kNumStepWarnings> warning_counts{};
-  // The run stopped early: at the step (number of steps completed when it was detected) whose
-  // state was not finite, or at step 0 when the initial state is not finite. -1: ran to the end.
+  // The run stopped early: at the step (its `step` in the stats, 1-based) whose state was not
+  // finite, or at step 0 when the initial state is not finite. -1: ran to the end.
   int stopped_at_step = -1;
   std::string stop_reason;  // why it stopped (empty when it did not)
   // e_q = ((1/T) ∫ mean_b ‖p_b − p_b,ref‖² dt)^{1/2} over the run [m] (NaN without a reference;

@@ -142,8 +142,8 @@ TEST(EnergyGrowth, ExplicitEulerSpringWarnsEveryStep) {
 // neither may warn.
 TEST(EnergyGrowth, StableIntegratorsDoNotWarn) {
   const double omega = 10, dt = 0.01;
-  for (Integrator integ : {Integrator::kSymplecticEuler, Integrator::kImplicitEuler,
-                           Integrator::kMidpoint}) {
+  for (Integrator integ :
+       {Integrator::kSymplecticEuler, Integrator::kImplicitEuler, Integrator::kMidpoint}) {
     StepSettings s = NoGravity(integ);
     s.time_step = dt;
     Simulator sim(SpringSlider(omega), s);

@@ -139,6 +139,47 @@ TEST(PhysicsWorker, WithoutPausingTheFirstBreakpointIsNotedAndTheStepsGoOn) {
   }
 }
 
+// The box stack at δt = 0.1 s diverges (boxes sink through each other): with the default
+// breakpoints the batch pauses at the first warned step and keeps it as its last record.
+TEST(PhysicsWorker, ADivergedStepPausesTheBatchAndIsKept) {
+  Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/box_stack.yaml",
+                          std::vector<std::string>{"time_step=0.1"});
+  Simulator sim(scene.model, scene.settings);
+  PhysicsWorker worker(&sim);
+  StepJobOptions job;
+  job.steps = 30;
+  std::optional<PhysicsBatch> b = RunJob(&worker, MakeStepJob(job));
+  ASSERT_TRUE(b.has_value());
+  ASSERT_GE(b->break_index, 0);
+  EXPECT_TRUE(b->stop);
+  EXPECT_EQ(b->break_index + 1, static_cast<int>(b->records.size()));
+  EXPECT_NE(b->records.back().diagnostics.warnings, 0u);
+  EXPECT_NE(b->break_reason.find(b->records.back().diagnostics.message), std::string::npos)
+      << b->break_reason;
+}
+
+// A state that is not finite ends the batch even when breakpoints are only noted (scripted
+// runs): the state no longer advances. The failed step is the batch's last record.
+TEST(PhysicsWorker, ANonFiniteStateEndsTheBatch) {
+  Scene scene = LoadTestScene("box_stack.yaml");
+  Simulator sim(scene.model, scene.settings);
+  State st = sim.state();
+  st.v(2) = 1e300;  // the first box's vertical velocity: its kinetic energy overflows
+  sim.set_state(st);
+  PhysicsWorker worker(&sim);
+  StepJobOptions job;
+  job.steps = 10;
+  job.pause_at_breakpoint = false;
+  std::optional<PhysicsBatch> b = RunJob(&worker, MakeStepJob(job));
+  ASSERT_TRUE(b.has_value());
+  EXPECT_TRUE(b->stop);
+  ASSERT_EQ(b->records.size(), 1u);
+  const SolverStatus status = b->records.back().result.stats.status;
+  EXPECT_TRUE(status == SolverStatus::kNonFiniteState || status == SolverStatus::kNonFiniteInput)
+      << SolverStatusName(status);
+  EXPECT_EQ(sim.step_count(), 0) << "the state did not advance";
+}
+
 TEST(PhysicsWorker, BudgetEndsTheBatchEarlyButAlwaysTakesAStep) {
   Scene scene = LoadTestScene("box_stack.yaml");
   Simulator sim(scene.model, scene.settings);

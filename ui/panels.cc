@@ -291,7 +291,11 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   ImGui::Text("step %d   ", record.step);
   ImGui::SameLine(0, 0);
   ImGui::TextColored(ok ? kGoodText : kBadText, "%s", SolverStatusName(st.status));
-  if (!st.message.empty()) ImGui::TextColored(kBadText, "%s", st.message.c_str());
+  if (!st.message.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kBadText, "%s", st.message.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (!record.free_motion.converged) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kBadText,
@@ -308,10 +312,12 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
     ImGui::TextColored(kBadText, "warning: %s", diag.message.c_str());
     ImGui::PopTextWrapPos();
   }
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("energy %+.3g J (allowed %.3g J)   penetration %.2g   speed %.2g",
                       diag.energy_after - diag.energy_before,
                       diag.elastic_energy + diag.injected_energy + diag.energy_tolerance,
                       diag.penetration_ratio, diag.speed_ratio);
+  ImGui::PopTextWrapPos();
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip(
         "Divergence checks of the step (docs/debugging.md):\n"
@@ -444,7 +450,7 @@ bool DrawTimelinePanel(const TimelineView& view, TimelineState* state) {
   for (int w = 0; w < kNumStepWarnings; ++w) {
     const std::uint32_t bit = 1u << w;
     bool on = (b.on_warnings & bit) != 0;
-    if (w > 0) ImGui::SameLine();
+    if (w % 2 == 1) ImGui::SameLine();  // two per line: the names are long
     if (ImGui::Checkbox(StepWarningName(static_cast<StepWarning>(w)), &on)) {
       b.on_warnings = on ? (b.on_warnings | bit) : (b.on_warnings & ~bit);
       changed = true;

@@ -48,6 +48,21 @@ namespace contactlab {
 
 namespace {
 
+// The failure and the divergence warnings of a step, one line each (empty for a clean step).
+std::vector<std::string> StepAlerts(const StepRecord& r) {
+  std::vector<std::string> alerts;
+  const SolverStats& st = r.result.stats;
+  const std::string step = "step " + std::to_string(r.step);
+  if (st.status != SolverStatus::kConverged) {
+    alerts.push_back(step + " FAILED: " + SolverStatusName(st.status) +
+                     (st.message.empty() ? "" : ": " + st.message));
+  }
+  if (!r.free_motion.converged) alerts.push_back(step + " FAILED: free motion did not converge");
+  if (r.diagnostics.warnings != 0) alerts.push_back(step + " WARNING: " + r.diagnostics.message);
+  return alerts;
+}
+
+
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -222,6 +237,10 @@ class Viewer {
   StepSettings edit_settings_;
   std::string settings_error_;
   std::string step_error_;
+  // The newest failed or diverged step of the run ("step N FAILED: ..." / "step N WARNING:
+  // ..."), shown under the status line while other steps are on screen; cleared on reset and
+  // resume.
+  std::string last_alert_;
   std::vector<ContactRow> rows_;
   int selected_contact_ = -1;
   bool has_record_ = false;
@@ -381,6 +400,7 @@ void Viewer::HandleTimelineRequests() {
     timeline_.follow_live = true;
     timeline_.break_reason.clear();
     step_error_.clear();
+    last_alert_.clear();
     accumulator_ = 0;
     comparison_.reset();
     comparison_step_ = -1;
@@ -465,6 +485,9 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
         r.result.stats.status != SolverStatus::kNonFiniteInput) {
       WriteTrajectoryRows(trajectory_, *multibody_, trajectory_bodies_, r.step + 1, r.after);
     }
+    if (const std::vector<std::string> alerts = StepAlerts(r); !alerts.empty()) {
+      last_alert_ = alerts.front();
+    }
     history_.Push(r);
   }
   if (!batch.records.empty()) {
@@ -476,7 +499,10 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
   if (batch.break_index >= 0 && (!scripted_ || timeline_.break_reason.empty())) {
     const int step = history_.newest_step() -
                      (static_cast<int>(batch.records.size()) - 1 - batch.break_index);
-    timeline_.break_reason = "step " + std::to_string(step) + ": " + batch.break_reason;
+    // CheckBreakpoints' reasons name their step already ("step N: ...").
+    timeline_.break_reason = batch.break_reason.rfind("step ", 0) == 0
+                                 ? batch.break_reason
+                                 : "step " + std::to_string(step) + ": " + batch.break_reason;
   }
   if (!batch.error.empty()) step_error_ = batch.error;
   if (batch.stop) {
@@ -516,6 +542,7 @@ void Viewer::DoReset() {
   timeline_.slider = 0;
   timeline_.break_reason.clear();
   step_error_.clear();
+  last_alert_.clear();
   has_record_ = false;
   rows_.clear();
   selected_contact_ = -1;
@@ -1341,21 +1368,10 @@ void Viewer::DrawLabels() {
     dl->AddText(pos, IM_COL32(235, 238, 242, 255), line);
     // A failed step and the step's divergence warnings, in red under the status line, with a
     // dark backing so that they read over any scene.
-    if (shown) {
-      std::vector<std::string> alerts;
-      const SolverStats& st = shown->result.stats;
-      if (st.status != SolverStatus::kConverged) {
-        alerts.push_back("step " + std::to_string(shown->step) + " FAILED: " +
-                         SolverStatusName(st.status) + (st.message.empty() ? "" : ": " + st.message));
-      }
-      if (!shown->free_motion.converged) {
-        alerts.push_back("step " + std::to_string(shown->step) +
-                         " FAILED: free motion did not converge");
-      }
-      if (shown->diagnostics.warnings != 0) {
-        alerts.push_back("step " + std::to_string(shown->step) +
-                         " WARNING: " + shown->diagnostics.message);
-      }
+    std::vector<std::string> alerts;
+    if (shown) alerts = StepAlerts(*shown);
+    if (alerts.empty() && !last_alert_.empty()) alerts.push_back("latest: " + last_alert_);
+    {
       float y = pos.y + ImGui::GetTextLineHeightWithSpacing();
       const float wrap = std::max(200.0f, vp_w_ - 24.0f);
       for (const std::string& a : alerts) {
