@@ -590,17 +590,20 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
       ImGui::TextUnformatted(r.body_a.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.body_b.c_str());
-      for (double v : {r.phi, r.v_n, r.v_t, r.gamma_n, r.gamma_t}) {
+      // φ of a contact loaded at a positive gap in the flag's colour.
+      ImGui::TableNextColumn();
+      if (r.loaded_at_gap) {
+        ImGui::TextColored(ToImVec4(kGapLoadColor), "% .3e", r.phi);
+      } else {
+        ImGui::Text("% .3e", r.phi);
+      }
+      for (double v : {r.v_n, r.v_t, r.gamma_n, r.gamma_t}) {
         ImGui::TableNextColumn();
         ImGui::Text("% .3e", v);
       }
       ImGui::TableNextColumn();
       ImGui::TextColored(ToImVec4(RegimeColor(static_cast<int>(r.regime))), "%s",
                          r.constraint < 0 ? "(none)" : RegimeName(r.regime));
-      if (r.loaded_at_gap) {
-        ImGui::SameLine();
-        ImGui::TextColored(ToImVec4(kGapLoadColor), "phi>0");
-      }
       for (double v : {r.stiffness, r.dissipation_time, r.R_n, r.R_t}) {
         ImGui::TableNextColumn();
         ImGui::Text("%.3e", v);

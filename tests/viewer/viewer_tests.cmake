@@ -144,3 +144,24 @@ add_test(NAME viewer_no_settings_writes_nothing COMMAND sh -c
   sh ${VT_VIEW})
 set_tests_properties(viewer_settings_bad_line_warns viewer_no_settings_writes_nothing PROPERTIES
                      TIMEOUT 300 RESOURCE_LOCK xvfb)
+# scenes/ball_drop.yaml after 19 frames (t = 0.316 s): the left ball (τ_d = 10 ms) is braked
+# about 1.7 cm above the floor by SAP's damping term, so its contact is loaded at φ > 0 and drawn
+# with a ring of kGapLoadColor (engine/colormap.h, 0, 1, 0.85; flat, unlit points). After 10
+# frames (t = 0.17 s) both balls are 0.36 m up with no contact: no ring pixels.
+set(VT_GAP_LOAD 0,255,217)
+set(VT_GAP_LOAD_TOL 8)
+foreach(frames 19 10)
+  set(png ${VT_DIR}/ball_drop_${frames}.png)
+  add_test(NAME viewer_ball_drop_${frames}
+           COMMAND sh -c "rm -f \"$0\" && exec \"$@\"" ${png} ${XVFB_RUN} -a
+                   -s "-screen 0 1600x900x24" $<TARGET_FILE:contactlab> view
+                   ${PROJECT_SOURCE_DIR}/scenes/ball_drop.yaml --frames ${frames}
+                   --screenshot ${png})
+  set_tests_properties(viewer_ball_drop_${frames} PROPERTIES
+                       FIXTURES_SETUP viewer_ball_drop_${frames}_png TIMEOUT 300
+                       RESOURCE_LOCK xvfb)
+endforeach()
+viewer_pixels(viewer_gap_load_ring_shown ball_drop_19
+              --region ${VT_VIEWPORT} --at-least 20 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
+viewer_pixels(viewer_gap_load_ring_absent_in_flight ball_drop_10
+              --region ${VT_VIEWPORT} --at-most 0 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
