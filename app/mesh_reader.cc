@@ -604,7 +604,35 @@ class GltfScan : public nlohmann::json_sax<nlohmann::json> {
   bool number_integer(number_integer_t v) override { return Value(v >= 0, uint64_t(v)); }
   bool number_unsigned(number_unsigned_t v) override { return Value(true, v); }
   bool number_float(number_float_t, const string_t&) override { return Value(false, 0); }
-  bool string(string_t&) override { return Value(false, 0); }
+  bool string(string_t& v) override {
+    for (const char* list : {"buffers", "images"}) {
+      if (stack_.size() == 3 && stack_[0].object && stack_[0].key == list && !stack_[1].object &&
+          stack_[2].object && stack_[2].key == "uri" && !UriIsSafe(v)) {
+        return Error(MeshErrorKind::kMalformed,
+                     std::string(list) + "[" + std::to_string(stack_[1].next - 1) + "].uri " +
+                         Quote(v) +
+                         " must be a data: URI or a relative path inside the file's directory "
+                         "(no '..', no absolute path, no scheme)");
+      }
+    }
+    return Value(false, 0);
+  }
+  // A buffer or image reference the reader may open: embedded data, or a plain relative path
+  // below the glTF file's directory (not /dev/zero, not ../../secret, not http://...).
+  static bool UriIsSafe(const std::string& uri) {
+    if (uri.rfind("data:", 0) == 0) return true;
+    if (uri.empty() || uri[0] == '/' || uri[0] == '\\') return false;
+    const size_t colon = uri.find(':');
+    if (colon != std::string::npos && colon < uri.find('/')) return false;  // scheme or drive
+    size_t start = 0;
+    while (start <= uri.size()) {
+      size_t end = uri.find_first_of("/\\", start);
+      if (end == std::string::npos) end = uri.size();
+      if (uri.compare(start, end - start, "..") == 0) return false;
+      start = end + 1;
+    }
+    return true;
+  }
   bool binary(binary_t&) override { return Value(false, 0); }
   bool start_object(std::size_t) override { return Open(true); }
   bool key(string_t& k) override {

@@ -28,6 +28,7 @@ struct HullGraph {
   std::vector<int> offsets;    // neighbours of vertex i: neighbors[offsets[i] .. offsets[i+1])
   std::vector<int> neighbors;
   std::vector<int> starts;
+  Vec3 centroid = Vec3::Zero();  // of the vertices: an interior point (MPR)
 };
 
 HullGraph BuildHullGraph(const ConvexHull& h) {
@@ -64,6 +65,8 @@ HullGraph BuildHullGraph(const ConvexHull& h) {
   }
   std::sort(g.starts.begin(), g.starts.end());
   g.starts.erase(std::unique(g.starts.begin(), g.starts.end()), g.starts.end());
+  for (const Vec3& v : h.vertices) g.centroid += v;
+  if (n > 0) g.centroid /= static_cast<double>(n);
   return g;
 }
 
@@ -128,6 +131,7 @@ struct SupportObject {
   const std::vector<Vec3>* vertices = nullptr;
   std::shared_ptr<const HullGraph> graph;  // large hulls: hill-climbing support
   mutable int warm = 0;                    // last support vertex (start of the next climb)
+  Vec3 center_local = Vec3::Zero();        // an interior point (a hull's origin may be outside)
   double radius = 0;       // sphere sweep
   const Shape* shape = nullptr;  // the shape this describes (null for capsule end spheres)
 };
@@ -188,7 +192,8 @@ void CcdSupport(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* vec) {
 
 void CcdCenter(const void* obj, ccd_vec3_t* center) {
   const SupportObject& o = *static_cast<const SupportObject*>(obj);
-  ccdVec3Set(center, o.pose.p.x(), o.pose.p.y(), o.pose.p.z());
+  const Vec3 c = o.pose.Apply(o.center_local);
+  ccdVec3Set(center, c.x(), c.y(), c.z());
 }
 
 SupportObject MakeObject(const Shape& s, const Pose& X) {
@@ -218,6 +223,12 @@ SupportObject MakeObject(const Shape& s, const Pose& X) {
       o.core = Core::kHull;
       o.vertices = &s.hull->vertices;
       o.graph = GraphFor(s.hull);
+      if (o.graph) {
+        o.center_local = o.graph->centroid;
+      } else if (!s.hull->vertices.empty()) {
+        for (const Vec3& v : s.hull->vertices) o.center_local += v;
+        o.center_local /= static_cast<double>(s.hull->vertices.size());
+      }
       break;
     case ShapeType::kHalfSpace:
       break;  // not handled here
@@ -375,6 +386,35 @@ std::optional<ContactPoint> SphereCylinder(const SupportObject& a, const Support
   return ContactPoint{b.pose.Apply(0.5 * (surface + sphere_surface)), b.pose.Rotate(-n_out), phi};
 }
 
+// Penetration of overlapping cores (radius sweeps removed by the caller): direction from a into
+// b, depth and a contact position. libccd's EPA for small shapes; with a large hull, libccd's MPR,
+// whose iterations are bounded (EPA has no iteration bound and, on a finely tessellated curved
+// hull, expands thousands of faces with a linear nearest-face search each: seconds per call).
+// The callers re-measure the separation along this direction and along face normals, so MPR's
+// approximate direction does not enter a face contact's result.
+bool CorePenetration(const SupportObject& ca, const SupportObject& cb, Vec3* dir, Vec3* pos,
+                     double* depth) {
+  ccd_t ccd;
+  CCD_INIT(&ccd);
+  ccd.support1 = CcdSupport;
+  ccd.support2 = CcdSupport;
+  ccd.center1 = CcdCenter;
+  ccd.center2 = CcdCenter;
+  ccd.max_iterations = 500;
+  ccd.epa_tolerance = 1e-10;
+  ccd.mpr_tolerance = 1e-12;
+  ccd_real_t d = 0;
+  ccd_vec3_t v, p;
+  const bool large = ca.graph || cb.graph;
+  const int code = large ? ccdMPRPenetration(&ca, &cb, &ccd, &d, &v, &p)
+                         : ccdGJKPenetration(&ca, &cb, &ccd, &d, &v, &p);
+  if (code != 0) return false;
+  *dir = Vec3(v.v[0], v.v[1], v.v[2]);
+  *pos = Vec3(p.v[0], p.v[1], p.v[2]);
+  *depth = d;
+  return dir->norm() > 0.5;
+}
+
 // Contact between two convex objects within `margin`, normal from a into b. Separated cores
 // give exact closest points (GJK); overlapping cores use libccd's GJK/EPA penetration.
 std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObject& b,
@@ -393,16 +433,8 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
   SupportObject ca = a, cb = b;
   ca.radius = 0;
   cb.radius = 0;
-  ccd_t ccd;
-  CCD_INIT(&ccd);
-  ccd.support1 = CcdSupport;
-  ccd.support2 = CcdSupport;
-  ccd.center1 = CcdCenter;
-  ccd.center2 = CcdCenter;
-  ccd.max_iterations = 500;
-  ccd.epa_tolerance = 1e-10;
-  ccd_real_t depth;
-  ccd_vec3_t dir, pos;
+  double depth;
+  Vec3 dir, pos;
   // The signed distance is the largest separation over all directions, so the separation
   // along any direction bounds it from below. Candidates: libccd's EPA direction (when it gives
   // one; it degrades when the cores only touch), the line of centers, both frames' axes (box
@@ -410,9 +442,8 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
   std::vector<Vec3> candidates;
   Vec3 p = 0.5 * (sep.pa + sep.pb);
   bool have_ccd = false;
-  if (ccdGJKPenetration(&ca, &cb, &ccd, &depth, &dir, &pos) == 0 &&
-      Vec3(dir.v[0], dir.v[1], dir.v[2]).norm() > 0.5) {
-    candidates.push_back(Vec3(dir.v[0], dir.v[1], dir.v[2]).normalized());
+  if (CorePenetration(ca, cb, &dir, &pos, &depth)) {
+    candidates.push_back(dir.normalized());
     have_ccd = true;
   }
   Vec3 centers = b.pose.p - a.pose.p;
@@ -461,7 +492,7 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
     if (s > best) {
       best = s;
       n = c;
-      if (k == 0 && have_ccd) p = Vec3(pos.v[0], pos.v[1], pos.v[2]);
+      if (k == 0 && have_ccd) p = pos;
       else p = 0.5 * (sep.pa + sep.pb);
     }
   }
@@ -676,29 +707,52 @@ bool PolytopeContactAxis(const Shape& a, const Pose& X_WA, const Shape& b, const
     *overlap = false;
     return true;
   }
-  // Overlapping (or touching) cores: libccd's EPA direction, or the line of centers when EPA
-  // gives none; the caller tests the face normals around it.
-  ccd_t ccd;
-  CCD_INIT(&ccd);
-  ccd.support1 = CcdSupport;
-  ccd.support2 = CcdSupport;
-  ccd.center1 = CcdCenter;
-  ccd.center2 = CcdCenter;
-  ccd.max_iterations = 500;
-  ccd.epa_tolerance = 1e-10;
-  ccd_real_t depth = 0;
-  ccd_vec3_t dir, pos;
+  // Overlapping (or touching) cores: the EPA or MPR direction (CorePenetration), or the line of
+  // centers when it gives none; the caller tests the face normals around it.
   *overlap = true;
   *point = 0.5 * (sep.pa + sep.pb);
   *phi = 0;
-  Vec3 n = X_WB.p - X_WA.p;
-  if (ccdGJKPenetration(&oa, &ob, &ccd, &depth, &dir, &pos) == 0 &&
-      Vec3(dir.v[0], dir.v[1], dir.v[2]).norm() > 0.5) {
-    n = Vec3(dir.v[0], dir.v[1], dir.v[2]);
-    *point = Vec3(pos.v[0], pos.v[1], pos.v[2]);
-    *phi = -depth;
+  Vec3 n = oa.pose.Apply(oa.center_local) - ob.pose.Apply(ob.center_local);
+  n = -n;
+  Vec3 dir, pos;
+  double depth = 0;
+  if (CorePenetration(oa, ob, &dir, &pos, &depth)) {
+    n = dir;
+    *point = pos;
   }
-  *normal = n.norm() > 1e-12 ? Vec3(n.normalized()) : Vec3(Vec3::UnitZ());
+  n = n.norm() > 1e-12 ? Vec3(n.normalized()) : Vec3(Vec3::UnitZ());
+  // Separation along a direction, from the supports (exact for polytopes).
+  auto separation = [&](const Vec3& u) {
+    return u.dot(SupportWorld(ob, -u)) - u.dot(SupportWorld(oa, u));
+  };
+  // Refinement of the direction (MPR's follows the line of the interior points, not the
+  // shortest way out): move b out along the current direction by its penetration plus half of
+  // it, take GJK's exact closest-point direction of the separated pair, and repeat. The
+  // direction of least penetration is a fixed point (moved out along it, the shapes touch with
+  // that normal); the best direction met is kept, measured on the unmoved shapes.
+  double best = separation(n);
+  Vec3 best_n = n;
+  for (int iter = 0; iter < 8; ++iter) {
+    const double pen = -separation(n);
+    if (!(pen > 0)) break;
+    const double shift = 1.5 * pen + 1e-12 * scale;
+    SupportObject moved = ob;
+    moved.pose.p += shift * n;
+    const Separation s2 = GjkDistance(oa, moved);
+    const Vec3 d2 = s2.pb - s2.pa;
+    if (s2.overlap || !(d2.norm() > 0)) break;
+    const Vec3 m = d2.normalized();
+    const double sep_m = separation(m);
+    if (sep_m > best) {
+      best = sep_m;
+      best_n = m;
+      *point = 0.5 * (s2.pa + s2.pb - shift * n);
+    }
+    if ((m - n).norm() < 1e-12) break;
+    n = m;
+  }
+  *normal = best_n;
+  *phi = best;
   return true;
 }
 

@@ -475,6 +475,13 @@ TEST(MeshRefusal, DeepGltfNodeHierarchy) {
                           "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[5]}]}"),
                 MeshErrorKind::kMalformed, "node index 5 is out of range (1 nodes)");
   ExpectRefused(TempBytes("bad.gltf", "{\"asset\": [}"), MeshErrorKind::kMalformed, "invalid JSON");
+  // Buffers the reader would open outside the file's directory.
+  for (const char* uri : {"/dev/zero", "../../etc/passwd", "http://example.com/b.bin", "C:x.bin"}) {
+    ExpectRefused(TempBytes("uri.gltf", std::string("{\"asset\":{\"version\":\"2.0\"},") +
+                                            "\"buffers\":[{\"uri\":\"" + uri +
+                                            "\",\"byteLength\":1000000000}]}"),
+                  MeshErrorKind::kMalformed, "buffers[0].uri");
+  }
   ExpectRefused(TempBytes("bad.glb", "glTF" + Le32(2) + Le32(9999) + Le32(4) + Le32(0x4E4F534A) + "{}  "),
                 MeshErrorKind::kMalformed, "declares 9999 bytes");
 }
