@@ -48,6 +48,8 @@ tet = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)]
 open(sys.argv[1] + "/tetra", "wb").write(b"".join(struct.pack("<3d", *p) for p in tet))
 PY
 
+# Leaks inside Debian libraries are suppressed (lsan.supp names each with its reason).
+export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 status=0
 for t in "${targets[@]}"; do
   case "$t" in

@@ -375,6 +375,15 @@ def gen_syntax(c):
                                           if i else "0, 0, 0")
                     for i in range(0, 10)) + "gravity: *g9\n", R,
             "billion laughs as the gravity vector")
+    # An anchor used inside its own collection: yaml-cpp builds a node that contains itself.
+    c.scene("alias_recursive_unknown_key", base + "x: &r [1, *r]\n", R,
+            "a sequence that contains itself, under an unknown key")
+    c.scene("alias_recursive_bodies", base.replace("bodies:\n", "bodies: &r\n", 1) +
+            "  - *r\n", R, "the bodies list contains itself")
+    c.scene("alias_recursive_map", base + "camera2: &m {a: *m}\n", R,
+            "a map that contains itself")
+    c.scene("alias_recursive_gravity", base.replace("gravity: [0, 0, -9.81]", "gravity: &g [0, 0, *g]"),
+            R, "gravity contains itself", line=line_of(base, "gravity"))
     c.scene("alias_undefined", base.replace("gravity: [0, 0, -9.81]", "gravity: *nowhere"), R,
             "alias of an undefined anchor")
     c.scene("alias_valid_reuse",
@@ -1040,6 +1049,9 @@ def gen_cli(c, src):
          "materials=[&a0 [{name: m},{name: m}], " +
          ", ".join("&a%d [%s]" % (i, ",".join(["*a%d" % (i - 1)] * 10)) for i in range(1, 10)) + "]",
          R),
+        ("set_recursive_alias_new_key", "x=&a [1, *a]", R),
+        ("set_recursive_alias_gravity", "gravity=&a [0, 0, *a]", R),
+        ("set_recursive_alias_map", "camera=&m {target: *m}", R),
         ("set_empty_key", "=1", R), ("set_no_equals", "time_step", R), ("set_dot", ".=1", R),
         ("set_double_dot", "bodies..mass=1", R), ("set_trailing_dot", "solver.=1", R),
         ("set_index_huge", "bodies.99999999999999999999.mass=1", R),
@@ -1115,7 +1127,15 @@ def gen_found(c, here):
     for f in sorted(found.iterdir()):
         if f.name.startswith("README"):
             continue
-        if f.suffix in (".yaml", ".yml"):
+        if f.suffix == ".set":
+            # A --set override (fuzz_set), applied to the valid base scene.
+            base = "found_base.yaml"
+            c.write(base, BASE)
+            s = f.read_bytes().decode("utf-8", "replace")
+            c.add("found_" + f.stem, ANY, "fuzzer --set input %s" % f.name,
+                  validate=["validate", "{case}/" + base, "--set", s],
+                  run=["run", "{case}/" + base, "--steps", "5", "--set", s])
+        elif f.suffix in (".yaml", ".yml"):
             c.scene("found_" + f.stem, f.read_bytes(), ANY, "fuzzer input %s" % f.name)
         else:
             (c.dir / "meshes").mkdir(exist_ok=True)
