@@ -18,6 +18,9 @@ enum class SolverStatus {
   kLineSearchFailure,
   kNonFiniteInput,
   kFactorizationFailure,
+  // The linear algebra of the step would need more memory than the budget (SapParameters::
+  // memory_budget_mb): refused before allocating, with the problem's sizes in the message.
+  kMemoryBudgetExceeded,
 };
 const char* SolverStatusName(SolverStatus s);
 
