@@ -21,7 +21,8 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
   const SolverStatus st = stats.status;
   if (settings.on_failure &&
       (st == SolverStatus::kLineSearchFailure || st == SolverStatus::kNonFiniteInput ||
-       st == SolverStatus::kFactorizationFailure || st == SolverStatus::kNonFiniteState)) {
+       st == SolverStatus::kFactorizationFailure || st == SolverStatus::kNonFiniteState ||
+       st == SolverStatus::kMemoryBudgetExceeded)) {
     sep() << "step " << record.step << ": solver failure (" << SolverStatusName(st) << ")";
     if (!stats.message.empty()) os << ": " << stats.message;
   }

@@ -130,19 +130,37 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   // Cholesky factor L⁻¹ of M_t = L Lᵀ (fixed-size kernels for 6-dof trees, i.e. free bodies), with
   // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step),
   // so that a step does not allocate.
+  //
+  // Trees with more than kLargeTreeDofs dofs (long chains) keep the factor L instead of forming
+  // L⁻¹ (n³/3 multiply-adds saved), and their blocks are done per tree in chunks: Y = L⁻¹ [J_iᵀ]
+  // for up to kChunkRows stacked rows by one blocked triangular solve, W_i += Y_iᵀ Y_i. A
+  // product J L⁻ᵀ per constraint would read all of L⁻¹ for every contact (memory bound).
+  constexpr int kLargeTreeDofs = 64;
+  constexpr int kChunkRows = 192;
   thread_local std::vector<MatX> Minv;  // per tree, L⁻¹
   thread_local std::vector<char> inverted;
   thread_local std::vector<MatX> factor;       // per tree, storage of the in-place Cholesky factor
   thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
+  thread_local std::vector<Mat3> W_acc;        // per constraint, W_ii accumulated so far
+  thread_local std::vector<int> large_begin, large_con, large_next;  // constraints per tree
+  thread_local MatX Y;                                              // n x kChunkRows
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
   inverted.assign(num_trees(), 0);
-  for (ConstraintData& c : constraints) {
+  const int nc = static_cast<int>(constraints.size());
+  W_acc.resize(nc);
+  bool any_large = false;
+  for (int ci = 0; ci < nc; ++ci) {
+    ConstraintData& c = constraints[ci];
     const int r = c.num_rows;
     Mat3 W = Mat3::Zero();  // W_ii (top-left num_rows x num_rows used) [1/kg]
     for (int k = 0; k < c.num_blocks; ++k) {
       const TreeJacobianBlock& b = c.blocks[k];
       const int n = tree_nv[b.tree];
+      if (n > kLargeTreeDofs) {
+        any_large = true;
+        continue;
+      }
       if (!inverted[b.tree]) {
         if (n == 6) {
           Minv[b.tree].resize(6, 6);  // holds L⁻¹ for a free body
@@ -171,7 +189,62 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
         W.topLeftCorner(r, r).noalias() += X * X.transpose();
       }
     }
-    c.w = W.topLeftCorner(r, r).norm() / r;
+    W_acc[ci] = W;
+  }
+  if (any_large) {
+    const int nt = num_trees();
+    large_begin.assign(nt + 1, 0);
+    for (const ConstraintData& c : constraints) {
+      for (int k = 0; k < c.num_blocks; ++k) {
+        if (tree_nv[c.blocks[k].tree] > kLargeTreeDofs) ++large_begin[c.blocks[k].tree + 1];
+      }
+    }
+    for (int t = 0; t < nt; ++t) large_begin[t + 1] += large_begin[t];
+    large_con.resize(large_begin[nt]);
+    large_next.assign(large_begin.begin(), large_begin.end() - 1);
+    for (int ci = 0; ci < nc; ++ci) {
+      const ConstraintData& c = constraints[ci];
+      for (int k = 0; k < c.num_blocks; ++k) {
+        const int t = c.blocks[k].tree;
+        if (tree_nv[t] > kLargeTreeDofs) large_con[large_next[t]++] = ci;
+      }
+    }
+    for (int t = 0; t < nt; ++t) {
+      if (large_begin[t] == large_begin[t + 1]) continue;
+      const int n = tree_nv[t];
+      factor[t] = M[t];
+      const Eigen::LLT<Eigen::Ref<MatX>> llt(factor[t]);
+      const auto L = factor[t].triangularView<Eigen::Lower>();
+      if (Y.rows() != n || Y.cols() < kChunkRows) Y.resize(n, kChunkRows);
+      int e = large_begin[t];
+      while (e < large_begin[t + 1]) {
+        // Stack the rows (transposed) of as many constraints as fit in a chunk.
+        int cols = 0;
+        const int e0 = e;
+        for (; e < large_begin[t + 1]; ++e) {
+          const ConstraintData& c = constraints[large_con[e]];
+          if (cols + c.num_rows > kChunkRows) break;
+          const int k = c.blocks[0].tree == t ? 0 : 1;
+          Y.middleCols(cols, c.num_rows) = c.blocks[k].J.transpose();
+          cols += c.num_rows;
+        }
+        auto Yc = Y.leftCols(cols);
+        L.solveInPlace(Yc);  // Y = L⁻¹ Jᵀ, so W_ii += Y_iᵀ Y_i
+        cols = 0;
+        for (int f = e0; f < e; ++f) {
+          const int ci = large_con[f];
+          const int r = constraints[ci].num_rows;
+          W_acc[ci].topLeftCorner(r, r).noalias() +=
+              Yc.middleCols(cols, r).transpose() * Yc.middleCols(cols, r);
+          cols += r;
+        }
+      }
+    }
+  }
+  for (int ci = 0; ci < nc; ++ci) {
+    ConstraintData& c = constraints[ci];
+    const int r = c.num_rows;
+    c.w = W_acc[ci].topLeftCorner(r, r).norm() / r;
   }
 }
 

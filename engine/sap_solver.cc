@@ -93,6 +93,21 @@ std::string CheckStructure(const ContactProblem& p, const VecX& v_guess) {
   return {};
 }
 
+// "13.7 GB"-style size for messages (decimal units).
+std::string FormatBytes(std::int64_t bytes) {
+  std::ostringstream os;
+  os.precision(3);
+  const double b = static_cast<double>(bytes);
+  if (b >= 1e9) {
+    os << b / 1e9 << " GB";
+  } else if (b >= 1e6) {
+    os << b / 1e6 << " MB";
+  } else {
+    os << b / 1e3 << " kB";
+  }
+  return os.str();
+}
+
 // x·0 is 0 for finite x and NaN for ±inf and NaN: one sum screens a whole array.
 inline double FiniteScreen(const double* x, Eigen::Index n) {
   return Eigen::Map<const VecX>(x, n).sum() * 0.0;
@@ -169,6 +184,7 @@ void SapParameters::Validate() const {
   CheckRange("ls_max_iterations", ls_max_iterations, 1, true, 1000, true);
   CheckRange("cost_abs_tolerance", cost_abs_tolerance, 0, true, 1, false);
   CheckRange("cost_rel_tolerance", cost_rel_tolerance, 0, true, 1, false);
+  CheckRange("memory_budget_mb", memory_budget_mb, 0, true, 1e9, true);
 }
 
 void ComputeSapRegularization(const ContactProblem& problem, const SapParameters& params,
@@ -218,6 +234,8 @@ struct SapSolver::Scratch {
   // the parent has validated, so the structural and finiteness checks are skipped, and the
   // parent reports R, v̂ and the near-rigid flags, so the child's result does not carry them.
   bool island_child = false;
+  // DefaultMemoryBudgetBytes() when the solver was made (reads the environment once).
+  std::int64_t default_budget = DefaultMemoryBudgetBytes();
   SapRegularization reg;
   VecX D;             // nv, diag(M)^(-1/2) [1/√kg]
   VecX v;             // nv, current iterate [m/s]
@@ -262,6 +280,13 @@ struct SapSolver::Scratch {
   std::vector<ConstraintBlocks> cblocks;
   bool pattern_valid = false;  // cblocks index the blocks of chol's current pattern
   std::vector<double> gj;                         // 2 x 3 x max tree nv, G J_k per block
+  // Diagonal blocks of large trees (> kStackedTreeDofs dofs, e.g. long chains): J and GJ rows of
+  // the constraints in contact on the tree, stacked kStackRows at a time (column-major, leading
+  // dimension kStackRows), added to H_tt as one rank-k product per chunk.
+  std::vector<int> large_trees;                   // trees with more than kStackedTreeDofs dofs
+  std::vector<int> tree_con_begin, tree_con;      // per tree: constraints with a block on it
+  std::vector<int> tree_con_next;                 // scratch of the CSR fill
+  std::vector<double> stack_J, stack_GJ;          // kStackRows x max tree nv each
   // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
   std::vector<int> tree_root, tree_island, island_of_root, constraint_island;
   // Island storage is a pool of slots. An island takes the slot that held the island with the
@@ -299,6 +324,14 @@ void SapSolver::set_parameters(const SapParameters& p) {
 }
 
 namespace {
+
+// Trees with more dofs than this get their diagonal Hessian block JᵀGJ from stacked rows: a
+// rank-3 update of an n x n block per contact reads and writes the whole block (memory bound at
+// n = 1000: 16 GB of traffic for 2000 contacts), a rank-kStackRows update runs at the speed of a
+// matrix product. Up to this size the per-constraint kernels are kept, so the results of small
+// trees do not change by a bit.
+constexpr int kStackedTreeDofs = 64;
+constexpr int kStackRows = 192;
 
 using Clock = std::chrono::steady_clock;
 
@@ -381,7 +414,35 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     // sequence on the whole problem.
     ResetStats(&stats);
   }
+  // Memory budget of the Newton system, checked before its storage is allocated.
+  const std::int64_t budget =
+      prm.memory_budget_mb > 0 ? static_cast<std::int64_t>(prm.memory_budget_mb * 1048576.0)
+                               : s.default_budget;
+  // Failure for a Newton system over the budget; the iterate stays at the guess.
+  auto budget_message = [&](std::int64_t bytes, const std::string& detail) {
+    std::ostringstream os;
+    os << "the Newton system of this step needs an estimated " << FormatBytes(bytes) << " ("
+       << problem.num_trees() << " trees (bodies with dofs), " << nv << " dofs, " << nc
+       << " constraints, " << nr << " constraint rows; " << detail << "), more than the memory "
+       << "budget of " << FormatBytes(budget)
+       << " (SapParameters::memory_budget_mb, or the environment variable "
+          "CONTACTLAB_MEMORY_BUDGET_MB)";
+    return os.str();
+  };
   if (dense) {
+    // A, H and its factor (nv x nv), J and GJ (rows x nv).
+    const std::int64_t n = nv, r = nr;
+    const std::int64_t bytes = 8 * (3 * n * n + 2 * r * n);
+    if (budget > 0 && bytes > budget) {
+      stats.status = SolverStatus::kMemoryBudgetExceeded;
+      stats.message = budget_message(bytes, "dense path: A, H and its factor are nv x nv");
+      result->v = v_guess;
+      result->vc.setZero(nr);
+      result->gamma.setZero(nr);
+      result->regime.assign(nc, Regime::kNoContact);
+      stats.solve_ms = MsSince(t_start);
+      return stats.status;
+    }
     s.A_dense = problem.DenseA();
     s.J_dense = problem.DenseJ();
     s.GJ.resize(nr, nv);
@@ -391,6 +452,32 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     for (int t = 0; t < problem.num_trees(); ++t) max_nv = std::max(max_nv, problem.tree_nv[t]);
     s.cblocks.resize(nc);
     if (static_cast<int>(s.gj.size()) < 6 * max_nv) s.gj.resize(6 * max_nv);
+    s.chol.set_memory_budget(budget);
+    // Constraints per large tree (CSR), for the stacked assembly of its diagonal block.
+    s.large_trees.clear();
+    for (int t = 0; t < problem.num_trees(); ++t) {
+      if (problem.tree_nv[t] > kStackedTreeDofs) s.large_trees.push_back(t);
+    }
+    if (!s.large_trees.empty()) {
+      const int nt = problem.num_trees();
+      s.tree_con_begin.assign(nt + 1, 0);
+      for (const ConstraintData& c : problem.constraints) {
+        for (int k = 0; k < c.num_blocks; ++k) ++s.tree_con_begin[c.blocks[k].tree + 1];
+      }
+      for (int t = 0; t < nt; ++t) s.tree_con_begin[t + 1] += s.tree_con_begin[t];
+      s.tree_con.resize(s.tree_con_begin[nt]);
+      std::vector<int>& next = s.tree_con_next;
+      next.assign(s.tree_con_begin.begin(), s.tree_con_begin.end() - 1);
+      for (int i = 0; i < nc; ++i) {
+        const ConstraintData& c = problem.constraints[i];
+        for (int k = 0; k < c.num_blocks; ++k) s.tree_con[next[c.blocks[k].tree]++] = i;
+      }
+      const size_t need = static_cast<size_t>(kStackRows) * static_cast<size_t>(max_nv);
+      if (s.stack_J.size() < need) {
+        s.stack_J.resize(need);
+        s.stack_GJ.resize(need);
+      }
+    }
   }
 
   // Block pattern of H for the current regimes: the diagonal tree blocks plus one block per pair
@@ -403,6 +490,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   // a constraint leaving contact then only leaves a zero block, and one coming into contact
   // where the pattern has room costs no analysis. The first pattern of a solve depends only on
   // the problem and the guess, so a solve does not depend on the solves before it.
+  // Returns false when the pattern's factor is over the memory budget (nothing allocated).
   auto update_pattern = [&]() {
     s.tree_pairs.clear();
     for (int i = 0; i < nc; ++i) {
@@ -425,6 +513,10 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     // only); the first pattern of a solve is ordered anew.
     const bool analyzed =
         !reuse && s.chol.SetPattern(problem.tree_nv, s.tree_pairs, s.pattern_valid);
+    if (s.chol.over_budget()) {
+      s.pattern_valid = false;
+      return false;
+    }
     const bool refresh = analyzed || !s.pattern_valid;
     s.pattern_valid = true;
     for (int i = 0; i < nc; ++i) {
@@ -443,6 +535,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         cb.off = s.chol.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
       }
     }
+    return true;
   };
   s.pattern_valid = false;
 
@@ -479,7 +572,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     return 0.5 * s.dv_star.dot(s.Adv_star) + cost_R;
   };
 
-  // Assembles H = A + JᵀGJ from s.G (dense path: into s.H; block path: into s.chol).
+  // Assembles H = A + JᵀGJ from s.G (dense path: into s.H; block path: into s.chol). Returns
+  // false (block path) when the factor of H's pattern would exceed the memory budget.
   auto assemble_hessian = [&]() {
     if (dense) {
       for (int i = 0; i < nc; ++i) {
@@ -490,9 +584,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       }
       s.H = s.A_dense;
       s.H.noalias() += s.J_dense.transpose() * s.GJ;
-      return;
+      return true;
     }
-    update_pattern();
+    if (!update_pattern()) return false;
     BlockSparseCholesky& ch = s.chol;
     ch.SetZero();
     for (int t = 0; t < problem.num_trees(); ++t) {
@@ -524,8 +618,11 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         } else {
           kernels::SetGJ(s.G[i], B.J.data(), r, n, GJ);
         }
-        // Diagonal block: lower triangle only (the factorization reads no other part).
-        kernels::AddJtGJLower(B.J.data(), r, n, GJ, ch.BlockData(cb.diag[k]));
+        // Diagonal block: lower triangle only (the factorization reads no other part). Large
+        // trees get theirs from the stacked pass below.
+        if (n <= kStackedTreeDofs) {
+          kernels::AddJtGJLower(B.J.data(), r, n, GJ, ch.BlockData(cb.diag[k]));
+        }
       }
       if (c.num_blocks == 2) {
         // Off-diagonal block J_aᵀ G J_b with a the block's row tree.
@@ -536,6 +633,45 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         kernels::AddJtGJ(Ja.data(), r, na, s.gj.data() + b * stride, nb, ch.BlockData(cb.off));
       }
     }
+    // Large trees: lower(H_tt) += Σ_i J_iᵀ G_i J_i as rank-kStackRows products of stacked rows.
+    using StackMap = Eigen::Map<MatX, 0, Eigen::OuterStride<>>;
+    for (const int t : s.large_trees) {
+      const int n = problem.tree_nv[t];
+      bool tr;
+      Eigen::Map<MatX> Htt(ch.BlockData(ch.BlockIndex(t, t, &tr)), n, n);
+      int rows = 0;
+      auto flush = [&]() {
+        if (rows == 0) return;
+        const StackMap J(s.stack_J.data(), rows, n, Eigen::OuterStride<>(kStackRows));
+        const StackMap GJ(s.stack_GJ.data(), rows, n, Eigen::OuterStride<>(kStackRows));
+        Htt.triangularView<Eigen::Lower>() += J.transpose() * GJ;
+        rows = 0;
+      };
+      for (int e = s.tree_con_begin[t]; e < s.tree_con_begin[t + 1]; ++e) {
+        const int i = s.tree_con[e];
+        if (s.regime[i] == Regime::kNoContact) continue;
+        const ConstraintData& c = problem.constraints[i];
+        const int r = c.num_rows;
+        const int k = c.blocks[0].tree == t ? 0 : 1;
+        if (rows + r > kStackRows) flush();
+        StackMap J(s.stack_J.data() + rows, r, n, Eigen::OuterStride<>(kStackRows));
+        StackMap GJ(s.stack_GJ.data() + rows, r, n, Eigen::OuterStride<>(kStackRows));
+        J = c.blocks[k].J;
+        GJ.noalias() = s.G[i].topLeftCorner(r, r) * c.blocks[k].J;
+        rows += r;
+      }
+      flush();
+    }
+    return true;
+  };
+  auto fail_budget = [&]() {
+    const FactorLayoutSize& z = s.chol.layout();
+    std::ostringstream os;
+    os << s.chol.num_pairs() << " coupled tree pairs; block Cholesky factor with fill: "
+       << z.blocks << " blocks, " << z.values << " values, " << static_cast<double>(z.flops)
+       << " multiply-adds per factorization";
+    stats.status = SolverStatus::kMemoryBudgetExceeded;
+    stats.message = budget_message(z.bytes, os.str());
   };
 
   auto condition_number = [&]() {
@@ -721,7 +857,11 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
             prm.cost_abs_tolerance + prm.cost_rel_tolerance * 0.5 * (cost + prev_cost);
     const bool stop = optimal || stagnated || m == prm.max_iterations;
     if (prm.compute_condition_number) {
-      assemble_hessian();
+      if (!assemble_hessian()) {
+        stats.history.push_back(rec);
+        fail_budget();
+        break;
+      }
       rec.condition_number = condition_number();
     }
     stats.history.push_back(rec);
@@ -741,7 +881,10 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     }
 
     // Newton direction Δv = −H⁻¹∇ℓ.
-    if (!prm.compute_condition_number) assemble_hessian();
+    if (!prm.compute_condition_number && !assemble_hessian()) {
+      fail_budget();
+      break;
+    }
     bool factored;
     if (dense) {
       s.llt.compute(s.H);

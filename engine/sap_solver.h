@@ -47,6 +47,13 @@ struct SapParameters {
   // compute_condition_number is set (cond₂ is defined for the whole H). If an island hits the
   // iteration cap or fails, the whole problem is re-solved monolithically and that is reported.
   bool islands = true;
+  // Memory budget of the Newton system [MiB]: the estimated storage of the factor of H (block
+  // path: its blocks including fill; dense path: the nv x nv matrices) is checked against it
+  // before anything of that size is allocated, and a step that would exceed it fails with
+  // SolverStatus::kMemoryBudgetExceeded. 0: the default, DefaultMemoryBudgetBytes() (the
+  // environment variable CONTACTLAB_MEMORY_BUDGET_MB, else half of the physical memory).
+  // Range [0, 1e9].
+  double memory_budget_mb = 0;
 
   // Throws std::invalid_argument naming the field and its valid range.
   void Validate() const;

@@ -8,8 +8,15 @@
 //
 // Usage per Newton iteration: SetPattern (cheap when unchanged), Zero, AddToBlock for the A blocks
 // and the JᵀGJ terms, Factor, Solve.
+//
+// Memory: the factor stores Σ nv_row nv_col doubles over the blocks of L (diagonal blocks and
+// fill). The symbolic phase counts them in 64-bit integers before anything of that size is
+// allocated (FactorLayoutSize) and refuses a pattern whose estimate exceeds the memory budget
+// (set_memory_budget): SetPattern then leaves the factor empty, over_budget() is true and
+// Factor()/Solve() must not be called until a pattern within the budget is set.
 #pragma once
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -17,8 +24,38 @@
 
 namespace contactlab {
 
+// Sizes of the factor of one block pattern, in 64-bit integers (a 10⁴-tree pile has column
+// products past 2³¹).
+struct FactorLayoutSize {
+  std::int64_t blocks = 0;   // stored blocks of L (diagonal + off-diagonal)
+  std::int64_t values = 0;   // doubles of L: Σ over blocks of rows x cols
+  std::int64_t updates = 0;  // Schur-complement block updates of one factorization
+  std::int64_t flops = 0;    // multiply-adds of one factorization (diagonal Cholesky, triangular
+                             // solves and the updates), an estimate of its cost
+  std::int64_t bytes = 0;    // estimated memory of the numeric factor and its index arrays
+};
+
+// Adds column `col_nv` with off-diagonal row blocks of sizes row_nv[0..num_rows) to *size
+// (all 64-bit; exposed so the estimate can be tested on sizes that overflow int).
+void AddFactorColumn(std::int64_t col_nv, const std::int64_t* row_nv, std::int64_t num_rows,
+                     FactorLayoutSize* size);
+
+// Default budget of the factor memory [bytes]: the value of the environment variable
+// CONTACTLAB_MEMORY_BUDGET_MB (mebibytes, > 0) if set, else half of the physical memory (4 GiB
+// if that cannot be read).
+std::int64_t DefaultMemoryBudgetBytes();
+
 class BlockSparseCholesky {
  public:
+  // Largest estimated factor memory [bytes] a pattern may need (FactorLayoutSize::bytes);
+  // <= 0: no limit. Default: DefaultMemoryBudgetBytes().
+  void set_memory_budget(std::int64_t bytes) { memory_budget_ = bytes; }
+  std::int64_t memory_budget() const { return memory_budget_; }
+  // True when the last SetPattern was refused because layout().bytes > memory_budget().
+  bool over_budget() const { return over_budget_; }
+  // Sizes of the current pattern's factor (computed before the factor is allocated).
+  const FactorLayoutSize& layout() const { return layout_; }
+
   // Sets the block pattern: tree sizes and coupled pairs (ti != tj, any order, duplicates allowed).
   // Redoes the symbolic analysis only if the sizes or the set of pairs differ from the last call.
   // Returns true if the analysis was redone.
@@ -38,6 +75,7 @@ class BlockSparseCholesky {
   void SetZero();
   // Pointer to the column-major values of block `b` (rows x cols as given by BlockRows/Cols).
   double* BlockData(int b) { return values_.data() + block_offset_[b]; }
+  const double* BlockData(int b) const { return values_.data() + block_offset_[b]; }
   int BlockRows(int b) const { return block_rows_[b]; }
   int BlockCols(int b) const { return block_cols_[b]; }
   int BlockRowTree(int b) const { return block_row_tree_[b]; }
@@ -58,7 +96,7 @@ class BlockSparseCholesky {
   int num_analyses() const { return num_analyses_; }  // symbolic analyses since construction
   int num_orderings() const { return num_orderings_; }  // minimum-degree orderings among them
   // Schur-complement block updates of one factorization (a measure of its cost).
-  int num_updates() const { return static_cast<int>(update_target_.size()); }
+  std::int64_t num_updates() const { return layout_.updates; }
 
   // Connected components of the tree graph of the current pattern: component id per tree.
   const std::vector<int>& component() const { return component_; }
@@ -69,7 +107,9 @@ class BlockSparseCholesky {
   void BuildAdjacency();
   void MinimumDegreeOrder();   // order_, position_ and col_rows_ from adj_ (consumes adj_)
   void SymbolicWithOrder();    // col_rows_ from adj_ and the kept order_
-  void Layout();               // blocks, lookup, values and update targets from col_rows_
+  // Sizes of the factor from col_rows_ (no allocation of that size); sets layout_.
+  void EstimateLayout();
+  void Layout();               // blocks, lookup and values from col_rows_
 
   std::vector<int> tree_nv_;
   std::vector<int> tree_start_;                  // offset of each tree's dofs in b and x
@@ -81,10 +121,8 @@ class BlockSparseCholesky {
   // row trees are in increasing elimination position, as [col_begin_[k], col_begin_[k + 1]).
   std::vector<int> col_begin_;
   std::vector<int> block_row_tree_, block_col_tree_;  // per block, row and column tree
-  std::vector<int> block_offset_, block_rows_, block_cols_;
-  // Schur updates of column k: for each off-diagonal pair (i >= j) of its blocks, the target block
-  // (row tree of i, row tree of j): [update_begin_[k], update_begin_[k + 1]) into update_target_.
-  std::vector<int> update_begin_, update_target_;
+  std::vector<std::int64_t> block_offset_;        // per block, offset into values_
+  std::vector<int> block_rows_, block_cols_;
   // Lookup of stored blocks per tree: sorted (other tree, block) lists of the lower blocks in the
   // tree's column and of the blocks where the tree is the row.
   std::vector<std::vector<std::pair<int, int>>> lookup_;  // per tree: (other tree, block)
@@ -92,8 +130,9 @@ class BlockSparseCholesky {
   std::vector<std::vector<int>> adj_, col_rows_;
   std::vector<int> merged_, slot_, mark_, child_head_, child_next_;
   std::vector<char> eliminated_;
-  std::vector<long> w_cache_;
-  std::vector<std::pair<long, int>> heap_;
+  std::vector<std::int64_t> w_cache_;
+  std::vector<std::pair<std::int64_t, int>> heap_;
+  std::vector<std::int64_t> row_nv_scratch_;
   std::vector<int> component_;
   int num_components_ = 0;
   std::vector<double> values_;
@@ -101,8 +140,11 @@ class BlockSparseCholesky {
   VecX work_;
   int num_analyses_ = 0;
   int num_orderings_ = 0;
-  long ordered_updates_ = 0;  // update count when the current order was computed
+  std::int64_t ordered_updates_ = 0;  // update count when the current order was computed
   bool analyzed_ = false;
+  FactorLayoutSize layout_;
+  std::int64_t memory_budget_ = DefaultMemoryBudgetBytes();
+  bool over_budget_ = false;
 };
 
 }  // namespace contactlab

@@ -550,12 +550,15 @@ const StepRecord& Simulator::Step() {
   solver_->Solve(rec.problem, warm_start_, &rec.result);
   rec.timings.solve_ms = MsSince(t0);
 
-  // Position update q = q0 + δt N v^{θvq}; a non-finite solve keeps the state for inspection.
+  // Position update q = q0 + δt N v^{θvq}; a non-finite solve, or one refused by the memory
+  // budget, keeps the state for inspection.
   t0 = Clock::now();
   State& next = scratch_.next_state;
   next = state_;
   bool advanced = false;
-  if (rec.result.stats.status != SolverStatus::kNonFiniteInput && rec.result.v.allFinite()) {
+  const SolverStatus solve_status = rec.result.stats.status;
+  if (solve_status != SolverStatus::kNonFiniteInput &&
+      solve_status != SolverStatus::kMemoryBudgetExceeded && rec.result.v.allFinite()) {
     const double theta_vq = IntegratorThetaVq(settings_.integrator);
     VecX& v_thvq = scratch_.v_thvq;
     v_thvq = theta_vq * rec.result.v + (1 - theta_vq) * state_.v;

@@ -11,6 +11,7 @@ const char* SolverStatusName(SolverStatus s) {
     case SolverStatus::kNonFiniteInput: return "non_finite_input";
     case SolverStatus::kFactorizationFailure: return "factorization_failure";
     case SolverStatus::kNonFiniteState: return "non_finite_state";
+    case SolverStatus::kMemoryBudgetExceeded: return "memory_budget_exceeded";
   }
   return "unknown";
 }

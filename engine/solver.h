@@ -22,6 +22,9 @@ enum class SolverStatus {
   // body poses) or energy is not finite. The state is then kept at the step's start
   // (Simulator::Step) and SolverStats::message names the quantity and the solver's own status.
   kNonFiniteState,
+  // The linear algebra of the step would need more memory than the budget (SapParameters::
+  // memory_budget_mb): refused before allocating, with the problem's sizes in the message.
+  kMemoryBudgetExceeded,
 };
 const char* SolverStatusName(SolverStatus s);
 

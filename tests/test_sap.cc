@@ -997,5 +997,36 @@ TEST(SapSolver, IterationCapIsReported) {
   }
 }
 
+// Both linear-solver paths check the memory their Newton system needs against the budget before
+// allocating it, and refuse with a named status, a message giving the problem's sizes and the
+// iterate left at the guess; within the budget the same problem solves.
+TEST(SapSolver, MemoryBudgetRefusalNamesTheProblemSize) {
+  std::mt19937 rng(40);
+  ContactProblem p = MakeRandomProblem(rng, 6, 12);
+  for (const auto solver_kind :
+       {SapParameters::LinearSolver::kDense, SapParameters::LinearSolver::kBlockSparse}) {
+    SapParameters prm = Tight();
+    prm.linear_solver = solver_kind;
+    prm.islands = false;
+    prm.memory_budget_mb = 1e-4;  // 104 bytes: less than one 6 x 6 block needs
+    SapSolver solver(prm);
+    SolverResult r;
+    EXPECT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kMemoryBudgetExceeded);
+    const std::string& msg = r.stats.message;
+    EXPECT_NE(msg.find("6 trees"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::to_string(p.nv) + " dofs"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("12 constraints"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("memory budget of 0.104 kB"), std::string::npos) << msg;
+    EXPECT_EQ(r.v, p.v0);
+    EXPECT_STREQ(SolverStatusName(r.stats.status), "memory_budget_exceeded");
+    prm.memory_budget_mb = 1;
+    solver.set_parameters(prm);
+    EXPECT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kConverged) << r.stats.message;
+  }
+  SapParameters bad;
+  bad.memory_budget_mb = -1;
+  EXPECT_THROW(bad.Validate(), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace contactlab

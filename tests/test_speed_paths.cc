@@ -693,5 +693,119 @@ TEST(SpeedPaths, ClutterStepsAgreeAcrossPaths) {
   EXPECT_GT(max_iterations, 3);  // the transient is exercised
 }
 
+// Trees larger than the blocked-kernel threshold (64 dofs: long chains) are factorized by the
+// blocked Cholesky, their coupling blocks by a blocked triangular solve, and the forward solve
+// runs by columns; a mix of large and small trees coupled in a ring must still give H⁻¹ b.
+TEST(BlockSparseCholesky, LargeTreesSolveLikeDenseLlt) {
+  std::mt19937 rng(31);
+  const std::vector<int> nv = {150, 6, 80, 3, 65, 64, 200};
+  const std::vector<std::pair<int, int>> pairs = {{0, 1}, {1, 2}, {2, 3}, {3, 4},
+                                                  {4, 5}, {5, 6}, {6, 0}};
+  std::vector<int> start;
+  const MatX H = RandomDominantH(rng, nv, pairs, &start);
+  BlockSparseCholesky chol;
+  chol.SetPattern(nv, pairs);
+  // Diagonally dominant H (cond ~ 10): both backward-stable solves agree to round-off.
+  EXPECT_LT(FactorSolveDifference(rng, H, nv, start, &chol), 1e-12);
+  // A large diagonal block that is not positive definite is reported, not factorized.
+  MatX bad = H;
+  bad(start[6] + 100, start[6] + 100) = -1e3;
+  EXPECT_EQ(FactorSolveDifference(rng, bad, nv, start, &chol),
+            std::numeric_limits<double>::infinity());
+}
+
+// The factor's sizes are counted in 64-bit integers: a single column of 60 000 dofs with
+// 70 000 six-dof row blocks has 3.6e9 + 2.52e10 values and 2.45e9 block updates, all past
+// 2³¹ − 1 (the old int offsets and update counts wrapped to negative sizes on such products).
+TEST(BlockSparseCholesky, LayoutSizesDoNotOverflowInt) {
+  const std::int64_t col = 60000, rows = 70000;
+  const std::vector<std::int64_t> row_nv(rows, 6);
+  FactorLayoutSize z;
+  AddFactorColumn(col, row_nv.data(), rows, &z);
+  EXPECT_EQ(z.blocks, rows + 1);
+  EXPECT_EQ(z.values, col * col + 6 * rows * col);  // 2.88e10
+  EXPECT_EQ(z.updates, rows * (rows + 1) / 2);      // 2.45e9
+  EXPECT_GT(z.values, std::int64_t{1} << 31);
+  EXPECT_GT(z.updates, std::int64_t{1} << 31);
+  EXPECT_EQ(z.bytes, 8 * z.values + 40 * (rows + 1) + 16 * col);
+  // Multiply-adds: n³/6 + Σr n²/2 + n ((Σr)² + Σr²)/2.
+  const std::int64_t sr = 6 * rows, sr2 = 36 * rows;
+  EXPECT_EQ(z.flops, col * col * col / 6 + sr * col * col / 2 + col * ((sr * sr + sr2) / 2));
+  EXPECT_GT(z.flops, 0);
+}
+
+// A pattern whose factor would exceed the memory budget is refused before the factor is
+// allocated: no blocks, no lookups, the sizes reported; raising the budget accepts the same
+// pattern, whose factor then solves like a dense LLT.
+TEST(BlockSparseCholesky, PatternOverTheMemoryBudgetIsRefusedBeforeAllocating) {
+  std::mt19937 rng(32);
+  const int side = 8;
+  const std::vector<int> nv(side * side, 6);
+  const std::vector<std::pair<int, int>> pairs = GridPairs(side);
+  BlockSparseCholesky probe;
+  probe.set_memory_budget(0);  // no limit: measures the pattern
+  probe.SetPattern(nv, pairs);
+  const FactorLayoutSize need = probe.layout();
+  EXPECT_FALSE(probe.over_budget());
+  EXPECT_EQ(probe.num_blocks(), need.blocks);
+  // Stored values: 64 diagonal 6 x 6 blocks plus 36 per off-diagonal block (fill included).
+  EXPECT_EQ(need.values, 36 * need.blocks);
+
+  BlockSparseCholesky chol;
+  chol.set_memory_budget(need.bytes - 1);
+  chol.SetPattern(nv, pairs);
+  EXPECT_TRUE(chol.over_budget());
+  EXPECT_EQ(chol.layout().bytes, need.bytes);
+  EXPECT_EQ(chol.num_blocks(), 0);
+  bool tr;
+  EXPECT_EQ(chol.BlockIndex(0, 0, &tr), -1);
+  EXPECT_EQ(chol.BlockIndex(0, 1, &tr), -1);
+
+  chol.set_memory_budget(need.bytes);
+  EXPECT_TRUE(chol.SetPattern(nv, pairs));  // the refused pattern is analysed again
+  EXPECT_FALSE(chol.over_budget());
+  EXPECT_EQ(chol.num_blocks(), need.blocks);
+  std::vector<int> start;
+  const MatX H = RandomDominantH(rng, nv, pairs, &start);
+  EXPECT_LT(FactorSolveDifference(rng, H, nv, start, &chol), 1e-12);
+}
+
+// A step whose Newton system would exceed the memory budget fails with a named status and a
+// message giving the problem's size, and keeps the state (time, q, v) for inspection.
+TEST(SpeedPaths, StepOverTheMemoryBudgetKeepsTheState) {
+  Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/clutter_40_walls.yaml");
+  Simulator sim(scene.model, scene.settings);
+  // In the transient the bodies touch each other and the warm start is not optimal, so the step
+  // needs a Newton iteration (a factorization).
+  for (int i = 0; i < 30; ++i) sim.Step();
+  StepSettings tiny = sim.settings();
+  tiny.sap.memory_budget_mb = 1e-3;  // 1 kB: less than a 6 x 6 block pair's factor needs
+  tiny.sap.islands = false;
+  sim.set_settings(tiny);
+  const State before = sim.state();
+  const StepRecord& rec = sim.Step();
+  EXPECT_EQ(rec.result.stats.status, SolverStatus::kMemoryBudgetExceeded);
+  const std::string& msg = rec.result.stats.message;
+  EXPECT_NE(msg.find(std::to_string(rec.problem.num_trees()) + " trees"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find(std::to_string(rec.problem.constraints.size()) + " constraints"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("memory budget of 1.05 kB"), std::string::npos) << msg;
+  EXPECT_EQ(sim.state().time, before.time);
+  EXPECT_EQ(sim.state().q, before.q);
+  EXPECT_EQ(sim.state().v, before.v);
+  // The island path reports the same status (its islands and the monolithic re-solve are refused).
+  tiny.sap.islands = true;
+  sim.set_settings(tiny);
+  EXPECT_EQ(sim.Step().result.stats.status, SolverStatus::kMemoryBudgetExceeded);
+  EXPECT_EQ(sim.state().time, before.time);
+  // With the default budget the same step runs.
+  tiny.sap.memory_budget_mb = 0;
+  sim.set_settings(tiny);
+  EXPECT_EQ(sim.Step().result.stats.status, SolverStatus::kConverged);
+  EXPECT_GT(sim.state().time, before.time);
+}
+
 }  // namespace
 }  // namespace contactlab
