@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "app/mjcf_export.h"
+#include "app/output_files.h"
 #include "app/runner.h"
 #include "engine/multibody.h"
 #include "engine/simulator.h"
@@ -225,6 +226,12 @@ std::string Fixed(double x, int digits) {
   return buf;
 }
 
+std::string Num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.10g", x);
+  return buf;
+}
+
 std::string Sci(double x) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.1e", x);
@@ -396,6 +403,14 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   return r;
 }
 
+// The MJCF export of `scene` under --mjcf-dir: DIR/<scene file name without extension>.xml.
+std::string MjcfPath(const Scene& scene, const BenchOptions& options) {
+  std::string name = BaseName(scene.path);
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos) name = name.substr(0, dot);
+  return options.mjcf_dir + "/" + name + ".xml";
+}
+
 }  // namespace
 
 BenchResult BenchScene(const Scene& scene, const BenchOptions& options) {
@@ -488,9 +503,29 @@ std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range,
 std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
                                   const BenchOptions& options, const std::string& json_path,
                                   std::ostream& out) {
+  if (options.duration != 0 && !(std::isfinite(options.duration) && options.duration > 0)) {
+    throw SceneError("bench: --duration " + Num(options.duration) +
+                     ": must be a finite number of seconds > 0");
+  }
   std::vector<Scene> scenes;
   scenes.reserve(scene_paths.size());
   for (const std::string& path : scene_paths) scenes.push_back(LoadScene(path, options.overrides));
+  // Every run is 1 to kMaxRunSteps steps (the scene's own duration is checked when it is loaded).
+  std::vector<CliFile> inputs, outputs{{"--json", json_path}};
+  for (const Scene& scene : scenes) {
+    if (options.duration > 0) {
+      RunSteps(scene, options.duration, "--duration " + Num(options.duration));
+    }
+    for (CliFile& f : SceneInputFiles(scene)) inputs.push_back(std::move(f));
+    // A scene listed twice writes the same export twice; two scene files of one name would not.
+    const Scene* first = scenes.data();
+    const bool listed_before =
+        std::any_of(first, &scene, [&](const Scene& other) { return other.path == scene.path; });
+    if (!options.mjcf_dir.empty() && !listed_before) {
+      outputs.push_back({"--mjcf-dir", MjcfPath(scene, options)});
+    }
+  }
+  CheckOutputFiles(inputs, outputs);
   for (const std::string& p : options.probes) {
     const ProbeSpec spec = ParseProbe(p);
     const bool found = std::any_of(scenes.begin(), scenes.end(), [&](const Scene& s) {
@@ -515,10 +550,7 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
   std::vector<BenchResult> results;
   for (const Scene& scene : scenes) {
     if (!options.mjcf_dir.empty()) {
-      std::string name = BaseName(scene.path);
-      const size_t dot = name.rfind('.');
-      if (dot != std::string::npos) name = name.substr(0, dot);
-      const std::string path = options.mjcf_dir + "/" + name + ".xml";
+      const std::string path = MjcfPath(scene, options);
       std::ofstream xml(path);
       xml << ExportMjcf(scene).xml;
       if (!xml.flush()) throw std::runtime_error("cannot write MJCF file '" + path + "'");
@@ -557,7 +589,18 @@ void AddBenchCommand(CLI::App& app) {
   bench
       ->add_option("--duration", args->options.duration,
                    "Simulated time per scene [s] (default: each scene's duration)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            // CLI::PositiveNumber lets nan and inf through.
+            try {
+              size_t used = 0;
+              const double x = std::stod(text, &used);
+              if (used == text.size() && std::isfinite(x) && x > 0) return "";
+            } catch (const std::exception&) {
+            }
+            return "must be a finite number of seconds > 0, got '" + text + "'";
+          },
+          "T > 0"));
   bench
       ->add_option("--probe", args->options.probes,
                    "Report the displacement of BODY (relative to REF) from time FROM to the end")

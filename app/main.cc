@@ -10,15 +10,20 @@
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
 // Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
 // codes for usage errors; `run` also: 3 a step failed or the state became non-finite (the run
-// stops there), 4 divergence warnings without failed steps (RunSummary::ExitStatus).
+// stops there), 4 divergence warnings without failed steps (RunSummary::ExitStatus). A run is 1 to
+// kMaxRunSteps (10^8) steps (--steps, --duration and the scene's duration; exit 2 otherwise), and
+// no output file may be an input file (the scene, its meshes) or another output (exit 2;
+// app/output_files.h).
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "app/bench.h"
 #include "app/export.h"
+#include "app/output_files.h"
 #include "app/reproduce.h"
 #include "app/runner.h"
 #include "app/scene.h"
@@ -30,6 +35,14 @@ namespace {
 
 constexpr int kExitSceneError = 2;
 constexpr int kExitFailure = 1;
+
+// The files `export-step` writes into its --out directory (app/export.h, ExportStepProblem).
+constexpr const char* kExportStepFiles[] = {
+    "A.mtx",  "M.mtx",     "J.mtx",          "v_star.txt",
+    "v0.txt", "guess.txt", "solution_v.txt", "bias.txt",
+    "R.txt",  "v_hat.txt", "gamma.txt",      "vc.txt",
+    "mu.txt", "phi0.txt",  "stiffness.txt",  "dissipation_time.txt",
+    "w.txt",  "beta.txt",  "problem.json",   "README.txt"};
 
 // CLI11 check: a finite number > 0.
 std::string CheckPositive(const std::string& text) {
@@ -126,7 +139,30 @@ int main(int argc, char** argv) {
   if (*view) return contactlab::RunViewer(view_options);
 #endif
 
-  if (*export_cmd) return contactlab::ExportStepFromRun(scene_path, export_step, export_dir);
+  if (*export_cmd) {
+    // The step range and the output files are checked here; ExportStepFromRun loads the scene
+    // again and runs it.
+    try {
+      if (export_step < 0 || export_step >= contactlab::kMaxRunSteps) {
+        throw SceneError("export-step: --step " + std::to_string(export_step) +
+                         ": out of range (valid range [0, " +
+                         std::to_string(contactlab::kMaxRunSteps - 1) + "])");
+      }
+      const contactlab::Scene scene = contactlab::LoadScene(scene_path);
+      std::vector<contactlab::CliFile> outputs;
+      for (const char* name : kExportStepFiles) {
+        outputs.push_back({"--out", (std::filesystem::path(export_dir) / name).string()});
+      }
+      contactlab::CheckOutputFiles(contactlab::SceneInputFiles(scene), outputs);
+    } catch (const SceneError& e) {
+      std::cerr << e.what() << std::endl;
+      return kExitSceneError;
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << std::endl;
+      return kExitFailure;
+    }
+    return contactlab::ExportStepFromRun(scene_path, export_step, export_dir);
+  }
 
   try {
     contactlab::Scene scene = contactlab::LoadScene(scene_path, overrides);
@@ -136,6 +172,18 @@ int main(int argc, char** argv) {
                 << std::endl;
       return 0;
     }
+    if (run_options.steps > contactlab::kMaxRunSteps) {
+      throw SceneError(scene_path + ": --steps " + std::to_string(run_options.steps) +
+                       ": out of range (valid range [1, " +
+                       std::to_string(contactlab::kMaxRunSteps) + "])");
+    }
+    if (run_options.steps == 0 && run_options.duration > 0) {
+      contactlab::RunSteps(scene, run_options.duration,
+                           "--duration " + duration->as<std::string>());
+    }
+    contactlab::CheckOutputFiles(
+        contactlab::SceneInputFiles(scene),
+        {{"--stats", run_options.stats_path}, {"--trajectory", run_options.trajectory_path}});
     const contactlab::RunSummary summary = contactlab::RunHeadless(scene, run_options, std::cout);
     if (summary.stopped_at_step >= 0) std::cerr << "run stopped: " << summary.stop_reason << '\n';
     return summary.ExitStatus();

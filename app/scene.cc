@@ -1,11 +1,16 @@
 #include "app/scene.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <Eigen/Cholesky>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -14,9 +19,12 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "app/mesh_loader.h"
+#include "app/scene_text.h"
 
 namespace contactlab {
 namespace {
@@ -81,12 +89,21 @@ class Reporter {
 
   const std::string& file() const { return file_; }
 
+  // Marks `node` and everything under it as coming from the override `text`. Iterative; the
+  // value's expanded size is bounded by kMaxOverrideNodes before this is called.
   void RegisterOverride(const YAML::Node& node, const std::string& text) {
-    override_nodes_.emplace_back(node, text);
-    if (node.IsMap()) {
-      for (auto it = node.begin(); it != node.end(); ++it) RegisterOverride(it->second, text);
-    } else if (node.IsSequence()) {
-      for (auto it = node.begin(); it != node.end(); ++it) RegisterOverride(*it, text);
+    const size_t index = override_texts_.size();
+    override_texts_.push_back(text);
+    std::vector<YAML::Node> stack{node};
+    while (!stack.empty()) {
+      const YAML::Node n = stack.back();
+      stack.pop_back();
+      override_nodes_.emplace_back(n, index);
+      if (n.IsMap()) {
+        for (auto it = n.begin(); it != n.end(); ++it) stack.push_back(it->second);
+      } else if (n.IsSequence()) {
+        for (auto it = n.begin(); it != n.end(); ++it) stack.push_back(*it);
+      }
     }
   }
 
@@ -100,8 +117,8 @@ class Reporter {
 
   std::string Location(const YAML::Node& node) const {
     if (node.IsDefined()) {
-      for (const auto& [n, text] : override_nodes_) {
-        if (n.is(node)) return file_ + ": --set " + text;
+      for (const auto& [n, index] : override_nodes_) {
+        if (n.is(node)) return file_ + ": --set " + override_texts_[index];
       }
       const YAML::Mark mark = node.Mark();
       if (!mark.is_null() && mark.line >= 0) return file_ + ":" + std::to_string(mark.line + 1);
@@ -119,7 +136,8 @@ class Reporter {
 
  private:
   std::string file_;
-  std::vector<std::pair<YAML::Node, std::string>> override_nodes_;
+  std::vector<std::string> override_texts_;                    // each --set KEY=VALUE
+  std::vector<std::pair<YAML::Node, size_t>> override_nodes_;  // node, index of its text
 };
 
 std::string Describe(const YAML::Node& node) {
@@ -367,13 +385,18 @@ std::vector<std::string> SplitPath(const std::string& key) {
 // Name of a sequence item for path lookup: its `name`, or the `name` inside a single-key map
 // item (generators: `- grid: {name: ...}`).
 std::string ItemName(const YAML::Node& item) {
-  if (!item.IsMap()) return "";
-  for (auto it = item.begin(); it != item.end(); ++it) {
-    if (it->first.IsScalar() && it->first.Scalar() == "name" && it->second.IsScalar()) {
-      return it->second.Scalar();
+  YAML::Node cur = item;
+  // One level of single-key wrapping is all a scene uses; the loop is bounded by the nesting.
+  for (int level = 0; level < 2 && cur.IsMap(); ++level) {
+    for (auto it = cur.begin(); it != cur.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == "name" && it->second.IsScalar()) {
+        return it->second.Scalar();
+      }
     }
+    if (cur.size() != 1) break;
+    const YAML::Node inner = cur.begin()->second;
+    cur.reset(inner);
   }
-  if (item.size() == 1) return ItemName(item.begin()->second);
   return "";
 }
 
@@ -401,6 +424,10 @@ void ApplyOverride(YAML::Node root, const std::string& text, Reporter* rep) {
   if (value_text.find_first_not_of(" \t") == std::string::npos) {
     throw SceneError(where + key + ": empty value");
   }
+  YamlTextFacts facts;
+  if (auto issue = ScanYamlText(value_text, &facts)) {
+    throw SceneError(where + key + ": cannot parse the value as YAML (" + issue->what + ")");
+  }
   YAML::Node value;
   try {
     value = YAML::Load(value_text);
@@ -408,11 +435,40 @@ void ApplyOverride(YAML::Node root, const std::string& text, Reporter* rep) {
     throw SceneError(where + key + ": cannot parse value '" + value_text + "' as YAML (" + e.msg +
                      ")");
   }
+  if (facts.aliases > 0 && ExpandedNodeCount(value, kMaxOverrideNodes) > kMaxOverrideNodes) {
+    throw SceneError(where + key + ": the value's aliases expand it to more than " +
+                     std::to_string(kMaxOverrideNodes) + " nodes (the limit for a --set value)");
+  }
   const std::vector<std::string> segments = SplitPath(key);
   for (const auto& s : segments) {
     if (s.empty()) throw SceneError(where + key + ": empty path segment");
   }
   if (!root.IsMap()) throw SceneError(where + key + ": the scene document is not a map");
+  if (segments.size() >= 2 && segments[0] == "materials" && segments[1] == "default") {
+    // The implicit default material has no item in the file: materials.default.KEY adds one
+    // ({name: default}, to the list or to a new list) for the path below to reach.
+    YAML::Node list;
+    bool has_list = false;
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == "materials") {
+        list.reset(it->second);
+        has_list = true;
+        break;
+      }
+    }
+    if (!has_list) {
+      YAML::Node created(YAML::NodeType::Sequence);
+      root["materials"] = created;
+      rep->RegisterOverride(created, text);
+      list.reset(created);
+    }
+    if (list.IsSequence() && FindItem(list, "default") < 0) {
+      YAML::Node item(YAML::NodeType::Map);
+      item["name"] = "default";
+      list.push_back(item);
+      rep->RegisterOverride(item, text);
+    }
+  }
 
   YAML::Node cur;
   cur.reset(root);
@@ -567,9 +623,28 @@ class JitterRng {
   std::mt19937_64 engine_;
 };
 
+// Why a run of `duration` seconds at time step `dt` is refused ("" when it is fine): it must be
+// at least one step and at most kMaxRunSteps steps (steps = round(duration / dt)).
+std::string RunLengthProblem(double duration, double dt) {
+  const std::string range = "valid range [" + FormatNumber(dt) + ", " +
+                            FormatNumber(dt * kMaxRunSteps) + "] s: one to " +
+                            std::to_string(kMaxRunSteps) + " steps";
+  if (!std::isfinite(duration) || !(duration > 0)) return "not a positive number (" + range + ")";
+  const double steps = duration / dt;
+  // A relative slack of 1e-9 keeps a duration of exactly one step (up to rounding) valid.
+  if (!(steps >= 1 - 1e-9)) return "shorter than one time step (" + range + ")";
+  if (!(std::round(steps) <= kMaxRunSteps)) {
+    return "that is " +
+           (std::isfinite(steps) ? FormatNumber(std::round(steps))
+                                 : "more than " + std::to_string(kMaxRunSteps)) +
+           " steps (" + range + ")";
+  }
+  return "";
+}
+
 const std::vector<std::string> kTopKeys = {
-    "description",    "time_step", "duration",    "gravity",   "integrator",
-    "contact_margin", "solver",    "free_motion", "camera",    "materials",
+    "description",    "time_step", "duration",    "gravity",    "integrator",
+    "contact_margin", "solver",    "free_motion", "camera",     "materials",
     "pairs",          "templates", "bodies",      "generators", "loads"};
 const std::vector<std::string> kSolverKeys = {"type",
                                               "sigma",
@@ -700,6 +775,8 @@ class SceneBuilder {
     StepSettings& s = scene->settings;
     s.time_step = in_.Number(top, "time_step", LeftOpen(0, 1), s.time_step);
     scene->duration = in_.Number(top, "duration", LeftOpen(0, 1e6), scene->duration);
+    time_step_field_ = in_.Get(top, "time_step");
+    duration_field_ = in_.Get(top, "duration");
     s.gravity = in_.Vector(top, "gravity", s.gravity);
     if (auto f = in_.Get(top, "integrator")) {
       const std::string name =
@@ -896,6 +973,11 @@ class SceneBuilder {
         BodyItem item;
         item.name_field = in_.Require(def, "name", "a body name");
         item.name = in_.Name(item.name_field);
+        if (item.name == "world") {
+          in_.Fail(Field{item.name_field.node, Child(def.path, "name")},
+                   "'world' is reserved: `parent: world` names the world frame, so no body may "
+                   "be called world");
+        }
         // Names are unique, so the index identifies a duplicate in messages.
         item.name_field.path = body_index_.count(item.name)
                                    ? Child(list->path, std::to_string(i)) + ".name"
@@ -1031,6 +1113,7 @@ class SceneBuilder {
     if (kind == BodyKind::kPrescribed) ReadPrescribed(*prescribed_f, &body.motion);
     body.prescribed = kind == BodyKind::kPrescribed;
 
+    first_geom_ = model_->geoms.size();
     ReadGeoms(item, b, kind);
     if (kind == BodyKind::kDynamic) ReadMassProperties(item, b);
 
@@ -1174,7 +1257,9 @@ class SceneBuilder {
     double volume = 0;
     Vec3 first = Vec3::Zero();
     std::vector<std::pair<VolumeProperties, Pose>> parts;
-    for (const Geom& g : model_->geoms) {
+    // The body's geoms are the ones ReadGeoms just appended.
+    for (size_t gi = first_geom_; gi < model_->geoms.size(); ++gi) {
+      const Geom& g = model_->geoms[gi];
       if (g.body != b) continue;
       VolumeProperties vp = ShapeVolumeProperties(g.shape);
       if (vp.volume <= 0) continue;
@@ -1325,7 +1410,8 @@ class SceneBuilder {
       if (auto p = in_.Get(item, "point")) signals(*p, &ld.point);
       signals(in_.Require(item, "force", "[fx, fy, fz] in N, each a number or a signal"),
               &ld.force);
-      if (auto fr = in_.Get(item, "frame")) ld.force_in_body = in_.Choice(*fr, {"world", "body"}) == "body";
+      if (auto fr = in_.Get(item, "frame"))
+        ld.force_in_body = in_.Choice(*fr, {"world", "body"}) == "body";
       model_->loads.push_back(ld);
       load_fields_.push_back(body_f);
     }
@@ -1341,11 +1427,9 @@ class SceneBuilder {
     Joint j;
     j.name = item.name;
     if (auto n = in_.Get(jf, "name")) j.name = in_.Name(*n);
-    for (const Joint& other : model_->joints) {
-      if (other.name == j.name) {
-        in_.Fail(in_.Get(jf, "name") ? *in_.Get(jf, "name") : jf,
-                 "duplicate joint name '" + j.name + "'");
-      }
+    if (!joint_names_.insert(j.name).second) {
+      in_.Fail(in_.Get(jf, "name") ? *in_.Get(jf, "name") : jf,
+               "duplicate joint name '" + j.name + "'");
     }
     j.type = type == "free"        ? JointType::kFree
              : type == "revolute"  ? JointType::kRevolute
@@ -1386,7 +1470,8 @@ class SceneBuilder {
     }
     j.damping = in_.Number(jf, "damping", RightOpen(0, kInf), 0.0);
     if (auto f = in_.Get(jf, "limits")) {
-      std::vector<double> v = in_.Numbers(*f, 2, 2, Closed(-kInf, kInf));
+      // Finite: a joint without limits has no `limits` key.
+      std::vector<double> v = in_.Numbers(*f, 2, 2, Finite());
       if (!(v[0] < v[1])) in_.Fail(*f, "expected [lower, upper] with lower < upper");
       j.limited = true;
       j.lower = v[0];
@@ -1439,31 +1524,47 @@ class SceneBuilder {
     model_->joints.push_back(std::move(j));
   }
 
-  // World pose of body b with all joint coordinates at zero; fills joint frames.
-  Pose ZeroPose(int b, std::vector<int>* state) {
-    if ((*state)[b] == 2) return model_->bodies[b].pose0;
-    if ((*state)[b] == 1) {
-      const JointSpec& js = joint_specs_[b];
-      in_.Fail(*js.parent_field,
-               "the joint parents form a cycle through body '" + model_->bodies[b].name + "'");
-    }
-    (*state)[b] = 1;
-    Body& body_ref = model_->bodies[b];
-    Pose X_WB = pose_specs_[b].pose;
-    const JointSpec& js = joint_specs_[b];
-    if (js.present) {
-      Joint& j = model_->joints[body_ref.joint];
-      if (js.parent >= 0) {
+  // World poses of all bodies with every joint coordinate at zero; fills the joint frames.
+  // A body's pose needs its parent's, so each body's chain of unresolved ancestors is collected
+  // first (with an explicit stack: chains as long as the body list must not recurse), checked,
+  // then resolved from the top down. state: 0 unvisited, 1 on the chain being collected, 2 done.
+  void ResolvePoses() {
+    const int nb = static_cast<int>(model_->bodies.size());
+    std::vector<char> state(nb, 0);
+    std::vector<int> chain;
+    for (int start = 0; start < nb; ++start) {
+      chain.clear();
+      for (int b = start; b >= 0 && state[b] != 2;) {
+        if (state[b] == 1) {
+          in_.Fail(*joint_specs_[b].parent_field,
+                   "the joint parents form a cycle through body '" + model_->bodies[b].name + "'");
+        }
+        state[b] = 1;
+        chain.push_back(b);
+        const JointSpec& js = joint_specs_[b];
+        if (!js.present || js.parent < 0) break;
         if (kinds_[js.parent] == BodyKind::kPrescribed) {
           in_.Fail(*js.parent_field, "parent '" + model_->bodies[js.parent].name +
                                          "' is prescribed; joints to prescribed bodies are "
                                          "not supported");
         }
-        if (j.type == JointType::kFree) {
+        if (model_->joints[model_->bodies[b].joint].type == JointType::kFree) {
           in_.Fail(*js.parent_field, "a free joint can only connect a body to the world");
         }
+        b = js.parent;
       }
-      const Pose X_WP = js.parent >= 0 ? ZeroPose(js.parent, state) : Pose{};
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) ZeroPose(*it);
+      for (int b : chain) state[b] = 2;
+    }
+  }
+
+  // Pose of body b with its joint at zero, its parent's pose known; fills the joint's frames.
+  void ZeroPose(int b) {
+    Pose X_WB = pose_specs_[b].pose;
+    const JointSpec& js = joint_specs_[b];
+    if (js.present) {
+      Joint& j = model_->joints[model_->bodies[b].joint];
+      const Pose X_WP = js.parent >= 0 ? model_->bodies[js.parent].pose0 : Pose{};
       if (j.type != JointType::kFree) {
         if (js.has_parent_frame) {
           X_WB = X_WP * j.parent_from_joint * j.child_from_joint.Inverse();
@@ -1484,13 +1585,6 @@ class SceneBuilder {
     Body& body = model_->bodies[b];
     body.pose0 = X_WB;
     body.pose0.q.normalize();
-    (*state)[b] = 2;
-    return body.pose0;
-  }
-
-  void ResolvePoses() {
-    std::vector<int> state(model_->bodies.size(), 0);
-    for (size_t b = 0; b < model_->bodies.size(); ++b) ZeroPose(static_cast<int>(b), &state);
   }
 
   void Finalize(Scene* scene) {
@@ -1499,6 +1593,19 @@ class SceneBuilder {
       scene->settings.sap.Validate();
     } catch (const std::invalid_argument& e) {
       throw SceneError(rep_->file() + ": settings: " + e.what());
+    }
+    // The scene's own run length, checked like --duration (a run is 1 to kMaxRunSteps steps).
+    const double dt = scene->settings.time_step;
+    const std::string problem = RunLengthProblem(scene->duration, dt);
+    if (!problem.empty()) {
+      // The field to blame: an overridden time_step, else duration, else time_step.
+      const bool step_overridden = time_step_field_ && rep_->IsOverride(time_step_field_->node);
+      const std::optional<Field>& f =
+          duration_field_ && !step_overridden ? duration_field_ : time_step_field_;
+      const std::string what = "duration " + FormatNumber(scene->duration) + " s with time_step " +
+                               FormatNumber(dt) + " s: " + problem;
+      if (f) in_.Fail(*f, what);
+      throw SceneError(rep_->file() + ": duration: " + what);
     }
     // Loads are checked here, with their line: a body welded to the world has no dofs, which
     // is known only once the trees are built.
@@ -1539,13 +1646,16 @@ class SceneBuilder {
   std::map<std::string, int> material_index_;
   std::map<std::string, Field> templates_;
   std::vector<BodyItem> items_;
-  std::map<std::string, int> body_index_;
+  std::unordered_map<std::string, int> body_index_;
+  std::unordered_set<std::string> joint_names_;
+  size_t first_geom_ = 0;  // index of the first geom of the body being read
   std::vector<BodyKind> kinds_;
   std::vector<PoseSpec> pose_specs_;
   std::vector<JointSpec> joint_specs_;
   std::vector<Field> geom_fields_;
   std::vector<InitialCondition> initial_;
   std::vector<Field> load_fields_;  // each load's `body` field, for messages
+  std::optional<Field> time_step_field_, duration_field_;
 };
 
 }  // namespace
@@ -1553,12 +1663,29 @@ class SceneBuilder {
 Scene ParseScene(const std::string& yaml_text, const std::string& path_for_messages,
                  const SceneOptions& options) {
   Reporter rep(path_for_messages);
+  if (yaml_text.size() > kMaxSceneFileBytes) {
+    throw SceneError(path_for_messages + ": the scene text is " + std::to_string(yaml_text.size()) +
+                     " bytes; at most " + std::to_string(kMaxSceneFileBytes) +
+                     " (64 MiB) are read");
+  }
+  // Problems yaml-cpp would pass over or report without a line (docs/scene_format.md).
+  YamlTextFacts facts;
+  if (auto issue = ScanYamlText(yaml_text, &facts)) {
+    throw SceneError(path_for_messages + ":" + std::to_string(issue->line) +
+                     ": yaml: " + issue->what);
+  }
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
     const std::string line = e.mark.is_null() ? "" : ":" + std::to_string(e.mark.line + 1);
     throw SceneError(path_for_messages + line + ": yaml: syntax error: " + e.msg);
+  }
+  if (facts.aliases > 0 && ExpandedNodeCount(root, kMaxExpandedNodes) > kMaxExpandedNodes) {
+    throw SceneError(path_for_messages + ":" + std::to_string(facts.first_alias_line) +
+                     ": yaml: the document's aliases (*name, the first here) expand it to more "
+                     "than " +
+                     std::to_string(kMaxExpandedNodes) + " nodes");
   }
   for (const std::string& text : options.overrides) ApplyOverride(root, text, &rep);
   std::string base_dir = options.base_dir;
@@ -1574,11 +1701,62 @@ Scene ParseScene(const std::string& yaml_text, const std::string& path_for_messa
 }
 
 Scene LoadScene(const std::string& path, const SceneOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SceneError(path + ": cannot open the scene file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseScene(text.str(), path, options);
+  // Only a regular file is read, and at most kMaxSceneFileBytes of it: a FIFO would block the
+  // program and a device such as /dev/zero would never end. O_NONBLOCK keeps open() of a FIFO
+  // from waiting for a writer; the type is then checked on the open descriptor.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    throw SceneError(path + ": cannot open the scene file (" + std::strerror(errno) + ")");
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    throw SceneError(path + ": cannot read the scene file (" + std::strerror(errno) + ")");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    throw SceneError(path + ": the scene must be a regular file, this is " + kind);
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxSceneFileBytes) {
+    throw SceneError(path + ": the scene file is " + std::to_string(st.st_size) +
+                     " bytes; at most " + std::to_string(kMaxSceneFileBytes) +
+                     " (64 MiB) are read");
+  }
+  // Read to the end, but never past the bound (the file may grow while it is read).
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      throw SceneError(path + ": cannot read the scene file (" + std::strerror(errno) + ")");
+    }
+    if (got == 0) break;
+    text.append(buffer, static_cast<size_t>(got));
+    if (text.size() > kMaxSceneFileBytes) {
+      throw SceneError(path + ": the scene file is more than " +
+                       std::to_string(kMaxSceneFileBytes) + " bytes (64 MiB), the most read");
+    }
+  }
+  return ParseScene(text, path, options);
+}
+
+int RunSteps(const Scene& scene, double duration, const std::string& what) {
+  const double dt = scene.settings.time_step;
+  const std::string problem = RunLengthProblem(duration, dt);
+  if (!problem.empty()) {
+    throw SceneError(scene.path + ": " + what + ": " + problem + " (time_step " + FormatNumber(dt) +
+                     " s)");
+  }
+  return static_cast<int>(std::max(1.0, std::round(duration / dt)));
 }
 
 Scene LoadScene(const std::string& path, const std::vector<std::string>& overrides) {

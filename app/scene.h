@@ -53,12 +53,23 @@ struct SceneOptions {
   std::string base_dir;
 };
 
-// Reads and interprets the scene file at `path`. Throws SceneError.
+// Longest run of a scene in time steps (run, bench, export-step and the scene's own duration).
+constexpr int kMaxRunSteps = 100'000'000;
+
+// Reads and interprets the scene file at `path`: a regular file of at most 64 MiB
+// (kMaxSceneFileBytes in app/scene_text.h). Throws SceneError.
 Scene LoadScene(const std::string& path, const std::vector<std::string>& overrides = {});
 Scene LoadScene(const std::string& path, const SceneOptions& options);
 
 // Interprets scene text; `path_for_messages` names it in error messages. Throws SceneError.
+// With options.finalize, the scene's duration must be 1 to kMaxRunSteps time steps.
 Scene ParseScene(const std::string& yaml_text, const std::string& path_for_messages,
                  const SceneOptions& options = {});
+
+// Number of steps of a run of `duration` seconds of `scene`: round(duration / time_step). Throws
+// SceneError `PATH: WHAT: ...` with the valid range in seconds when `duration` is not finite, is
+// shorter than one time step or is more than kMaxRunSteps steps; `what` names the source, e.g.
+// "--duration 1e308".
+int RunSteps(const Scene& scene, double duration, const std::string& what);
 
 }  // namespace contactlab

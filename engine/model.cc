@@ -13,6 +13,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace contactlab {
 namespace {
@@ -303,17 +304,20 @@ void Model::Finalize() {
     if (!(o.values.friction >= 0)) Fail(what, "friction must be non-negative");
   }
 
-  // Unique non-empty names, so that Find* is unambiguous.
-  for (int i = 0; i < nb; ++i) {
-    if (bodies[i].name.empty()) continue;
-    for (int k = 0; k < i; ++k) {
-      if (bodies[k].name == bodies[i].name) Fail(BodyLabel(*this, i), "duplicate body name");
+  // Unique non-empty names, so that Find* is unambiguous (hash sets: linear in the counts).
+  {
+    std::unordered_set<std::string> names;
+    names.reserve(nb);
+    for (int i = 0; i < nb; ++i) {
+      if (!bodies[i].name.empty() && !names.insert(bodies[i].name).second) {
+        Fail(BodyLabel(*this, i), "duplicate body name");
+      }
     }
-  }
-  for (int i = 0; i < nj; ++i) {
-    if (joints[i].name.empty()) continue;
-    for (int k = 0; k < i; ++k) {
-      if (joints[k].name == joints[i].name) Fail(JointLabel(*this, i), "duplicate joint name");
+    names.clear();
+    for (int i = 0; i < nj; ++i) {
+      if (!joints[i].name.empty() && !names.insert(joints[i].name).second) {
+        Fail(JointLabel(*this, i), "duplicate joint name");
+      }
     }
   }
 
@@ -377,14 +381,23 @@ void Model::Finalize() {
   }
 
   // Cycles: follow parent links; with one inbound joint per body a cycle is a loop in that chain.
-  for (int b = 0; b < nb; ++b) {
-    int cur = b;
-    for (int steps = 0; cur >= 0 && inbound[cur] >= 0; ++steps) {
-      if (steps > nb) {
-        Fail(BodyLabel(*this, b),
-             "is part of a kinematic cycle (through " + JointLabel(*this, inbound[cur]) + ")");
+  // Each body is walked once (0 unvisited, 1 on the current walk, 2 known to reach the world),
+  // so the check is linear in the number of bodies however long the chains are.
+  {
+    std::vector<char> mark(nb, 0);
+    std::vector<int> walk;
+    for (int b = 0; b < nb; ++b) {
+      walk.clear();
+      for (int cur = b; cur >= 0 && mark[cur] != 2; cur = joints[inbound[cur]].parent) {
+        if (mark[cur] == 1) {
+          Fail(BodyLabel(*this, cur),
+               "is part of a kinematic cycle (through " + JointLabel(*this, inbound[cur]) + ")");
+        }
+        mark[cur] = 1;
+        walk.push_back(cur);
+        if (inbound[cur] < 0) break;
       }
-      cur = joints[inbound[cur]].parent;
+      for (int w : walk) mark[w] = 2;
     }
   }
 
@@ -534,8 +547,7 @@ void Model::Finalize() {
   // Loads: on a body with dofs, with well-formed signals (needs the trees built above).
   for (size_t i = 0; i < loads.size(); ++i) {
     const Load& ld = loads[i];
-    const std::string what =
-        "load " + (ld.name.empty() ? std::to_string(i) : "'" + ld.name + "'");
+    const std::string what = "load " + (ld.name.empty() ? std::to_string(i) : "'" + ld.name + "'");
     if (ld.body < 0 || ld.body >= nb) Fail(what, "body index out of range");
     if (bodies[ld.body].tree < 0) {
       Fail(what, BodyLabel(*this, ld.body) +
@@ -543,10 +555,12 @@ void Model::Finalize() {
     }
     for (int k = 0; k < 6; ++k) {
       const Signal& s = k < 3 ? ld.point[k] : ld.force[k - 3];
-      const std::string field = std::string(k < 3 ? "point" : "force") + "[" +
-                                std::to_string(k % 3) + "]";
-      if (!SignalIsValid(s)) Fail(what, field + " is not a valid signal (non-finite values, "
-                                            "unordered knots or a non-positive period)");
+      const std::string field =
+          std::string(k < 3 ? "point" : "force") + "[" + std::to_string(k % 3) + "]";
+      if (!SignalIsValid(s))
+        Fail(what, field +
+                       " is not a valid signal (non-finite values, "
+                       "unordered knots or a non-positive period)");
     }
   }
 }

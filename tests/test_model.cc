@@ -269,6 +269,45 @@ TEST(ModelTest, FinalizeErrorsNameTheOffendingItem) {
   EXPECT_EQ(FinalizeError(MixedModel()), "");
 }
 
+TEST(ModelTest, LongChainsAndCyclesAreCheckedInLinearTime) {
+  // A chain of 40 000 revolute links listed tip first (body k hangs from body k + 1): the cycle
+  // check used to walk every body's whole path to the world, n²/2 steps.
+  const int n = 40000;
+  Model m;
+  for (int k = 0; k < n; ++k) AddBody(&m, "link_" + std::to_string(k));
+  for (int k = 0; k < n; ++k) {
+    AddJoint(&m, "j_" + std::to_string(k), JointType::kRevolute, k + 1 < n ? k + 1 : -1, k);
+  }
+  Model chain = m;
+  chain.Finalize();
+  ASSERT_EQ(chain.trees.size(), 1u);
+  EXPECT_EQ(chain.trees[0].root_body, n - 1);
+  EXPECT_EQ(chain.trees[0].bodies.size(), static_cast<size_t>(n));
+  EXPECT_EQ(chain.nv, n);
+  EXPECT_EQ(chain.joints[0].q_start, n - 1) << "the tip is last in breadth-first order";
+  // Closing the chain into a cycle: refused, naming a body of the cycle.
+  m.joints[n - 1].parent = 0;
+  const std::string msg = FinalizeError(m);
+  EXPECT_TRUE(Contains(msg, "is part of a kinematic cycle")) << msg;
+  EXPECT_TRUE(Contains(msg, "body 'link_0' (index 0)")) << msg;
+}
+
+TEST(ModelTest, DuplicateNamesAmongManyAreFound) {
+  // Hash sets instead of pairwise comparison: the duplicate is still named by its later index.
+  Model m;
+  for (int k = 0; k < 50000; ++k) {
+    const int b = AddBody(&m, "b" + std::to_string(k));
+    AddJoint(&m, "j" + std::to_string(k), JointType::kFree, -1, b);
+  }
+  m.bodies[49999].name = "b123";
+  std::string msg = FinalizeError(m);
+  EXPECT_TRUE(Contains(msg, "body 'b123' (index 49999): duplicate body name")) << msg;
+  m.bodies[49999].name = "b49999";
+  m.joints[40000].name = "j7";
+  msg = FinalizeError(m);
+  EXPECT_TRUE(Contains(msg, "joint 'j7' (index 40000): duplicate joint name")) << msg;
+}
+
 TEST(ModelTest, FinalizeNormalizesAxes) {
   Model m;
   const int a = AddBody(&m, "a");

@@ -1,6 +1,7 @@
 // Scene loader: every class of bad input yields a SceneError naming file, line and field; good
 // input maps onto Model and StepSettings as documented in docs/scene_format.md.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -993,6 +994,347 @@ TEST(SceneFinalize, InitialConditions) {
       << "free-body pose0 copied by Finalize";
   EXPECT_DOUBLE_EQ(s.model.q_default[arm.q_start], 0.5);
   EXPECT_DOUBLE_EQ(s.model.v_default[arm.v_start], -2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text that yaml-cpp would read silently wrong, or that costs unbounded time, memory or stack:
+// refused with the file and line before yaml-cpp sees it.
+
+// The SceneError message of ParseScene with Model::Finalize, or "" (with a test failure).
+std::string FinalizeErrorOf(const std::string& text,
+                            const std::vector<std::string>& overrides = {}) {
+  SceneOptions o;
+  o.overrides = overrides;
+  try {
+    ParseScene(text, kFile, o);
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a SceneError";
+  return "";
+}
+
+TEST(SceneText, UnterminatedQuotedStringIsRefusedAtItsOpeningLine) {
+  // yaml-cpp reads the string to the end of the text: the scene would run with its defaults.
+  std::string msg = ErrorOf("time_step: 0.02\ndescription: \"a box\nduration: 3\n");
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:2: yaml: unterminated quoted string (the closing \" is "
+                  "missing)"))
+      << msg;
+  msg = ErrorOf("description: 'it''s a box\ntime_step: 0.02\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:1: yaml: unterminated quoted string (the closing ' is"))
+      << msg;
+  // Closed strings, escapes, quotes inside plain scalars and in comments are fine.
+  const Scene s = Parse(
+      "description: \"say \\\"hi\\\"\" # it's\nbodies:\n  - {name: \"it's\", static: true}\n  - "
+      "name: 'b''s'\n    static: true\n");
+  EXPECT_EQ(s.description, "say \"hi\"");
+  EXPECT_EQ(s.model.bodies.at(1).name, "b's");
+}
+
+TEST(SceneText, SecondDocumentIsRefused) {
+  // yaml-cpp returns the first document and drops the rest.
+  std::string msg = ErrorOf("time_step: 0.01\n---\ntime_step: 0.02\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: yaml: a second YAML document starts here")) << msg;
+  msg = ErrorOf("time_step: 0.01\n...\ntime_step: 0.02\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:3: yaml: content after the document end marker")) << msg;
+  // One document with its optional start and end markers is fine.
+  const Scene s = Parse("---\ntime_step: 0.02 # ---\n...\n# end\n");
+  EXPECT_DOUBLE_EQ(s.settings.time_step, 0.02);
+}
+
+TEST(SceneText, ControlBytesAndInvalidUtf8AreRefusedWithTheLine) {
+  std::string nul = "time_step: 0.01\nduration: 1";
+  nul += '\0';
+  nul += "\n";
+  std::string msg = ErrorOf(nul);
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: yaml: NUL byte")) << msg;
+  msg = ErrorOf("time_step: 0.01\nbodies:\n  - {name: \"a\x01\", static: true}\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:3: yaml: control character U+0001")) << msg;
+  // yaml-cpp passes invalid UTF-8 into names, which then break JSON output.
+  msg = ErrorOf("bodies:\n  - {name: \"box\xff\", static: true}\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: yaml: invalid UTF-8 (byte 0xFF")) << msg;
+  msg = ErrorOf("bodies:\n  - {name: \"\xc0\xaf\", static: true}\n");  // overlong '/'
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: yaml: invalid UTF-8")) << msg;
+  // Valid UTF-8 and a leading byte-order mark are read as written.
+  const Scene s = Parse(
+      "\xEF\xBB\xBFtime_step: 0.02\nbodies:\n  - {name: \"w\xC3\xBCrfel\", "
+      "static: true}\n");
+  EXPECT_DOUBLE_EQ(s.settings.time_step, 0.02);
+  EXPECT_EQ(s.model.bodies.at(0).name, "w\xC3\xBCrfel");
+}
+
+TEST(SceneText, TabIndentationIsRefused) {
+  const std::string msg = ErrorOf("solver:\n\tsigma: 0.1\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: yaml: tab in the indentation")) << msg;
+  // A tab after a value's indicator is ordinary white space.
+  EXPECT_DOUBLE_EQ(Parse("time_step:\t0.02\n").settings.time_step, 0.02);
+}
+
+TEST(SceneText, DeepNestingIsRefusedBeforeYamlCppRecurses) {
+  // yaml-cpp's recursive parser stops near 500 levels with the message "bad file"; the scan
+  // refuses at 64 levels with the line, for flow and block nesting and in --set values.
+  std::string msg = ErrorOf("time_step: 0.01\ngravity: " + std::string(100000, '[') + "\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: yaml: lists and maps nested deeper than 64 levels"))
+      << msg;
+  std::string braces;
+  for (int i = 0; i < 100000; ++i) braces += "{a: ";
+  msg = ErrorOf("camera: " + braces + "\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:1: yaml: lists and maps nested deeper than 64")) << msg;
+  std::string dashes;
+  for (int i = 0; i < 100000; ++i) dashes += "- ";
+  msg = ErrorOf("bodies:\n  " + dashes + "1\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: yaml: lists and maps nested deeper than 64")) << msg;
+  std::string block = "time_step: 0.01\n";
+  for (int i = 0; i < 1000; ++i) block += std::string(i, ' ') + "k:\n";
+  msg = ErrorOf(block);
+  EXPECT_TRUE(Has(msg, "yaml: lists and maps nested deeper than 64")) << msg;
+  msg = ErrorOf(kBase, {"solver.sigma=" + std::string(100000, '[')});
+  EXPECT_TRUE(Has(msg, "dir/test.yaml: --set solver.sigma=[[[")) << msg;
+  EXPECT_TRUE(Has(msg,
+                  "solver.sigma: cannot parse the value as YAML (lists and maps nested "
+                  "deeper than 64 levels)"))
+      << msg;
+}
+
+// Text of an alias bomb: level k is a list of ten aliases of level k - 1, so the last of
+// `levels` levels expands to 10^levels scalars.
+std::string AliasBomb(int levels, const std::string& indent) {
+  std::string s = indent + "- &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int k = 1; k < levels; ++k) {
+    const std::string a = "*l" + std::to_string(k - 1);
+    s += indent + "- &l" + std::to_string(k) + " [" + a;
+    for (int i = 1; i < 10; ++i) s += ", " + a;
+    s += "]\n";
+  }
+  return s;
+}
+
+TEST(SceneText, AliasBombsAreRefusedWithTheLineOfTheFirstAlias) {
+  // 10^9 nodes once expanded; yaml-cpp itself shares the aliased node, so the text reads fast.
+  std::string msg = ErrorOf("time_step: 0.01\nbomb:\n" + AliasBomb(9, "  "));
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:4: yaml: the document's aliases (*name, the first here) "
+                  "expand it to more than 10000000 nodes"))
+      << msg;
+  // In a --set value (3.4 GB before the check): at most 100000 nodes.
+  std::string value = "[&l0 [x, x, x, x, x, x, x, x, x, x]";
+  for (int k = 1; k < 9; ++k) {
+    const std::string a = "*l" + std::to_string(k - 1);
+    value += ", &l" + std::to_string(k) + " [" + a;
+    for (int i = 1; i < 10; ++i) value += ", " + a;
+    value += "]";
+  }
+  value += "]";
+  msg = ErrorOf(kBase, {"solver.sigma=" + value});
+  EXPECT_TRUE(Has(msg, "--set solver.sigma=")) << msg;
+  EXPECT_TRUE(Has(msg, "the value's aliases expand it to more than 100000 nodes")) << msg;
+  // Ordinary aliases are read as copies.
+  const Scene s = Parse(R"(bodies:
+  - {name: a, mass: 1, geoms: &ball [{shape: sphere, radius: 0.1}]}
+  - {name: b, mass: 1, position: [1, 0, 0], geoms: *ball}
+)");
+  ASSERT_EQ(s.model.geoms.size(), 2u);
+  EXPECT_EQ(s.model.geoms[1].body, 1);
+  EXPECT_DOUBLE_EQ(s.model.geoms[1].shape.radius, 0.1);
+}
+
+TEST(SceneText, NonFiniteAndHugeNumbersAreRefusedWhereAFiniteValueIsNeeded) {
+  std::string msg = ErrorOf("time_step: .nan\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:1: time_step: expected a number, got nan")) << msg;
+  msg = ErrorOf("gravity: [0, 0, -.inf]\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:1: gravity.2: value -inf is out of range")) << msg;
+  msg = ErrorOf(R"(bodies:
+  - name: arm
+    mass: 1
+    inertia: [1, 1, 1]
+    joint: {type: revolute, limits: [-.inf, 1]}
+)");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:5: bodies.arm.joint.limits.0: value -inf is out of range"))
+      << msg;
+  msg = ErrorOf(R"(templates: [{name: t, static: true}]
+generators:
+  - grid: {name: g, templates: [t], count: [123456789012345678901234567890, 1, 1], spacing: [1, 1, 1]}
+)");
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:3: generators.0.grid.count.0: value 1.23456789e+29 is out "
+                  "of range (valid range [1, 100000])"))
+      << msg;
+  msg = ErrorOf("solver: {max_iterations: 1e300}\n");
+  EXPECT_TRUE(Has(msg, "solver.max_iterations: value 1e+300 is out of range")) << msg;
+  msg = ErrorOf("time_step: 0." + std::string(100000, '0') + "1\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:1: time_step:")) << msg;
+}
+
+TEST(SceneNames, WorldIsAReservedBodyName) {
+  // `parent: world` means the world frame, so a body called world could never be a parent.
+  const std::string msg = ErrorOf(R"(bodies:
+  - {name: base, static: true}
+  - {name: world, mass: 1, inertia: [1, 1, 1]}
+)");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:3: bodies.world.name: 'world' is reserved")) << msg;
+}
+
+TEST(SceneOverrides, DefaultMaterialIsReachableWithoutAnItem) {
+  // No materials list: materials.default.KEY adds {name: default} for the override to set.
+  Scene s = Parse("bodies:\n  - {name: g, static: true, geoms: [{shape: half_space}]}\n",
+                  {"materials.default.friction=0.3"});
+  ASSERT_EQ(s.model.materials.size(), 1u);
+  EXPECT_DOUBLE_EQ(s.model.materials[0].friction, 0.3);
+  EXPECT_DOUBLE_EQ(s.model.materials[0].stiffness, Material{}.stiffness) << "others unchanged";
+  // A list without a default item: the default material still changes, the others do not.
+  s = Parse(kBase, {"materials.default.stiffness=2e7"});
+  ASSERT_EQ(s.model.materials.size(), 3u);
+  EXPECT_DOUBLE_EQ(s.model.materials[0].stiffness, 2e7);
+  EXPECT_DOUBLE_EQ(s.model.materials[1].stiffness, 1e8);
+  // Values are checked as in the file, and named as overrides.
+  const std::string msg = ErrorOf(kBase, {"materials.default.friction=-1"});
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml: --set materials.default.friction=-1: "
+                  "materials.default.friction: value -1 is out of range"))
+      << msg;
+}
+
+TEST(SceneRunLength, DurationMustBeOneToMaxSteps) {
+  // The scene's own duration, and a --set of it or of time_step, give 1 to 10^8 steps.
+  std::string msg = FinalizeErrorOf("time_step: 0.01\nduration: 0.001\n");
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:2: duration: duration 0.001 s with time_step 0.01 s: "
+                  "shorter than one time step (valid range [0.01, 1000000] s"))
+      << msg;
+  msg = FinalizeErrorOf("time_step: 1e-6\nduration: 1e6\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: duration:")) << msg;
+  EXPECT_TRUE(Has(msg,
+                  "that is 1e+12 steps (valid range [1e-06, 100] s: one to 100000000 "
+                  "steps)"))
+      << msg;
+  msg = FinalizeErrorOf("time_step: 0.01\n", {"time_step=1e-300"});
+  EXPECT_TRUE(Has(msg, "dir/test.yaml: --set time_step=1e-300: time_step:")) << msg;
+  // A duration of exactly one step, and RunSteps for the command line.
+  SceneOptions o;
+  const Scene s = ParseScene("time_step: 0.01\nduration: 0.01\n", kFile, o);
+  EXPECT_EQ(RunSteps(s, 0.01, "--duration 0.01"), 1);
+  EXPECT_EQ(RunSteps(s, 2.004, "--duration 2.004"), 200);
+  for (double bad : {1e308, 1e-300, std::nan(""), HUGE_VAL, -1.0}) {
+    try {
+      RunSteps(s, bad, "--duration X");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const SceneError& e) {
+      EXPECT_TRUE(Has(e.what(), "dir/test.yaml: --duration X: ")) << e.what();
+      EXPECT_TRUE(Has(e.what(), "valid range [0.01, 1000000] s: one to 100000000 steps"))
+          << e.what();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scale: no recursion proportional to the input, and linear-time checks.
+
+// A chain of n revolute links listed tip first: link_k hangs from link_{k+1}, the last from the
+// world; with `cycle` the last hangs from link_0 instead.
+std::string Chain(int n, bool cycle) {
+  std::string s = "time_step: 0.01\nbodies:\n";
+  for (int k = 0; k < n; ++k) {
+    const std::string parent =
+        k + 1 < n ? "link_" + std::to_string(k + 1) : (cycle ? "link_0" : "world");
+    s += "  - {name: link_" + std::to_string(k) +
+         ", mass: 1, inertia: [1, 1, 1], position: [0, 0, " + std::to_string(-0.01 * k) +
+         "], joint: {type: revolute, parent: " + parent + "}}\n";
+  }
+  return s;
+}
+
+TEST(SceneScale, LongChainListedTipFirstIsBuiltWithoutRecursion) {
+  // 25 000 links: the recursive pose pass overflowed the stack here.
+  SceneOptions o;
+  const Scene s = ParseScene(Chain(25000, false), kFile, o);
+  ASSERT_EQ(s.model.bodies.size(), 25000u);
+  ASSERT_EQ(s.model.trees.size(), 1u) << "one chain from the world";
+  EXPECT_EQ(s.model.trees[0].root_body, 24999);
+  EXPECT_EQ(s.model.nv, 25000);
+  // Each joint frame places the child at its given position relative to its parent (0.01 m up).
+  const Joint& j = s.model.joints.at(0);
+  EXPECT_EQ(j.parent, 1);
+  EXPECT_NEAR(j.parent_from_joint.p.z(), 0.01, 1e-12);
+}
+
+TEST(SceneScale, LongCycleIsRefusedWithItsLine) {
+  // 40 000 links in a cycle: refused at the first body's parent, line 3.
+  const std::string msg = ErrorOf(Chain(40000, true));
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:3: bodies.link_0.joint.parent: the joint parents form a "
+                  "cycle through body 'link_0'"))
+      << msg;
+}
+
+TEST(SceneScale, HundredThousandGeneratedBodiesValidate) {
+  // Duplicate-name checks and per-body geom lookups were quadratic (32 s); no timing is asserted,
+  // this checks the result of the linear-time path.
+  SceneOptions o;
+  const Scene s = ParseScene(R"(templates:
+  - {name: ball, mass: 0.1, geoms: [{shape: sphere, radius: 0.05}]}
+generators:
+  - grid: {name: g, templates: [ball], count: [100, 100, 10], spacing: [0.2, 0.2, 0.2]}
+)",
+                             kFile, o);
+  ASSERT_EQ(s.model.bodies.size(), 100000u);
+  ASSERT_EQ(s.model.geoms.size(), 100000u);
+  EXPECT_EQ(s.model.trees.size(), 100000u);
+  // Mass properties came from each body's own geom: a solid sphere, I = 2/5 m r².
+  EXPECT_NEAR(s.model.bodies[99999].inertia(0, 0), 0.4 * 0.1 * 0.05 * 0.05, 1e-15);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files: only regular files of at most 64 MiB are read.
+
+class SceneFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("contactlab_scene_files_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string LoadError(const std::string& path) {
+    try {
+      LoadScene(path);
+    } catch (const SceneError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "expected a SceneError for " << path;
+    return "";
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(SceneFiles, FifoIsRefusedWithoutWaitingForAWriter) {
+  const std::string fifo = (dir_ / "scene.yaml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string msg = LoadError(fifo);
+  EXPECT_TRUE(Has(msg, fifo + ": the scene must be a regular file, this is a FIFO")) << msg;
+}
+
+TEST_F(SceneFiles, DevicesAndDirectoriesAreRefused) {
+  std::string msg = LoadError("/dev/zero");
+  EXPECT_TRUE(Has(msg, "/dev/zero: the scene must be a regular file, this is a character device"))
+      << msg;
+  msg = LoadError(dir_.string());
+  EXPECT_TRUE(Has(msg, "this is a directory")) << msg;
+}
+
+TEST_F(SceneFiles, FilesOverTheBoundAreRefusedUnread) {
+  const std::string big = (dir_ / "big.yaml").string();
+  std::ofstream(big).put('\n');
+  std::filesystem::resize_file(big, (size_t{64} << 20) + 1);  // sparse: nothing is written
+  const std::string msg = LoadError(big);
+  EXPECT_TRUE(Has(msg, big + ": the scene file is 67108865 bytes; at most 67108864 (64 MiB)"))
+      << msg;
+}
+
+TEST_F(SceneFiles, RegularFileIsRead) {
+  const std::string path = (dir_ / "ok.yaml").string();
+  std::ofstream(path) << "time_step: 0.02\n";
+  EXPECT_DOUBLE_EQ(LoadScene(path).settings.time_step, 0.02);
 }
 
 }  // namespace
