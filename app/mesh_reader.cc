@@ -1269,10 +1269,14 @@ TriangleSoup ReadMeshIsolated(const std::string& path, const MeshLimits& limits)
   TriangleSoup soup;
   soup.vertices.resize(h.vertices);
   soup.triangles.resize(h.indices);
-  std::memcpy(static_cast<void*>(soup.vertices.data()), data.data() + sizeof h,
-              h.vertices * sizeof(Vec3));
-  std::memcpy(soup.triangles.data(), data.data() + sizeof h + h.vertices * sizeof(Vec3),
-              h.indices * sizeof(int));
+  if (h.vertices > 0) {
+    std::memcpy(static_cast<void*>(soup.vertices.data()), data.data() + sizeof h,
+                h.vertices * sizeof(Vec3));
+  }
+  if (h.indices > 0) {
+    std::memcpy(soup.triangles.data(), data.data() + sizeof h + h.vertices * sizeof(Vec3),
+                h.indices * sizeof(int));
+  }
   CheckTriangleSoup(soup, path, limits);
   return soup;
 }
