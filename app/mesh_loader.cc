@@ -1,7 +1,6 @@
 #include "app/mesh_loader.h"
 
 #include <Eigen/Eigenvalues>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -160,10 +159,9 @@ class SoupCache {
     size_t total = 0;
     for (const Entry& e : entries_) total += e.soup->vertices.size();
     while (entries_.size() > 1 && (entries_.size() > kMaxEntries || total > kMaxVertices)) {
-      auto oldest = std::min_element(entries_.begin(), entries_.end(),
-                                     [](const Entry& a, const Entry& b) {
-                                       return a.last_use < b.last_use;
-                                     });
+      auto oldest =
+          std::min_element(entries_.begin(), entries_.end(),
+                           [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; });
       total -= oldest->soup->vertices.size();
       entries_.erase(oldest);
     }
@@ -213,9 +211,8 @@ void ClearMeshCache() { Cache().Clear(); }
 std::shared_ptr<const TriangleSoup> ReadMeshCached(const std::string& path,
                                                    const MeshLimits& limits) {
   if (auto soup = Cache().Get(path, limits)) return soup;
-  auto soup = std::make_shared<const TriangleSoup>(limits.isolate
-                                                       ? ReadMeshIsolated(path, limits)
-                                                       : ReadMeshInProcessFromFile(path, limits));
+  auto soup = std::make_shared<const TriangleSoup>(
+      limits.isolate ? ReadMeshIsolated(path, limits) : ReadMeshInProcessFromFile(path, limits));
   Cache().Put(path, limits, soup);
   return soup;
 }

@@ -136,9 +136,7 @@ double Coordinate(std::string_view tok, const std::string& where, const std::str
   return x;
 }
 
-std::string At(const std::string& name, uint64_t line) {
-  return name + ":" + std::to_string(line);
-}
+std::string At(const std::string& name, uint64_t line) { return name + ":" + std::to_string(line); }
 
 // ---- OBJ ----
 
@@ -208,9 +206,9 @@ void CheckObj(std::string_view bytes, const std::string& name, const MeshLimits&
           if (p > 0 && parts[p].empty()) continue;
           long long idx = 0;
           if (!ParseInt(parts[p], &idx) || idx == 0) {
-            Fail(MeshErrorKind::kMalformed,
-                 At(name, ln) + ": " + std::string(kw) + ": " + what[p] + " index " +
-                     Quote(parts[p]) + " is not a nonzero integer");
+            Fail(MeshErrorKind::kMalformed, At(name, ln) + ": " + std::string(kw) + ": " + what[p] +
+                                                " index " + Quote(parts[p]) +
+                                                " is not a nonzero integer");
           }
           if (idx < 0) {
             // Relative to the records read so far: -1 is the last one.
@@ -242,9 +240,9 @@ void CheckObj(std::string_view bytes, const std::string& name, const MeshLimits&
   const char* what[3] = {"vertex", "texture coordinate", "normal"};
   for (int p = 0; p < 3; ++p) {
     if (refs[p] > counts[p]) {
-      Fail(MeshErrorKind::kMalformed, At(name, lines[p]) + ": " + what[p] + " index " +
-                                          std::to_string(refs[p]) + " is out of range (the file has " +
-                                          std::to_string(counts[p]) + ")");
+      Fail(MeshErrorKind::kMalformed,
+           At(name, lines[p]) + ": " + what[p] + " index " + std::to_string(refs[p]) +
+               " is out of range (the file has " + std::to_string(counts[p]) + ")");
     }
   }
 }
@@ -274,8 +272,8 @@ bool LooksLikeText(std::string_view bytes) {
 void CheckStl(std::string_view bytes, const std::string& name, const MeshLimits& limits) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   size_t first = bytes.find_first_not_of(" \t\r\n");
-  const bool says_solid = first != std::string_view::npos &&
-                          Lower(bytes.substr(first, 5)) == "solid";
+  const bool says_solid =
+      first != std::string_view::npos && Lower(bytes.substr(first, 5)) == "solid";
   const bool binary_size_matches =
       bytes.size() >= 84 && 84 + 50 * uint64_t(Le32(u + 80)) == bytes.size();
   if (says_solid && !binary_size_matches && LooksLikeText(bytes)) {
@@ -287,8 +285,8 @@ void CheckStl(std::string_view bytes, const std::string& name, const MeshLimits&
       std::string kw = Lower(tok[0]);
       if (kw == "vertex") {
         if (tok.size() != 4) {
-          Fail(MeshErrorKind::kMalformed, At(name, ln) + ": vertex: " +
-                                              std::to_string(tok.size() - 1) +
+          Fail(MeshErrorKind::kMalformed, At(name, ln) +
+                                              ": vertex: " + std::to_string(tok.size() - 1) +
                                               " values (expected x y z)");
         }
         for (int k = 1; k <= 3; ++k) Coordinate(tok[k], At(name, ln), "vertex", limits);
@@ -313,20 +311,20 @@ void CheckStl(std::string_view bytes, const std::string& name, const MeshLimits&
                                     std::to_string(limits.max_triangles));
   }
   if (84 + 50 * n != bytes.size()) {
-    Fail(MeshErrorKind::kMalformed,
-         name + ": binary STL header declares " + std::to_string(n) + " triangles (84 + 50 * " +
-             std::to_string(n) + " = " + std::to_string(84 + 50 * n) + " bytes) but the file has " +
-             std::to_string(bytes.size()) + " bytes");
+    Fail(MeshErrorKind::kMalformed, name + ": binary STL header declares " + std::to_string(n) +
+                                        " triangles (84 + 50 * " + std::to_string(n) + " = " +
+                                        std::to_string(84 + 50 * n) + " bytes) but the file has " +
+                                        std::to_string(bytes.size()) + " bytes");
   }
   for (uint64_t t = 0; t < n; ++t) {
     const unsigned char* rec = u + 84 + 50 * t;
     for (int k = 0; k < 9; ++k) {
       float x = LeFloat(rec + 12 + 4 * k);
       if (!std::isfinite(x) || std::abs(x) > limits.max_coordinate) {
-        Fail(MeshErrorKind::kBadNumber,
-             name + ": triangle " + std::to_string(t) + " vertex " + std::to_string(k / 3) +
-                 ": coordinate " + Num(x) + " is not a finite number within ±" +
-                 Num(limits.max_coordinate));
+        Fail(MeshErrorKind::kBadNumber, name + ": triangle " + std::to_string(t) + " vertex " +
+                                            std::to_string(k / 3) + ": coordinate " + Num(x) +
+                                            " is not a finite number within ±" +
+                                            Num(limits.max_coordinate));
       }
     }
   }
@@ -336,10 +334,10 @@ void CheckStl(std::string_view bytes, const std::string& name, const MeshLimits&
 
 struct PlyProperty {
   bool list = false;
-  int size = 0;         // bytes of a value (binary)
+  int size = 0;  // bytes of a value (binary)
   bool integer = false;
   bool is_signed = false;
-  int count_size = 0;   // list length type
+  int count_size = 0;  // list length type
   std::string name;
 };
 
@@ -409,11 +407,16 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
       return;
     }
     if (tok[0] == "format") {
-      if (tok.size() != 3) Fail(MeshErrorKind::kMalformed, At(name, ln) + ": format: expected 2 values");
-      if (tok[1] == "ascii") format = kAscii;
-      else if (tok[1] == "binary_little_endian") format = kLittle;
-      else if (tok[1] == "binary_big_endian") format = kBig;
-      else Fail(MeshErrorKind::kMalformed, At(name, ln) + ": format: unknown " + Quote(tok[1]));
+      if (tok.size() != 3)
+        Fail(MeshErrorKind::kMalformed, At(name, ln) + ": format: expected 2 values");
+      if (tok[1] == "ascii")
+        format = kAscii;
+      else if (tok[1] == "binary_little_endian")
+        format = kLittle;
+      else if (tok[1] == "binary_big_endian")
+        format = kBig;
+      else
+        Fail(MeshErrorKind::kMalformed, At(name, ln) + ": format: unknown " + Quote(tok[1]));
       have_format = true;
     } else if (tok[0] == "element") {
       long long count = -1;
@@ -454,9 +457,10 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
       }
       if (!ok) {
         Fail(MeshErrorKind::kMalformed,
-             At(name, ln) + ": property: expected 'TYPE NAME' or 'list COUNT_TYPE TYPE NAME' "
-                            "with PLY types (char, uchar, short, ushort, int, uint, float, "
-                            "double)");
+             At(name, ln) +
+                 ": property: expected 'TYPE NAME' or 'list COUNT_TYPE TYPE NAME' "
+                 "with PLY types (char, uchar, short, ushort, int, uint, float, "
+                 "double)");
       }
       elements.back().props.push_back(std::move(p));
     } else {
@@ -481,9 +485,9 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
   auto next_line = [&](const PlyElement& e, uint64_t r) {
     while (true) {
       if (line_pos >= body.size()) {
-        Fail(MeshErrorKind::kMalformed,
-             name + ": PLY file ends after " + std::to_string(r) + " of the " +
-                 std::to_string(e.count) + " " + e.name + " records its header declares");
+        Fail(MeshErrorKind::kMalformed, name + ": PLY file ends after " + std::to_string(r) +
+                                            " of the " + std::to_string(e.count) + " " + e.name +
+                                            " records its header declares");
       }
       size_t eol = body.find('\n', line_pos);
       if (eol == std::string_view::npos) eol = body.size();
@@ -506,17 +510,16 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
       double x;
       std::string why = ParseDouble(*text, &x);
       if (!why.empty()) {
-        Fail(MeshErrorKind::kBadNumber,
-             At(name, line_no) + ": " + e.name + " record " + std::to_string(r) + ": " +
-                 Quote(*text) + " " + why);
+        Fail(MeshErrorKind::kBadNumber, At(name, line_no) + ": " + e.name + " record " +
+                                            std::to_string(r) + ": " + Quote(*text) + " " + why);
       }
       return x;
     }
     if (offset + size > body.size()) {
-      Fail(MeshErrorKind::kMalformed,
-           name + ": PLY file ends inside " + e.name + " record " + std::to_string(r) +
-               " of the " + std::to_string(e.count) + " its header declares (" +
-               std::to_string(body.size()) + " bytes after the header)");
+      Fail(MeshErrorKind::kMalformed, name + ": PLY file ends inside " + e.name + " record " +
+                                          std::to_string(r) + " of the " + std::to_string(e.count) +
+                                          " its header declares (" + std::to_string(body.size()) +
+                                          " bytes after the header)");
     }
     unsigned char b[8];
     for (int k = 0; k < size; ++k) b[k] = u[offset + (format == kLittle ? k : size - 1 - k)];
@@ -579,10 +582,10 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
           double x = value(e, r, p.size, p.integer, p.is_signed, &text);
           if (indices && !(x >= 0 && x < static_cast<double>(vertex_count) && x == std::floor(x))) {
             std::string where = format == kAscii ? At(name, line_no) : name;
-            Fail(MeshErrorKind::kMalformed,
-                 where + ": face " + std::to_string(r) + ": vertex index " + Num(x) +
-                     " is out of range (the header declares " + std::to_string(vertex_count) +
-                     " vertices)");
+            Fail(MeshErrorKind::kMalformed, where + ": face " + std::to_string(r) +
+                                                ": vertex index " + Num(x) +
+                                                " is out of range (the header declares " +
+                                                std::to_string(vertex_count) + " vertices)");
           }
         }
       }
@@ -654,13 +657,15 @@ class GltfScan : public nlohmann::json_sax<nlohmann::json> {
   const std::string& error() const { return error_; }
   MeshErrorKind kind() const { return kind_; }
   uint64_t node_count() const { return node_count_; }
-  const std::vector<std::pair<uint64_t, uint64_t>>& edges() const { return edges_; }  // (parent, child)
+  const std::vector<std::pair<uint64_t, uint64_t>>& edges() const {
+    return edges_;
+  }  // (parent, child)
 
  private:
   struct Frame {
     bool object = false;
-    std::string key;       // object: current key
-    uint64_t next = 0;     // array: index of the next element
+    std::string key;    // object: current key
+    uint64_t next = 0;  // array: index of the next element
   };
 
   // Position of the value about to be read: the key (in an object) or the index (in an array).
@@ -680,13 +685,20 @@ class GltfScan : public nlohmann::json_sax<nlohmann::json> {
   bool Value(bool index, uint64_t v) {
     uint64_t i;
     if (InIndexList("nodes", "children", &i)) {
-      if (!index) return Error(MeshErrorKind::kMalformed, "nodes[" + std::to_string(i) + "].children holds a value that is not a node index");
+      if (!index)
+        return Error(
+            MeshErrorKind::kMalformed,
+            "nodes[" + std::to_string(i) + "].children holds a value that is not a node index");
       edges_.emplace_back(i, v);
       if (edges_.size() > max_nodes_) {
-        return Error(MeshErrorKind::kLimit, "more than " + std::to_string(max_nodes_) + " child links (the node limit)");
+        return Error(MeshErrorKind::kLimit,
+                     "more than " + std::to_string(max_nodes_) + " child links (the node limit)");
       }
     } else if (InIndexList("scenes", "nodes", &i)) {
-      if (!index) return Error(MeshErrorKind::kMalformed, "scenes[" + std::to_string(i) + "].nodes holds a value that is not a node index");
+      if (!index)
+        return Error(
+            MeshErrorKind::kMalformed,
+            "scenes[" + std::to_string(i) + "].nodes holds a value that is not a node index");
     }
     Advance();
     return true;
@@ -703,8 +715,7 @@ class GltfScan : public nlohmann::json_sax<nlohmann::json> {
     }
     Advance();
     if (static_cast<int>(stack_.size()) >= max_depth_) {
-      return Error(MeshErrorKind::kLimit, "JSON nesting deeper than " +
-                                              std::to_string(max_depth_) +
+      return Error(MeshErrorKind::kLimit, "JSON nesting deeper than " + std::to_string(max_depth_) +
                                               " levels (the nesting limit)");
     }
     stack_.push_back(Frame{object, "", 0});
@@ -778,9 +789,9 @@ void CheckGltfJson(std::string_view json, const std::string& name, const MeshLim
     level.swap(next);
   }
   if (reached != n) {
-    Fail(MeshErrorKind::kMalformed,
-         name + ": glTF: the node hierarchy has a cycle (" + std::to_string(n - reached) +
-             " nodes are not reachable from a root)");
+    Fail(MeshErrorKind::kMalformed, name + ": glTF: the node hierarchy has a cycle (" +
+                                        std::to_string(n - reached) +
+                                        " nodes are not reachable from a root)");
   }
 }
 
@@ -802,9 +813,8 @@ void CheckGlb(std::string_view bytes, const std::string& name, const MeshLimits&
   uint64_t pos = 20 + json_len;
   while (pos < bytes.size()) {
     if (pos + 8 > bytes.size() || pos + 8 + Le32(u + pos) > bytes.size()) {
-      Fail(MeshErrorKind::kMalformed,
-           name + ": binary glTF: a chunk at byte " + std::to_string(pos) +
-               " runs past the end of the file");
+      Fail(MeshErrorKind::kMalformed, name + ": binary glTF: a chunk at byte " +
+                                          std::to_string(pos) + " runs past the end of the file");
     }
     pos += 8 + Le32(u + pos);
   }
@@ -846,10 +856,11 @@ TriangleSoup ExtractTriangles(const aiScene* scene, const std::string& name,
     Item item = stack.back();
     stack.pop_back();
     const aiNode* node = item.node;
-    if (node == nullptr) Fail(MeshErrorKind::kMalformed, name + ": the node hierarchy has a null node");
+    if (node == nullptr)
+      Fail(MeshErrorKind::kMalformed, name + ": the node hierarchy has a null node");
     if (++visited > limits.max_nodes) {
-      Fail(MeshErrorKind::kLimit, name + ": more than " + std::to_string(limits.max_nodes) +
-                                      " nodes (the node limit)");
+      Fail(MeshErrorKind::kLimit,
+           name + ": more than " + std::to_string(limits.max_nodes) + " nodes (the node limit)");
     }
     if (item.depth > limits.max_node_depth) {
       Fail(MeshErrorKind::kLimit, name + ": node hierarchy deeper than " +
@@ -858,12 +869,12 @@ TriangleSoup ExtractTriangles(const aiScene* scene, const std::string& name,
     }
     const aiMatrix4x4 m = item.parent * node->mTransformation;
     if (!FiniteMatrix(m)) {
-      Fail(MeshErrorKind::kBadNumber, name + ": node '" + node->mName.C_Str() +
-                                          "' has a transform that is not finite");
+      Fail(MeshErrorKind::kBadNumber,
+           name + ": node '" + node->mName.C_Str() + "' has a transform that is not finite");
     }
     if (node->mNumMeshes > 0 && node->mMeshes == nullptr) {
-      Fail(MeshErrorKind::kMalformed, name + ": node '" + node->mName.C_Str() +
-                                          "' lists meshes without indices");
+      Fail(MeshErrorKind::kMalformed,
+           name + ": node '" + node->mName.C_Str() + "' lists meshes without indices");
     }
     for (unsigned k = 0; k < node->mNumMeshes; ++k) {
       const unsigned mi = node->mMeshes[k];
@@ -879,8 +890,7 @@ TriangleSoup ExtractTriangles(const aiScene* scene, const std::string& name,
                                             " declares vertices or faces it does not hold");
       }
       if (soup.vertices.size() + mesh->mNumVertices > limits.max_vertices) {
-        Fail(MeshErrorKind::kLimit, name + ": more than " +
-                                        std::to_string(limits.max_vertices) +
+        Fail(MeshErrorKind::kLimit, name + ": more than " + std::to_string(limits.max_vertices) +
                                         " vertices (the vertex limit)");
       }
       const size_t base = soup.vertices.size();
@@ -903,24 +913,23 @@ TriangleSoup ExtractTriangles(const aiScene* scene, const std::string& name,
                                               std::to_string(f) + " has no indices");
         }
         if (soup.triangles.size() / 3 + 1 > limits.max_triangles) {
-          Fail(MeshErrorKind::kLimit, name + ": more than " +
-                                          std::to_string(limits.max_triangles) +
+          Fail(MeshErrorKind::kLimit, name + ": more than " + std::to_string(limits.max_triangles) +
                                           " triangles (the triangle limit)");
         }
         for (int j = 0; j < 3; ++j) {
           if (face.mIndices[j] >= mesh->mNumVertices) {
             Fail(MeshErrorKind::kMalformed,
                  name + ": mesh " + std::to_string(mi) + " face " + std::to_string(f) +
-                     ": vertex index " + std::to_string(face.mIndices[j]) +
-                     " is out of range (" + std::to_string(mesh->mNumVertices) + " vertices)");
+                     ": vertex index " + std::to_string(face.mIndices[j]) + " is out of range (" +
+                     std::to_string(mesh->mNumVertices) + " vertices)");
           }
           soup.triangles.push_back(static_cast<int>(base + face.mIndices[j]));
         }
       }
     }
     if (node->mNumChildren > 0 && node->mChildren == nullptr) {
-      Fail(MeshErrorKind::kMalformed, name + ": node '" + node->mName.C_Str() +
-                                          "' lists children it does not hold");
+      Fail(MeshErrorKind::kMalformed,
+           name + ": node '" + node->mName.C_Str() + "' lists children it does not hold");
     }
     for (unsigned c = node->mNumChildren; c-- > 0;) {
       stack.push_back(Item{node->mChildren[c], m, item.depth + 1});
@@ -988,15 +997,21 @@ void SendError(int fd, MeshErrorKind kind, const std::string& message) {
 
 // Runs in the child: parse, then send the arrays or the error. Never returns.
 [[noreturn]] void ChildMain(int fd, const std::string& path, const MeshLimits& limits) {
-  struct rlimit no_core{0, 0};
+  struct rlimit no_core {
+    0, 0
+  };
   setrlimit(RLIMIT_CORE, &no_core);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   // An address-space limit cannot be combined with a sanitizer's shadow memory reservation.
-  struct rlimit as{limits.reader_memory_bytes, limits.reader_memory_bytes};
+  struct rlimit as {
+    limits.reader_memory_bytes, limits.reader_memory_bytes
+  };
   setrlimit(RLIMIT_AS, &as);
 #endif
   const rlim_t cpu = static_cast<rlim_t>(std::max(1, limits.reader_seconds));
-  struct rlimit cpu_limit{cpu, cpu + 1};
+  struct rlimit cpu_limit {
+    cpu, cpu + 1
+  };
   setrlimit(RLIMIT_CPU, &cpu_limit);
   try {
     TriangleSoup soup = AssimpReadFile(path, limits);
@@ -1036,13 +1051,20 @@ bool operator==(const MeshLimits& a, const MeshLimits& b) {
 
 const char* MeshErrorKindName(MeshErrorKind kind) {
   switch (kind) {
-    case MeshErrorKind::kNotFound: return "not found";
-    case MeshErrorKind::kLimit: return "limit exceeded";
-    case MeshErrorKind::kMalformed: return "malformed";
-    case MeshErrorKind::kBadNumber: return "bad number";
-    case MeshErrorKind::kReaderError: return "reader error";
-    case MeshErrorKind::kReaderCrashed: return "reader crashed";
-    case MeshErrorKind::kNoVolume: return "no volume";
+    case MeshErrorKind::kNotFound:
+      return "not found";
+    case MeshErrorKind::kLimit:
+      return "limit exceeded";
+    case MeshErrorKind::kMalformed:
+      return "malformed";
+    case MeshErrorKind::kBadNumber:
+      return "bad number";
+    case MeshErrorKind::kReaderError:
+      return "reader error";
+    case MeshErrorKind::kReaderCrashed:
+      return "reader crashed";
+    case MeshErrorKind::kNoVolume:
+      return "no volume";
   }
   return "?";
 }
@@ -1100,19 +1122,17 @@ void CheckTriangleSoup(const TriangleSoup& soup, const std::string& name,
   for (size_t i = 0; i < soup.vertices.size(); ++i) {
     const Vec3& v = soup.vertices[i];
     if (!v.allFinite() || v.cwiseAbs().maxCoeff() > limits.max_coordinate) {
-      Fail(MeshErrorKind::kBadNumber, name + ": vertex " + std::to_string(i) + " (" +
-                                          Num(v.x()) + ", " + Num(v.y()) + ", " + Num(v.z()) +
-                                          ") is not finite or beyond ±" +
-                                          Num(limits.max_coordinate));
+      Fail(MeshErrorKind::kBadNumber,
+           name + ": vertex " + std::to_string(i) + " (" + Num(v.x()) + ", " + Num(v.y()) + ", " +
+               Num(v.z()) + ") is not finite or beyond ±" + Num(limits.max_coordinate));
     }
   }
   for (size_t k = 0; k < soup.triangles.size(); ++k) {
     const int i = soup.triangles[k];
     if (i < 0 || static_cast<size_t>(i) >= soup.vertices.size()) {
-      Fail(MeshErrorKind::kMalformed, name + ": triangle " + std::to_string(k / 3) +
-                                          ": vertex index " + std::to_string(i) +
-                                          " is out of range (" +
-                                          std::to_string(soup.vertices.size()) + " vertices)");
+      Fail(MeshErrorKind::kMalformed,
+           name + ": triangle " + std::to_string(k / 3) + ": vertex index " + std::to_string(i) +
+               " is out of range (" + std::to_string(soup.vertices.size()) + " vertices)");
     }
   }
 }
@@ -1142,10 +1162,11 @@ TriangleSoup ReadMeshFromMemory(std::string_view bytes, const std::string& name,
   CheckMeshBytes(bytes, name, limits);
   Assimp::Importer importer;
   const std::string ext = std::filesystem::path(name).extension().string();
-  const aiScene* scene = importer.ReadFileFromMemory(
-      bytes.data(), bytes.size(), kAssimpFlags, ext.empty() ? "" : ext.c_str() + 1);
+  const aiScene* scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kAssimpFlags,
+                                                     ext.empty() ? "" : ext.c_str() + 1);
   if (scene == nullptr) {
-    Fail(MeshErrorKind::kReaderError, name + ": cannot read mesh (" + ReaderMessage(importer) + ")");
+    Fail(MeshErrorKind::kReaderError,
+         name + ": cannot read mesh (" + ReaderMessage(importer) + ")");
   }
   TriangleSoup soup = ExtractTriangles(scene, name, limits);
   CheckTriangleSoup(soup, name, limits);
@@ -1238,8 +1259,8 @@ TriangleSoup ReadMeshIsolated(const std::string& path, const MeshLimits& limits)
     }
     const char* desc = ::strsignal(sig);
     Fail(MeshErrorKind::kReaderCrashed, "mesh reader crashed on " + path + " (signal " +
-                                            std::to_string(sig) + ", " +
-                                            (desc ? desc : "unknown") + ")");
+                                            std::to_string(sig) + ", " + (desc ? desc : "unknown") +
+                                            ")");
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     Fail(MeshErrorKind::kReaderCrashed, "mesh reader crashed on " + path + " (exit status " +
@@ -1269,10 +1290,14 @@ TriangleSoup ReadMeshIsolated(const std::string& path, const MeshLimits& limits)
   TriangleSoup soup;
   soup.vertices.resize(h.vertices);
   soup.triangles.resize(h.indices);
-  std::memcpy(static_cast<void*>(soup.vertices.data()), data.data() + sizeof h,
-              h.vertices * sizeof(Vec3));
-  std::memcpy(soup.triangles.data(), data.data() + sizeof h + h.vertices * sizeof(Vec3),
-              h.indices * sizeof(int));
+  if (h.vertices > 0) {
+    std::memcpy(static_cast<void*>(soup.vertices.data()), data.data() + sizeof h,
+                h.vertices * sizeof(Vec3));
+  }
+  if (h.indices > 0) {
+    std::memcpy(soup.triangles.data(), data.data() + sizeof h + h.vertices * sizeof(Vec3),
+                h.indices * sizeof(int));
+  }
   CheckTriangleSoup(soup, path, limits);
   return soup;
 }

@@ -89,8 +89,7 @@ void CheckMeshBytes(std::string_view bytes, const std::string& name, const MeshL
 
 // Layer 3: every index in range, every vertex finite and within max_coordinate, counts within
 // the limits. Throws MeshError naming `name`.
-void CheckTriangleSoup(const TriangleSoup& soup, const std::string& name,
-                       const MeshLimits& limits);
+void CheckTriangleSoup(const TriangleSoup& soup, const std::string& name, const MeshLimits& limits);
 
 // Reads the file's bytes (refusing files over max_file_bytes before reading). Throws MeshError.
 std::string ReadMeshFileBytes(const std::string& path, const MeshLimits& limits);

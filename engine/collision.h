@@ -57,7 +57,11 @@ struct ContactPoint {
 //     r (1 - cos(π/24)) ≈ 0.0086 r too shallow; flat caps exact). Manifolds are reduced to at
 //     most 8 points (deepest first, then farthest-point). For separated polytopes φ is the
 //     separation along the best separating axis (exact for face contacts, a lower bound for
-//     vertex-vertex and vertex-edge proximity).
+//     vertex-vertex and vertex-edge proximity);
+//   large hulls (collision_internal.h): hulls over 32 vertices answer support queries by hill
+//     climbing; polytope pairs whose separating-axis work exceeds 10⁶ products get their axis
+//     from GJK (separated: exact distance) or MPR refined to the least-penetration direction
+//     (overlapping), then the same face clipping when a face normal is as good as that axis.
 // Contacts between shape a at X_WA and shape b at X_WB with φ < margin, appended to `out`.
 // Returns the number appended. Handles every pair of ShapeType (half-space vs half-space gives
 // none).

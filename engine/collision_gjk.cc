@@ -5,9 +5,9 @@
 // the penetration direction, and φ is measured along it between the supporting planes.
 #include <ccd/ccd.h>
 
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
-#include <Eigen/LU>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -25,7 +25,7 @@ enum class Core { kPoint, kSegment, kBox, kCylinder, kHull };
 // for hill climbing: the extreme vertices along the 26 directions of a cube's faces, edges and
 // corners, so that a climb starts near its goal.
 struct HullGraph {
-  std::vector<int> offsets;    // neighbours of vertex i: neighbors[offsets[i] .. offsets[i+1])
+  std::vector<int> offsets;  // neighbours of vertex i: neighbors[offsets[i] .. offsets[i+1])
   std::vector<int> neighbors;
   std::vector<int> starts;
   Vec3 centroid = Vec3::Zero();  // of the vertices: an interior point (MPR)
@@ -477,8 +477,8 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
       const double plane = nf.dot(o->pose.Apply(h.vertices[h.faces[f][0]]));
       // Direction from a into b: the outward normal of a's face, the inward normal of b's.
       const Vec3 c = is_a ? nf : Vec3(-nf);
-      const double s = is_a ? c.dot(SupportWorld(other, -c)) - plane
-                            : -plane - c.dot(SupportWorld(other, c));
+      const double s =
+          is_a ? c.dot(SupportWorld(other, -c)) - plane : -plane - c.dot(SupportWorld(other, c));
       if (s > best) {
         best = s;
         n = c;
@@ -492,7 +492,8 @@ std::optional<ContactPoint> GjkContact(const SupportObject& a, const SupportObje
     if (s > best) {
       best = s;
       n = c;
-      if (k == 0 && have_ccd) p = pos;
+      if (k == 0 && have_ccd)
+        p = pos;
       else p = 0.5 * (sep.pa + sep.pb);
     }
   }

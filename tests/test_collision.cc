@@ -1,5 +1,3 @@
-#include "engine/collision.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 #include <tuple>
 
 #include "app/mesh_loader.h"
+#include "engine/collision.h"
 #include "engine/collision_internal.h"
 
 namespace contactlab {
@@ -1039,7 +1038,8 @@ TEST(LargeHull, GjkPathMatchesSeparatingAxisPath) {
   std::vector<Case> cases;
   for (double h : {0.0995, 0.1, 0.1004}) {  // penetrating, touching, within the margin
     for (int k = 0; k < 3; ++k) {
-      Pose b = AtRot(Vec3(0.1 * u(rng), 0.1 * u(rng), h), kPi * u(rng), Vec3(u(rng), u(rng), u(rng)));
+      Pose b =
+          AtRot(Vec3(0.1 * u(rng), 0.1 * u(rng), h), kPi * u(rng), Vec3(u(rng), u(rng), u(rng)));
       cases.push_back({At(0, 0, -0.05), b, true});
     }
   }
@@ -1083,7 +1083,8 @@ TEST(LargeHull, SixtyThousandVertexSphereRestingOnABox) {
   ASSERT_EQ(hull->vertices.size(), 60000u);
   const double r_in = Inradius(*hull);
   EXPECT_GT(r_in, 0.0999);  // facets of a 60 000-point sphere: sag below 1e-4 r
-  for (const Pose& ball : {At(0.01, -0.02, 0.0995), AtRot(Vec3(0, 0.1, 0.0998), 1.0, Vec3(1, 2, 3))}) {
+  for (const Pose& ball :
+       {At(0.01, -0.02, 0.0995), AtRot(Vec3(0, 0.1, 0.0998), 1.0, Vec3(1, 2, 3))}) {
     const double exact = LowestZ(*hull, ball);
     auto on_box = Collide(Box(0.5, 0.5, 0.05), At(0, 0, -0.05), Mesh(hull), ball);
     ASSERT_FALSE(on_box.empty());
@@ -1132,7 +1133,8 @@ TEST(LargeHull, SphereSunkIntoALargeHullUsesTheNearestFace) {
   for (const Vec3& local : {Vec3(0, 0, 0.08), Vec3(0.03, -0.05, 0.04)}) {
     double nearest = 1e300;
     for (size_t f = 0; f < hull->faces.size(); ++f) {
-      nearest = std::min(nearest, hull->face_normals[f].dot(hull->vertices[hull->faces[f][0]] - local));
+      nearest =
+          std::min(nearest, hull->face_normals[f].dot(hull->vertices[hull->faces[f][0]] - local));
     }
     const Vec3 c = x.Apply(local);
     auto got = Collide(Sphere(0.05), At(c.x(), c.y(), c.z()), Mesh(hull), x);

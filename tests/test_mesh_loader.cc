@@ -1,17 +1,16 @@
-#include "app/mesh_loader.h"
-
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <array>
-#include <cstring>
 #include <set>
 #include <stdexcept>
 #include <string>
 
+#include "app/mesh_loader.h"
 #include "app/scene.h"
 
 namespace contactlab {
@@ -34,8 +33,8 @@ std::string TempBytes(const std::string& name, const std::string& bytes) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "contactlab_mesh_test";
   std::filesystem::create_directories(dir);
   std::filesystem::path p = dir / name;
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(),
-                                                             static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   ClearMeshCache();  // a rewritten file of the same size and time stamp must not hit the cache
   return p.string();
 }
@@ -157,8 +156,9 @@ std::string BinaryStl(uint32_t declared, const std::vector<std::array<float, 9>>
 
 // glTF whose node i has node i + 1 as its only child, `depth` nodes deep, without meshes.
 std::string DeepGltf(int depth) {
-  std::string s = "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
-                  "\"nodes\":[";
+  std::string s =
+      "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+      "\"nodes\":[";
   for (int i = 0; i < depth; ++i) {
     if (i > 0) s += ",";
     s += i + 1 < depth ? "{\"children\":[" + std::to_string(i + 1) + "]}" : "{}";
@@ -348,8 +348,8 @@ TEST(MeshRefusal, ObjInfiniteHugeAndLongCoordinates) {
 TEST(MeshRefusal, ObjFaceIndexOutOfRange) {
   ExpectRefused(TempBytes("index.obj", CubeObj() + "f 1 2 99\n"), MeshErrorKind::kMalformed,
                 ":15: vertex index 99 is out of range (the file has 8)");
-  ExpectRefused(TempBytes("relative.obj", CubeObj() + "f -1 -2 -9\n"),
-                MeshErrorKind::kMalformed, ":15: f: relative vertex index -9");
+  ExpectRefused(TempBytes("relative.obj", CubeObj() + "f -1 -2 -9\n"), MeshErrorKind::kMalformed,
+                ":15: f: relative vertex index -9");
   ExpectRefused(TempBytes("zero.obj", CubeObj() + "f 0 1 2\n"), MeshErrorKind::kMalformed,
                 ":15: f: vertex index '0' is not a nonzero integer");
   ExpectRefused(TempBytes("normal.obj", CubeObj() + "f 1//4 2//4 3//4\n"),
@@ -379,7 +379,8 @@ TEST(MeshRefusal, BinaryGarbageWithMeshExtensions) {
 
 TEST(MeshRefusal, BinaryPlyThatLoads) {
   // The well-formed file the hostile variants below are made from.
-  std::string path = TempBytes("tetra_binary.ply", BinaryPlyHeader("4", "4") + BinaryPlyTetraBody());
+  std::string path =
+      TempBytes("tetra_binary.ply", BinaryPlyHeader("4", "4") + BinaryPlyTetraBody());
   auto h = LoadConvexMesh(path);
   EXPECT_EQ(h->vertices.size(), 4u);
   EXPECT_NEAR(HullVolumeOf(*h), 1.0 / 6.0, 1e-12);  // unit corner tetrahedron, exact in float
@@ -422,13 +423,14 @@ TEST(MeshRefusal, AsciiPlyNamesTheLine) {
       "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
       "property float z\nelement face 4\nproperty list uchar int vertex_indices\nend_header\n";
   const std::string faces = "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
-  EXPECT_NO_THROW(LoadConvexMesh(
-      TempBytes("ok_ascii.ply", header + "0 0 0\n1 0 0\n0 1 0\n0 0 1\n" + faces)));
+  EXPECT_NO_THROW(
+      LoadConvexMesh(TempBytes("ok_ascii.ply", header + "0 0 0\n1 0 0\n0 1 0\n0 0 1\n" + faces)));
   ExpectRefused(TempBytes("nan_ascii.ply", header + "0 0 0\n1 nan 0\n0 1 0\n0 0 1\n" + faces),
                 MeshErrorKind::kBadNumber, ".ply:11: vertex record 1: 'nan'");
-  ExpectRefused(TempBytes("index_ascii.ply",
-                          header + "0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 7\n3 0 3 2\n3 1 2 3\n"),
-                MeshErrorKind::kMalformed, ".ply:15: face 1: vertex index 7 is out of range");
+  ExpectRefused(
+      TempBytes("index_ascii.ply",
+                header + "0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 7\n3 0 3 2\n3 1 2 3\n"),
+      MeshErrorKind::kMalformed, ".ply:15: face 1: vertex index 7 is out of range");
   ExpectRefused(TempBytes("short_ascii.ply", header + "0 0 0\n1 0 0\n"), MeshErrorKind::kMalformed,
                 "ends after 2 of the 4 vertex records");
 }
@@ -440,8 +442,9 @@ TEST(MeshRefusal, StlWithLyingTriangleCount) {
                                                  {1, 0, 0, 0, 1, 0, 0, 0, 1}};
   auto h = LoadConvexMesh(TempBytes("tet.stl", BinaryStl(4, tet)));
   EXPECT_NEAR(HullVolumeOf(*h), 1.0 / 6.0, 1e-12);
-  ExpectRefused(TempBytes("lying.stl", BinaryStl(1000, tet)), MeshErrorKind::kMalformed,
-                "declares 1000 triangles (84 + 50 * 1000 = 50084 bytes) but the file has 284 bytes");
+  ExpectRefused(
+      TempBytes("lying.stl", BinaryStl(1000, tet)), MeshErrorKind::kMalformed,
+      "declares 1000 triangles (84 + 50 * 1000 = 50084 bytes) but the file has 284 bytes");
   ExpectRefused(TempBytes("huge_count.stl", BinaryStl(0xffffffffu, tet)), MeshErrorKind::kLimit,
                 "more than the limit of 4000000");
   ExpectRefused(TempBytes("header_only.stl", std::string(50, 'x')), MeshErrorKind::kMalformed,
@@ -482,8 +485,9 @@ TEST(MeshRefusal, DeepGltfNodeHierarchy) {
                                             "\",\"byteLength\":1000000000}]}"),
                   MeshErrorKind::kMalformed, "buffers[0].uri");
   }
-  ExpectRefused(TempBytes("bad.glb", "glTF" + Le32(2) + Le32(9999) + Le32(4) + Le32(0x4E4F534A) + "{}  "),
-                MeshErrorKind::kMalformed, "declares 9999 bytes");
+  ExpectRefused(
+      TempBytes("bad.glb", "glTF" + Le32(2) + Le32(9999) + Le32(4) + Le32(0x4E4F534A) + "{}  "),
+      MeshErrorKind::kMalformed, "declares 9999 bytes");
 }
 
 TEST(MeshRefusal, ReaderCrashIsContainedAndNamesTheFile) {
@@ -495,7 +499,8 @@ TEST(MeshRefusal, ReaderCrashIsContainedAndNamesTheFile) {
   std::string path = TempBytes("deep_crash.gltf", DeepGltf(100000));
   Refusal r = RefusalOf(path, relaxed);
   ASSERT_TRUE(r.thrown);
-  EXPECT_EQ(MeshErrorKindName(r.kind), std::string(MeshErrorKindName(MeshErrorKind::kReaderCrashed)))
+  EXPECT_EQ(MeshErrorKindName(r.kind),
+            std::string(MeshErrorKindName(MeshErrorKind::kReaderCrashed)))
       << r.message;
   EXPECT_NE(r.message.find("mesh reader crashed on " + path), std::string::npos) << r.message;
   // This process is still here, and the loader still works.
@@ -506,7 +511,8 @@ TEST(MeshRefusal, SizeAndCountLimitsGiveTheirValues) {
   std::string path = TempBytes("limits_cube.obj", CubeObj());
   MeshLimits small_file;
   small_file.max_file_bytes = 100;
-  ExpectRefused(path, MeshErrorKind::kLimit, "exceeds the mesh file limit of 100 bytes", small_file);
+  ExpectRefused(path, MeshErrorKind::kLimit, "exceeds the mesh file limit of 100 bytes",
+                small_file);
   MeshLimits few_vertices;
   few_vertices.max_vertices = 5;
   ExpectRefused(path, MeshErrorKind::kLimit, ":6: v: more than 5 vertices (the vertex limit)",
@@ -544,7 +550,8 @@ TEST(MeshRefusal, ReaderMemoryLimit) {
 TEST(MeshVolume, WindingDoesNotChangeTheHull) {
   // Mass properties come from the convex hull, whose faces Qhull orients: all faces inverted,
   // or half of them, give the same 8 m^3 cube (exact in binary floating point).
-  for (std::set<int> flip : {std::set<int>{}, std::set<int>{0, 1, 2, 3, 4, 5}, std::set<int>{1, 4}}) {
+  for (std::set<int> flip :
+       {std::set<int>{}, std::set<int>{0, 1, 2, 3, 4, 5}, std::set<int>{1, 4}}) {
     auto h = LoadConvexMesh(TempBytes("wound.obj", CubeObj("", 0, flip)));
     EXPECT_NEAR(HullVolumeOf(*h), 8.0, 1e-12);
     ExpectValidHull(*h);
@@ -556,7 +563,8 @@ TEST(MeshVolume, NanCubeInASceneNamesSceneAndMeshLines) {
   std::string scene =
       "time_step: 0.01\nmaterials:\n  - {name: m, stiffness: 1e6, dissipation_time: 0.01, "
       "friction: 0.5}\nbodies:\n  - name: cube\n    density: 1\n    geoms:\n"
-      "      - {shape: mesh, file: " + mesh + ", material: m}\n";
+      "      - {shape: mesh, file: " +
+      mesh + ", material: m}\n";
   std::string msg;
   try {
     ParseScene(scene, "nan_cube.yaml");
