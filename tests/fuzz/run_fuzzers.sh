@@ -19,6 +19,7 @@ targets=("$@")
 bin=$build/tests/fuzz
 seeds=$build/fuzz-seeds
 artifacts=$build/fuzz-artifacts
+rm -rf "$seeds"  # rebuilt below from the current sources
 mkdir -p "$seeds" "$artifacts"
 
 # Seeds. Scenes: every shipped scene and every found input.

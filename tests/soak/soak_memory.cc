@@ -31,7 +31,8 @@ long StatusKb(const std::string& key) {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.compare(0, key.size() + 1, key + ":") == 0) return std::atol(line.c_str() + key.size() + 1);
+    if (line.compare(0, key.size() + 1, key + ":") == 0)
+      return std::atol(line.c_str() + key.size() + 1);
   }
   return -1;
 }
@@ -71,8 +72,8 @@ int main(int argc, char** argv) {
     }
   }
   const long hwm_end = StatusKb("VmHWM"), rss_end = StatusKb("VmRSS");
-  std::printf("soak_memory: %s, %ld steps (%.1f s simulated), %ld solver failures\n",
-              path.c_str(), total, sim.state().time, failures);
+  std::printf("soak_memory: %s, %ld steps (%.1f s simulated), %ld solver failures\n", path.c_str(),
+              total, sim.state().time, failures);
   std::printf("  after %ld steps: VmHWM %ld kB, VmRSS %ld kB\n", warmup, hwm_warm, rss_warm);
   std::printf("  after %ld steps: VmHWM %ld kB, VmRSS %ld kB\n", total, hwm_end, rss_end);
   std::printf("  peak growth %ld kB (bound %ld kB)\n", hwm_end - hwm_warm, max_growth_kb);
