@@ -144,7 +144,7 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
   thread_local std::vector<Mat3> W_acc;        // per constraint, W_ii accumulated so far
   thread_local std::vector<int> large_begin, large_con, large_next;  // constraints per tree
-  thread_local MatX Y;                                              // n x kChunkRows
+  thread_local MatX Y;                                               // n x kChunkRows
   thread_local std::vector<std::pair<int, int>> order;  // (−support width, constraint)
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());

@@ -283,11 +283,11 @@ struct SapSolver::Scratch {
   // Diagonal blocks of large trees (> kStackedTreeDofs dofs, e.g. long chains): J and GJ rows of
   // the constraints in contact on the tree, stacked kStackRows at a time (column-major, leading
   // dimension kStackRows), added to H_tt as one rank-k product per chunk.
-  std::vector<int> large_trees;                   // trees with more than kStackedTreeDofs dofs
-  std::vector<int> tree_con_begin, tree_con;      // per tree: constraints with a block on it
-  std::vector<int> tree_con_next;                 // scratch of the CSR fill
-  std::vector<std::pair<int, int>> stack_order;   // (−support width, constraint) of one tree
-  std::vector<double> stack_J, stack_GJ;          // kStackRows x max tree nv each
+  std::vector<int> large_trees;                  // trees with more than kStackedTreeDofs dofs
+  std::vector<int> tree_con_begin, tree_con;     // per tree: constraints with a block on it
+  std::vector<int> tree_con_next;                // scratch of the CSR fill
+  std::vector<std::pair<int, int>> stack_order;  // (−support width, constraint) of one tree
+  std::vector<double> stack_J, stack_GJ;         // kStackRows x max tree nv each
   // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
   std::vector<int> tree_root, tree_island, island_of_root, constraint_island;
   // Island storage is a pool of slots. An island takes the slot that held the island with the
@@ -416,9 +416,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     ResetStats(&stats);
   }
   // Memory budget of the Newton system, checked before its storage is allocated.
-  const std::int64_t budget =
-      prm.memory_budget_mb > 0 ? static_cast<std::int64_t>(prm.memory_budget_mb * 1048576.0)
-                               : s.default_budget;
+  const std::int64_t budget = prm.memory_budget_mb > 0
+                                  ? static_cast<std::int64_t>(prm.memory_budget_mb * 1048576.0)
+                                  : s.default_budget;
   // Failure for a Newton system over the budget; the iterate stays at the guess.
   auto budget_message = [&](std::int64_t bytes, const std::string& detail) {
     std::ostringstream os;
@@ -684,8 +684,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   auto fail_budget = [&]() {
     const FactorLayoutSize& z = s.chol.layout();
     std::ostringstream os;
-    os << s.chol.num_pairs() << " coupled tree pairs; block Cholesky factor with fill: "
-       << z.blocks << " blocks, " << z.values << " values, " << static_cast<double>(z.flops)
+    os << s.chol.num_pairs() << " coupled tree pairs; block Cholesky factor with fill: " << z.blocks
+       << " blocks, " << z.values << " values, " << static_cast<double>(z.flops)
        << " multiply-adds per factorization";
     stats.status = SolverStatus::kMemoryBudgetExceeded;
     stats.message = budget_message(z.bytes, os.str());

@@ -10,7 +10,8 @@ const char* SolverStatusName(SolverStatus s) {
     case SolverStatus::kLineSearchFailure: return "line_search_failure";
     case SolverStatus::kNonFiniteInput: return "non_finite_input";
     case SolverStatus::kFactorizationFailure: return "factorization_failure";
-    case SolverStatus::kMemoryBudgetExceeded: return "memory_budget_exceeded";
+    case SolverStatus::kMemoryBudgetExceeded:
+      return "memory_budget_exceeded";
   }
   return "unknown";
 }

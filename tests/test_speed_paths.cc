@@ -786,8 +786,7 @@ TEST(SpeedPaths, StepOverTheMemoryBudgetKeepsTheState) {
   const StepRecord& rec = sim.Step();
   EXPECT_EQ(rec.result.stats.status, SolverStatus::kMemoryBudgetExceeded);
   const std::string& msg = rec.result.stats.message;
-  EXPECT_NE(msg.find(std::to_string(rec.problem.num_trees()) + " trees"), std::string::npos)
-      << msg;
+  EXPECT_NE(msg.find(std::to_string(rec.problem.num_trees()) + " trees"), std::string::npos) << msg;
   EXPECT_NE(msg.find(std::to_string(rec.problem.constraints.size()) + " constraints"),
             std::string::npos)
       << msg;
