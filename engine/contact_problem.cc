@@ -131,10 +131,11 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step),
   // so that a step does not allocate.
   //
-  // Trees with more than kLargeTreeDofs dofs (long chains) keep the factor L instead of forming
-  // L⁻¹ (n³/3 multiply-adds saved), and their blocks are done per tree in chunks: Y = L⁻¹ [J_iᵀ]
-  // for up to kChunkRows stacked rows by one blocked triangular solve, W_i += Y_iᵀ Y_i. A
-  // product J L⁻ᵀ per constraint would read all of L⁻¹ for every contact (memory bound).
+  // Trees with more than kLargeTreeDofs dofs (long chains) keep a factor M = U Uᵀ instead of
+  // forming an inverse (n³/3 multiply-adds saved), and their blocks are done per tree in chunks:
+  // Y = U⁻¹ [J_iᵀ] for up to kChunkRows stacked rows by one blocked triangular solve,
+  // W_ii += Y_iᵀ Y_i. A product J L⁻ᵀ per constraint would read all of L⁻¹ for every contact
+  // (memory bound).
   constexpr int kLargeTreeDofs = 64;
   constexpr int kChunkRows = 192;
   thread_local std::vector<MatX> Minv;  // per tree, L⁻¹
@@ -143,7 +144,8 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
   thread_local std::vector<Mat3> W_acc;        // per constraint, W_ii accumulated so far
   thread_local std::vector<int> large_begin, large_con, large_next;  // constraints per tree
-  thread_local MatX Y;                                              // n x kChunkRows
+  thread_local MatX Y;                                               // n x kChunkRows
+  thread_local std::vector<std::pair<int, int>> order;  // (−support width, constraint)
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
   inverted.assign(num_trees(), 0);
@@ -212,27 +214,43 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
     for (int t = 0; t < nt; ++t) {
       if (large_begin[t] == large_begin[t + 1]) continue;
       const int n = tree_nv[t];
-      factor[t] = M[t];
-      const Eigen::LLT<Eigen::Ref<MatX>> llt(factor[t]);
-      const auto L = factor[t].triangularView<Eigen::Lower>();
+      // M = U Uᵀ with U upper triangular: the Cholesky factor L of the reversed matrix P M P
+      // (P reverses the dof order) gives U = P L P. A constraint's J is zero past column m (its
+      // body's ancestors come first), so U y = Jᵀ has y = 0 past m and W_ii = ‖y‖² needs only
+      // U's leading m x m block: r m²/2 multiply-adds instead of r n²/2.
+      factor[t] = M[t].reverse();
+      Eigen::LLT<Eigen::Ref<MatX>> llt(factor[t]);
+      factor[t].reverseInPlace();
+      const MatX& U = factor[t];
       if (Y.rows() != n || Y.cols() < kChunkRows) Y.resize(n, kChunkRows);
-      int e = large_begin[t];
-      while (e < large_begin[t + 1]) {
-        // Stack the rows (transposed) of as many constraints as fit in a chunk.
+      order.clear();
+      for (int e = large_begin[t]; e < large_begin[t + 1]; ++e) {
+        const ConstraintData& c = constraints[large_con[e]];
+        const MatX& J = c.blocks[c.blocks[0].tree == t ? 0 : 1].J;
+        int m = n;
+        while (m > 0 && J.col(m - 1).isZero(0)) --m;
+        if (m > 0) order.emplace_back(-m, large_con[e]);  // J = 0: W_ii gets nothing
+      }
+      std::sort(order.begin(), order.end());
+      size_t e = 0;
+      while (e < order.size()) {
+        // Stack the rows (transposed) of as many constraints as fit in a chunk; the chunk's
+        // widest support m is its first.
+        const int m = -order[e].first;
         int cols = 0;
-        const int e0 = e;
-        for (; e < large_begin[t + 1]; ++e) {
-          const ConstraintData& c = constraints[large_con[e]];
+        const size_t e0 = e;
+        for (; e < order.size(); ++e) {
+          const ConstraintData& c = constraints[order[e].second];
           if (cols + c.num_rows > kChunkRows) break;
           const int k = c.blocks[0].tree == t ? 0 : 1;
-          Y.middleCols(cols, c.num_rows) = c.blocks[k].J.transpose();
+          Y.block(0, cols, m, c.num_rows) = c.blocks[k].J.leftCols(m).transpose();
           cols += c.num_rows;
         }
-        auto Yc = Y.leftCols(cols);
-        L.solveInPlace(Yc);  // Y = L⁻¹ Jᵀ, so W_ii += Y_iᵀ Y_i
+        auto Yc = Y.block(0, 0, m, cols);
+        U.topLeftCorner(m, m).triangularView<Eigen::Upper>().solveInPlace(Yc);
         cols = 0;
-        for (int f = e0; f < e; ++f) {
-          const int ci = large_con[f];
+        for (size_t f = e0; f < e; ++f) {
+          const int ci = order[f].second;
           const int r = constraints[ci].num_rows;
           W_acc[ci].topLeftCorner(r, r).noalias() +=
               Yc.middleCols(cols, r).transpose() * Yc.middleCols(cols, r);

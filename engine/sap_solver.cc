@@ -283,10 +283,11 @@ struct SapSolver::Scratch {
   // Diagonal blocks of large trees (> kStackedTreeDofs dofs, e.g. long chains): J and GJ rows of
   // the constraints in contact on the tree, stacked kStackRows at a time (column-major, leading
   // dimension kStackRows), added to H_tt as one rank-k product per chunk.
-  std::vector<int> large_trees;                   // trees with more than kStackedTreeDofs dofs
-  std::vector<int> tree_con_begin, tree_con;      // per tree: constraints with a block on it
-  std::vector<int> tree_con_next;                 // scratch of the CSR fill
-  std::vector<double> stack_J, stack_GJ;          // kStackRows x max tree nv each
+  std::vector<int> large_trees;                  // trees with more than kStackedTreeDofs dofs
+  std::vector<int> tree_con_begin, tree_con;     // per tree: constraints with a block on it
+  std::vector<int> tree_con_next;                // scratch of the CSR fill
+  std::vector<std::pair<int, int>> stack_order;  // (−support width, constraint) of one tree
+  std::vector<double> stack_J, stack_GJ;         // kStackRows x max tree nv each
   // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
   std::vector<int> tree_root, tree_island, island_of_root, constraint_island;
   // Island storage is a pool of slots. An island takes the slot that held the island with the
@@ -415,9 +416,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     ResetStats(&stats);
   }
   // Memory budget of the Newton system, checked before its storage is allocated.
-  const std::int64_t budget =
-      prm.memory_budget_mb > 0 ? static_cast<std::int64_t>(prm.memory_budget_mb * 1048576.0)
-                               : s.default_budget;
+  const std::int64_t budget = prm.memory_budget_mb > 0
+                                  ? static_cast<std::int64_t>(prm.memory_budget_mb * 1048576.0)
+                                  : s.default_budget;
   // Failure for a Newton system over the budget; the iterate stays at the guess.
   auto budget_message = [&](std::int64_t bytes, const std::string& detail) {
     std::ostringstream os;
@@ -634,41 +635,57 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       }
     }
     // Large trees: lower(H_tt) += Σ_i J_iᵀ G_i J_i as rank-kStackRows products of stacked rows.
+    // A point on a body moves with the dofs of its ancestors only, which come first in a tree's
+    // dof order, so J_i is zero past some column m_i (a contact on link k of a chain: m_i = k + 1)
+    // and J_iᵀ G_i J_i only touches H_tt's leading m_i x m_i block. The constraints are stacked in
+    // decreasing order of m_i, each chunk updating the leading block of its largest m: a chain
+    // with contacts spread along it costs ~1/3 of the full-width products.
     using StackMap = Eigen::Map<MatX, 0, Eigen::OuterStride<>>;
     for (const int t : s.large_trees) {
       const int n = problem.tree_nv[t];
       bool tr;
-      Eigen::Map<MatX> Htt(ch.BlockData(ch.BlockIndex(t, t, &tr)), n, n);
-      int rows = 0;
-      auto flush = [&]() {
-        if (rows == 0) return;
-        const StackMap J(s.stack_J.data(), rows, n, Eigen::OuterStride<>(kStackRows));
-        const StackMap GJ(s.stack_GJ.data(), rows, n, Eigen::OuterStride<>(kStackRows));
-        Htt.triangularView<Eigen::Lower>() += J.transpose() * GJ;
-        rows = 0;
-      };
+      double* Htt = ch.BlockData(ch.BlockIndex(t, t, &tr));
+      std::vector<std::pair<int, int>>& order = s.stack_order;  // (−m_i, i)
+      order.clear();
       for (int e = s.tree_con_begin[t]; e < s.tree_con_begin[t + 1]; ++e) {
         const int i = s.tree_con[e];
         if (s.regime[i] == Regime::kNoContact) continue;
         const ConstraintData& c = problem.constraints[i];
-        const int r = c.num_rows;
-        const int k = c.blocks[0].tree == t ? 0 : 1;
-        if (rows + r > kStackRows) flush();
-        StackMap J(s.stack_J.data() + rows, r, n, Eigen::OuterStride<>(kStackRows));
-        StackMap GJ(s.stack_GJ.data() + rows, r, n, Eigen::OuterStride<>(kStackRows));
-        J = c.blocks[k].J;
-        GJ.noalias() = s.G[i].topLeftCorner(r, r) * c.blocks[k].J;
-        rows += r;
+        const MatX& J = c.blocks[c.blocks[0].tree == t ? 0 : 1].J;
+        int m = n;
+        while (m > 0 && J.col(m - 1).isZero(0)) --m;
+        if (m > 0) order.emplace_back(-m, i);
       }
-      flush();
+      std::sort(order.begin(), order.end());
+      size_t e = 0;
+      while (e < order.size()) {
+        const int m = -order[e].first;  // the chunk's widest support
+        int rows = 0;
+        for (; e < order.size(); ++e) {
+          const int i = order[e].second;
+          const ConstraintData& c = problem.constraints[i];
+          const int r = c.num_rows;
+          if (rows + r > kStackRows) break;
+          const MatX& Ji = c.blocks[c.blocks[0].tree == t ? 0 : 1].J;
+          StackMap J(s.stack_J.data() + rows, r, m, Eigen::OuterStride<>(kStackRows));
+          StackMap GJ(s.stack_GJ.data() + rows, r, m, Eigen::OuterStride<>(kStackRows));
+          J = Ji.leftCols(m);
+          GJ.noalias() = s.G[i].topLeftCorner(r, r) * Ji.leftCols(m);
+          rows += r;
+        }
+        const StackMap J(s.stack_J.data(), rows, m, Eigen::OuterStride<>(kStackRows));
+        const StackMap GJ(s.stack_GJ.data(), rows, m, Eigen::OuterStride<>(kStackRows));
+        Eigen::Map<MatX, 0, Eigen::OuterStride<>> H(Htt, m, m, Eigen::OuterStride<>(n));
+        H.triangularView<Eigen::Lower>() += J.transpose() * GJ;
+      }
     }
     return true;
   };
   auto fail_budget = [&]() {
     const FactorLayoutSize& z = s.chol.layout();
     std::ostringstream os;
-    os << s.chol.num_pairs() << " coupled tree pairs; block Cholesky factor with fill: "
-       << z.blocks << " blocks, " << z.values << " values, " << static_cast<double>(z.flops)
+    os << s.chol.num_pairs() << " coupled tree pairs; block Cholesky factor with fill: " << z.blocks
+       << " blocks, " << z.values << " values, " << static_cast<double>(z.flops)
        << " multiply-adds per factorization";
     stats.status = SolverStatus::kMemoryBudgetExceeded;
     stats.message = budget_message(z.bytes, os.str());

@@ -2,14 +2,14 @@
 // symbolic elimination, right-looking numeric factorization with dense per-block kernels.
 #include "engine/sap_supernodal.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <limits>
 #include <numeric>
-
-#include <unistd.h>
 
 namespace contactlab {
 
@@ -200,8 +200,8 @@ void BlockSparseCholesky::EstimateLayout() {
     const std::vector<int>& rows = col_rows_[t];
     row_nv_scratch_.resize(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) row_nv_scratch_[i] = tree_nv_[rows[i]];
-    AddFactorColumn(tree_nv_[t], row_nv_scratch_.data(),
-                    static_cast<std::int64_t>(rows.size()), &layout_);
+    AddFactorColumn(tree_nv_[t], row_nv_scratch_.data(), static_cast<std::int64_t>(rows.size()),
+                    &layout_);
   }
 }
 

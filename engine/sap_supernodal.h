@@ -109,7 +109,7 @@ class BlockSparseCholesky {
   void SymbolicWithOrder();    // col_rows_ from adj_ and the kept order_
   // Sizes of the factor from col_rows_ (no allocation of that size); sets layout_.
   void EstimateLayout();
-  void Layout();               // blocks, lookup and values from col_rows_
+  void Layout();  // blocks, lookup and values from col_rows_
 
   std::vector<int> tree_nv_;
   std::vector<int> tree_start_;                  // offset of each tree's dofs in b and x
@@ -121,7 +121,7 @@ class BlockSparseCholesky {
   // row trees are in increasing elimination position, as [col_begin_[k], col_begin_[k + 1]).
   std::vector<int> col_begin_;
   std::vector<int> block_row_tree_, block_col_tree_;  // per block, row and column tree
-  std::vector<std::int64_t> block_offset_;        // per block, offset into values_
+  std::vector<std::int64_t> block_offset_;            // per block, offset into values_
   std::vector<int> block_rows_, block_cols_;
   // Lookup of stored blocks per tree: sorted (other tree, block) lists of the lower blocks in the
   // tree's column and of the blocks where the tree is the row.
