@@ -248,6 +248,10 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
   summary.scene = scene.path;
   summary.requested_steps = steps;
 
+  // Squared position error of the initial state against the reference (0 without one).
+  const double eq_initial =
+      reference.empty() || !initial_bad.empty() ? 0.0 : position_error_sq(sim.state());
+  double eq_prev = eq_initial;
   auto write_initial = [&](const StepRecord* first) {
     if (!stats.is_open()) return;
     nlohmann::json j;
@@ -267,6 +271,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     j["kinetic_energy"] = Number(m0.kinetic_energy);
     j["potential_energy"] = Number(m0.potential_energy);
     j["total_energy"] = Number(m0.kinetic_energy + m0.potential_energy);
+    if (!reference.empty()) j["position_error"] = Number(std::sqrt(eq_initial));
     stats << j.dump() << '\n';
   };
   if (!initial_bad.empty()) {
@@ -276,7 +281,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
   }
 
   double eq_integral = 0;
-  double eq_prev = reference.empty() || !initial_bad.empty() ? 0.0 : position_error_sq(sim.state());
+
   double iterations_sum = 0, solve_ms_sum = 0, step_ms_sum = 0;
   int run = 0;
   {

@@ -87,9 +87,10 @@ int RunStepCount(const Scene& scene, const RunOptions& options);
 // Runs the scene from its default state. Files are written as the run proceeds:
 //   stats: one JSON object per state. The first line (step 0) is the initial state: step, time,
 //     status ("initial_state", or "non_finite_state" with a message), contacts (candidates at
-//     t = 0), max_penetration, kinetic_energy, potential_energy, total_energy. Then one line per
-//     step with step (number of steps completed, 1-based), time (after the step), contacts
-//     (candidate cone constraints in the step's problem, within the speculative margin),
+//     t = 0), max_penetration, kinetic_energy, potential_energy, total_energy, and with a
+//     reference position_error. Then one line per step with step (number of steps completed,
+//     1-based), time (after the step), contacts (candidate cone constraints in the step's
+//     problem, within the speculative margin),
 //     loaded_contacts (those with a normal impulse > 0), iterations, islands, status (solver
 //     status, or non_finite_state), message (detail of a failure status, when there is one),
 //     warnings (names of the divergence warnings, [] when none), warning_message (when any),

@@ -786,7 +786,9 @@ void Simulator::ComputeDiagnostics(const StepRecord& rec, const VecX* external_f
   d->penetration_ratio = pen_ratio;
   if (pen_ratio > 1) {
     const Contact& c = rec.contacts[deepest];
-    auto name = [&](int body) { return body < 0 ? std::string("world") : model_.bodies[body].name; };
+    auto name = [&](int body) {
+      return body < 0 ? std::string("world") : model_.bodies[body].name;
+    };
     fire(StepWarning::kDeepPenetration)
         << "contact " << name(c.body_a) << "/" << name(c.body_b) << " " << -c.phi
         << " m deep, " << pen_ratio << " times the allowed " << -c.phi / pen_ratio

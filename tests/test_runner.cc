@@ -274,7 +274,8 @@ TEST_F(RunnerTest, TrajectoryQuotesBodyNamesAndReadsBackAsReference) {
   const std::string scene_text = R"(time_step: 0.01
 bodies:
   - {name: ground, static: true, geoms: [{shape: half_space}]}
-  - {name: "ball, \"red\"\nbig", mass: 1, position: [0, 0, 1], geoms: [{shape: sphere, radius: 0.1}]}
+  - {name: "ball, \"red\"\nbig", mass: 1, position: [0, 0, 1],
+     geoms: [{shape: sphere, radius: 0.1}]}
 )";
   Scene scene = ParseScene(scene_text +
                                "  - {name: plain, mass: 1, position: [1, 0, 1], geoms: [{shape: "
@@ -349,7 +350,8 @@ TEST_F(RunnerTest, LoadedContactsOfARestingBox) {
   Scene scene = ParseScene(R"(time_step: 0.001
 bodies:
   - {name: ground, static: true, geoms: [{shape: half_space}]}
-  - {name: box, mass: 1, position: [0, 0, 0.05], geoms: [{shape: box, half_extents: [0.1, 0.1, 0.05]}]}
+  - {name: box, mass: 1, position: [0, 0, 0.05],
+     geoms: [{shape: box, half_extents: [0.1, 0.1, 0.05]}]}
 )",
                            "box.yaml");
   RunOptions options;
