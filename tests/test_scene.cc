@@ -1139,6 +1139,14 @@ TEST(SceneText, AliasBombsAreRefusedWithTheLineOfTheFirstAlias) {
   EXPECT_DOUBLE_EQ(s.model.geoms[1].shape.radius, 0.1);
 }
 
+TEST(SceneText, OverridePathDepthIsBounded) {
+  // Every missing segment of a --set path creates a map (and registered a copy of the text).
+  std::string key = "solver";
+  for (int i = 0; i < 100000; ++i) key += ".x";
+  const std::string msg = ErrorOf(kBase, {key + "=1"});
+  EXPECT_TRUE(Has(msg, "the path has 100001 segments (at most 64)")) << msg.substr(0, 300);
+}
+
 TEST(SceneText, NonFiniteAndHugeNumbersAreRefusedWhereAFiniteValueIsNeeded) {
   std::string msg = ErrorOf("time_step: .nan\n");
   EXPECT_TRUE(Has(msg, "dir/test.yaml:1: time_step: expected a number, got nan")) << msg;
