@@ -1476,8 +1476,8 @@ class SceneBuilder {
     }
     j.damping = in_.Number(jf, "damping", RightOpen(0, kInf), 0.0);
     if (auto f = in_.Get(jf, "limits")) {
-      // Finite: a joint without limits has no `limits` key.
-      std::vector<double> v = in_.Numbers(*f, 2, 2, Finite());
+      // One side may be infinite (a one-sided limit, e.g. [0, .inf]); NaN is refused.
+      std::vector<double> v = in_.Numbers(*f, 2, 2, Closed(-kInf, kInf));
       if (!(v[0] < v[1])) in_.Fail(*f, "expected [lower, upper] with lower < upper");
       j.limited = true;
       j.lower = v[0];
