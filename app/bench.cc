@@ -183,13 +183,12 @@ void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult*
     auto pose_of = [&peer](int b) { return peer.BodyPose(b); };
     probes->Restart();
     probes->Observe(peer.time(), pose_of);
-    std::vector<double> ms;
-    ms.reserve(steps);
+    StepTimeSamples ms;
     double iterations = 0, contacts = 0;
     r->peer_max_contacts = 0;
     r->peer_max_penetration = 0;
     for (int n = 0; n < steps && !peer.overflowed(); ++n) {
-      ms.push_back(peer.Step());
+      ms.Add(peer.Step());
       iterations += peer.solver_iterations();
       contacts += peer.num_contacts();
       r->peer_max_contacts = std::max(r->peer_max_contacts, peer.num_contacts());
@@ -207,8 +206,8 @@ void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult*
       export_options.njmax = std::min(2 * peer.exported().njmax, cap);
       continue;
     }
-    r->peer_ms_per_step = Median(ms);
-    r->peer_mean_ms_per_step = Mean(ms);
+    r->peer_ms_per_step = ms.Median();
+    r->peer_mean_ms_per_step = ms.Mean();
     r->peer_iterations = iterations / steps;
     r->peer_contacts = contacts / steps;
     r->peer_realtime_factor = r->time_step * 1e3 / r->peer_ms_per_step;
@@ -307,6 +306,26 @@ nlohmann::json BenchResult::ToJson() const {
   return j;
 }
 
+void StepTimeSamples::Add(double ms) {
+  if (count_++ % stride_ == 0) {
+    if (stored_.size() == max_stored_) {
+      // Keep samples 0, 2, 4, ... of the store: one in 2 * stride of all added so far.
+      size_t kept = 0;
+      for (size_t i = 0; i < stored_.size(); i += 2) stored_[kept++] = stored_[i];
+      stored_.resize(kept);
+      stride_ *= 2;
+      if ((count_ - 1) % stride_ == 0) stored_.push_back(ms);
+    } else {
+      stored_.push_back(ms);
+    }
+  }
+  sum_ += ms;
+}
+
+double StepTimeSamples::Median() const { return contactlab::Median(stored_); }
+
+double StepTimeSamples::Mean() const { return count_ == 0 ? 0.0 : sum_ / count_; }
+
 bool BenchPeerAvailable(const std::string& peer) {
 #ifdef CONTACTLAB_HAVE_MUJOCO
   return peer == "mujoco";
@@ -339,8 +358,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   };
   observe();
 
-  std::vector<double> ms;
-  ms.reserve(r.steps);
+  StepTimeSamples ms;  // bounded memory, however many steps
   double iterations = 0, contacts = 0, islands = 0;
   std::vector<char> touched;
   std::vector<int> root, component;
@@ -348,7 +366,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
     const StepRecord& rec = sim.Step();
     const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    ms.Add(std::chrono::duration<double, std::milli>(t1 - t0).count());
     const SolverStats& st = rec.result.stats;
     iterations += st.iterations;
     r.max_iterations = std::max(r.max_iterations, st.iterations);
@@ -378,8 +396,8 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
     observe();
   }
   r.simulated_time = sim.state().time;
-  r.ms_per_step = Median(ms);
-  r.mean_ms_per_step = Mean(ms);
+  r.ms_per_step = ms.Median();
+  r.mean_ms_per_step = ms.Mean();
   r.iterations = iterations / r.steps;
   r.contacts = contacts / r.steps;
   r.islands = islands / r.steps;

@@ -443,6 +443,12 @@ void ApplyOverride(YAML::Node root, const std::string& text, Reporter* rep) {
   for (const auto& s : segments) {
     if (s.empty()) throw SceneError(where + key + ": empty path segment");
   }
+  if (segments.size() > static_cast<size_t>(kMaxYamlNesting)) {
+    // Each missing segment creates a map: the path is bounded like the document's nesting.
+    throw SceneError(where + key.substr(0, 80) + "...: the path has " +
+                     std::to_string(segments.size()) + " segments (at most " +
+                     std::to_string(kMaxYamlNesting) + ")");
+  }
   if (!root.IsMap()) throw SceneError(where + key + ": the scene document is not a map");
   if (segments.size() >= 2 && segments[0] == "materials" && segments[1] == "default") {
     // The implicit default material has no item in the file: materials.default.KEY adds one
@@ -1470,8 +1476,8 @@ class SceneBuilder {
     }
     j.damping = in_.Number(jf, "damping", RightOpen(0, kInf), 0.0);
     if (auto f = in_.Get(jf, "limits")) {
-      // Finite: a joint without limits has no `limits` key.
-      std::vector<double> v = in_.Numbers(*f, 2, 2, Finite());
+      // One side may be infinite (a one-sided limit, e.g. [0, .inf]); NaN is refused.
+      std::vector<double> v = in_.Numbers(*f, 2, 2, Closed(-kInf, kInf));
       if (!(v[0] < v[1])) in_.Fail(*f, "expected [lower, upper] with lower < upper");
       j.limited = true;
       j.lower = v[0];

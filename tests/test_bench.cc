@@ -325,3 +325,33 @@ TEST_F(BenchTest, CommandLine) {
 
 }  // namespace
 }  // namespace contactlab
+
+namespace contactlab {
+namespace {
+
+TEST(StepTimeSamples, ExactUpToTheBoundThenAnEvenSubsetInBoundedMemory) {
+  // Up to the bound every sample is kept: median and mean are exact.
+  StepTimeSamples small(8);
+  for (double x : {5.0, 1.0, 4.0, 2.0, 3.0}) small.Add(x);
+  EXPECT_EQ(small.stored(), 5u);
+  EXPECT_DOUBLE_EQ(small.Median(), 3.0);
+  EXPECT_DOUBLE_EQ(small.Mean(), 3.0);
+  // 100 000 samples 0, 1, 2, ... through a store of 8: the store never grows past 8, holds the
+  // samples whose index is a multiple of the stride (an evenly spaced subset), and the mean
+  // stays exact. The median of the subset is within one stride of the true median 49 999.5.
+  StepTimeSamples s(8);
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) {
+    s.Add(i);
+    ASSERT_LE(s.stored(), 8u);
+  }
+  EXPECT_EQ(s.count(), static_cast<size_t>(n));
+  EXPECT_DOUBLE_EQ(s.Mean(), (n - 1) / 2.0);
+  EXPECT_EQ(s.stored(), static_cast<size_t>((n - 1) / s.stride() + 1));
+  EXPECT_NEAR(s.Median(), (n - 1) / 2.0, static_cast<double>(s.stride()));
+  // The default bound: a 10^8-step run keeps at most 2^20 samples (8 MiB).
+  EXPECT_EQ(StepTimeSamples::kMaxStored, size_t{1} << 20);
+}
+
+}  // namespace
+}  // namespace contactlab

@@ -1139,18 +1139,31 @@ TEST(SceneText, AliasBombsAreRefusedWithTheLineOfTheFirstAlias) {
   EXPECT_DOUBLE_EQ(s.model.geoms[1].shape.radius, 0.1);
 }
 
+TEST(SceneText, OverridePathDepthIsBounded) {
+  // Every missing segment of a --set path creates a map (and registered a copy of the text).
+  std::string key = "solver";
+  for (int i = 0; i < 100000; ++i) key += ".x";
+  const std::string msg = ErrorOf(kBase, {key + "=1"});
+  EXPECT_TRUE(Has(msg, "the path has 100001 segments (at most 64)")) << msg.substr(0, 300);
+}
+
 TEST(SceneText, NonFiniteAndHugeNumbersAreRefusedWhereAFiniteValueIsNeeded) {
   std::string msg = ErrorOf("time_step: .nan\n");
   EXPECT_TRUE(Has(msg, "dir/test.yaml:1: time_step: expected a number, got nan")) << msg;
   msg = ErrorOf("gravity: [0, 0, -.inf]\n");
   EXPECT_TRUE(Has(msg, "dir/test.yaml:1: gravity.2: value -inf is out of range")) << msg;
-  msg = ErrorOf(R"(bodies:
+  // Where the range allows infinity it is read as such: a one-sided joint limit.
+  const Scene one_sided = Parse(R"(bodies:
   - name: arm
     mass: 1
     inertia: [1, 1, 1]
-    joint: {type: revolute, limits: [-.inf, 1]}
+    joint: {type: revolute, limits: [0, .inf]}
 )");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:5: bodies.arm.joint.limits.0: value -inf is out of range"))
+  EXPECT_EQ(one_sided.model.joints.at(0).lower, 0.0);
+  EXPECT_EQ(one_sided.model.joints.at(0).upper, HUGE_VAL);
+  msg = ErrorOf("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1], joint: {type: revolute, "
+                "limits: [.nan, 1]}}\n");
+  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: bodies.a.joint.limits.0: expected a number, got nan"))
       << msg;
   msg = ErrorOf(R"(templates: [{name: t, static: true}]
 generators:
