@@ -187,6 +187,46 @@ class SoupCache {
   uint64_t clock_ = 0;
 };
 
+// Hulls already built from a cached file at a given scale (the soup's identity stands for the
+// file's content: the soup cache hands out the same object while the file is unchanged, and the
+// entry holds it, so its address is not reused). Bounded, oldest first out.
+class HullCache {
+ public:
+  std::shared_ptr<const ConvexHull> Get(const std::shared_ptr<const TriangleSoup>& soup,
+                                        const Vec3& scale) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const Entry& e : entries_) {
+      if (e.soup == soup && e.scale == scale) return e.hull;
+    }
+    return nullptr;
+  }
+  void Put(std::shared_ptr<const TriangleSoup> soup, const Vec3& scale,
+           std::shared_ptr<const ConvexHull> hull) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.push_back(Entry{std::move(soup), scale, std::move(hull)});
+    if (entries_.size() > kMaxEntries) entries_.erase(entries_.begin());
+  }
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.clear();
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 64;
+  struct Entry {
+    std::shared_ptr<const TriangleSoup> soup;
+    Vec3 scale;
+    std::shared_ptr<const ConvexHull> hull;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+HullCache& Hulls() {
+  static HullCache cache;
+  return cache;
+}
+
 SoupCache& Cache() {
   static SoupCache cache;
   return cache;
@@ -206,7 +246,10 @@ std::shared_ptr<ConvexHull> MakeConvexHull(const std::vector<Vec3>& points) {
   return hull;
 }
 
-void ClearMeshCache() { Cache().Clear(); }
+void ClearMeshCache() {
+  Cache().Clear();
+  Hulls().Clear();
+}
 
 std::shared_ptr<const TriangleSoup> ReadMeshCached(const std::string& path,
                                                    const MeshLimits& limits) {
@@ -223,6 +266,11 @@ std::shared_ptr<ConvexHull> LoadConvexMesh(const std::string& path, const Vec3& 
     throw MeshError(MeshErrorKind::kBadNumber, path + ": scale must be finite and positive");
   }
   std::shared_ptr<const TriangleSoup> soup = ReadMeshCached(path, limits);
+  if (auto cached = Hulls().Get(soup, scale)) {
+    auto copy = std::make_shared<ConvexHull>(*cached);
+    copy->source = path;
+    return copy;
+  }
   if (soup->triangles.empty()) {
     throw MeshError(MeshErrorKind::kNoVolume, path + ": mesh has no triangles");
   }
@@ -265,6 +313,7 @@ std::shared_ptr<ConvexHull> LoadConvexMesh(const std::string& path, const Vec3& 
   hull->render_vertices = std::move(vertices);
   hull->render_triangles = soup->triangles;
   hull->source = path;
+  Hulls().Put(soup, scale, std::make_shared<const ConvexHull>(*hull));
   return hull;
 }
 

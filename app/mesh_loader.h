@@ -15,8 +15,9 @@ namespace contactlab {
 // The hull has merged coplanar facets (polygons, CCW seen from outside, outward unit normals);
 // the original triangles are kept in render_vertices / render_triangles, and `source` = path.
 // The file is checked, then parsed in a child process (mesh_reader.h), within `limits`; every
-// vertex after scaling lies within ±limits.max_scaled_coordinate m. Parsed files are cached by
-// path, size and modification time, so a reload parses only changed files.
+// vertex after scaling lies within ±limits.max_scaled_coordinate m. Parsed files (and their
+// hulls, per scale) are cached by path, size and modification time, so a reload parses only
+// changed files.
 // Throws MeshError (a std::runtime_error) naming the file and the reason: missing file, a limit,
 // malformed structure, bad numbers (with FILE:LINE for text formats), a crashed reader, no
 // triangles, degenerate hull or a hull without positive finite volume.

@@ -609,6 +609,9 @@ TEST(MeshReader, CacheSeesARewrittenFile) {
   std::string path = TempBytes("rewritten.obj", CubeObj());
   EXPECT_NEAR(HullVolumeOf(*LoadConvexMesh(path)), 8.0, 1e-12);
   EXPECT_NEAR(HullVolumeOf(*LoadConvexMesh(path)), 8.0, 1e-12);  // from the cache
+  // The cached file at another scale: a hull of its own (2 m cube scaled by 2: 64 m^3).
+  EXPECT_NEAR(HullVolumeOf(*LoadConvexMesh(path, Vec3::Constant(2))), 64.0, 1e-12);
+  EXPECT_NEAR(HullVolumeOf(*LoadConvexMesh(path)), 8.0, 1e-12);
   // Same path, new content (a different size): parsed again.
   std::ofstream(path, std::ios::trunc) << CubeObj() << "v 3 0 0\nf 2 9 4\n";
   auto h = LoadConvexMesh(path);
