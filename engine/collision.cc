@@ -202,18 +202,21 @@ bool HalfSpacePoint(const Pose& X_WA, const Vec3& x_h, double margin,
 
 int HalfSpaceCylinder(const Pose& X_WA, const Shape& b, const Pose& X_HB, double margin,
                       std::vector<ContactPoint>* out) {
-  // A cap lying flat (its whole rim within the margin band: 2 R sin(tilt) < margin) is supported
-  // by 8 evenly spaced rim points. Otherwise each cap touches at its lowest rim point only, so a
-  // cylinder rolling on its side always has exactly two points, one per cap, like a capsule:
-  // rim samples passing under it would add and remove contact stiffness as it turns and pump
-  // energy into the roll.
+  // A cap lying flat (its whole rim within the margin band, 2 R sin(tilt) < margin, and tilted by
+  // less than kFlatTilt) is supported by 8 evenly spaced rim points. Otherwise each cap touches
+  // at its lowest rim point only, so a cylinder rolling on its side always has exactly two
+  // points, one per cap, like a capsule: rim samples passing under it would add and remove
+  // contact stiffness as it turns and pump energy into the roll. The tilt bound keeps a large
+  // (speculative) margin from turning a cylinder on its side into a "flat" one whose far rim
+  // points, sweeping past at the spin speed, SAP's gliding band would load.
   size_t begin = out->size();
   const int kSamples = 8;
   Mat3 R = X_HB.R();
   Vec3 axis = R.col(2);
   Vec3 down_radial = -(Vec3::UnitZ() - axis * axis.z());
   double down_norm = down_radial.norm();  // sin(tilt)
-  const bool flat = 2.0 * b.radius * down_norm < margin;
+  constexpr double kFlatTilt = 0.05;      // sin of the largest tilt of a flat cap (2.9°)
+  const bool flat = 2.0 * b.radius * down_norm < margin && down_norm < kFlatTilt;
   for (double side : {-1.0, 1.0}) {
     Vec3 cap = X_HB.p + side * b.half_length * axis;
     // The cap can only touch if its lowest rim point is within the margin.
@@ -470,18 +473,15 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
   // Speed bound of one body alone (broad phase) and of a pair (narrow phase) [m/s].
   auto body_speed = [&](int body) {
     if (!speculative || body < 0) return 0.0;
-    return speculative->velocity[body].norm() + speculative->extra[body] +
-           (speculative->dynamic[body] ? speculative->gravity_gain : 0.0);
+    return speculative->velocity[body].norm() + speculative->extra[body];
   };
   auto pair_margin = [&](int gi, int gj) {
     if (!speculative) return margin;
     const int a = m.geoms[gi].body, b = m.geoms[gj].body;
     const Vec3 va = a >= 0 ? speculative->velocity[a] : Vec3::Zero();
     const Vec3 vb = b >= 0 ? speculative->velocity[b] : Vec3::Zero();
-    const bool dynamic = (a >= 0 && speculative->dynamic[a]) || (b >= 0 && speculative->dynamic[b]);
     const double u = (va - vb).norm() + (a >= 0 ? speculative->extra[a] : 0.0) +
-                     (b >= 0 ? speculative->extra[b] : 0.0) +
-                     (dynamic ? speculative->gravity_gain : 0.0);
+                     (b >= 0 ? speculative->extra[b] : 0.0);
     if (!(u > 0)) return margin;
     const ContactValues v = m.PairContactValues(gi, gj);
     return margin + (speculative->time_step + v.dissipation_time) *

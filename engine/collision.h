@@ -22,19 +22,16 @@ struct CollisionStats {
 
 // Speculative part of the contact margin, per pair of bodies (see Simulator::Step for the
 // derivation from SAP's model): the narrow phase keeps a pair of geoms with bodies a and b when
-//   φ < margin + (δt + τ_d) √(1 + μ²) u_ab,
-//   u_ab = ‖v_a − v_b‖ + e_a + e_b + g δt   (g δt only if a or b moves under forces),
+//   φ < margin + (δt + τ_d) √(1 + μ²) u_ab,   u_ab = ‖v_a − v_b‖ + e_a + e_b,
 // τ_d and μ the pair's combined values (Model::PairContactValues), v and e the bodies' entries
 // below (0 for the world): u_ab bounds the relative speed of any two surface points of a and b
-// over the step. The broad phase inflates each geom's box by margin plus its body's share
-// (δt + τ_max) √(1 + μ_max²) (‖v‖ + e + g δt), τ_max and μ_max over all materials and pair
-// overrides (the combination rules never exceed the larger input).
+// at the step's start. The broad phase inflates each geom's box by margin plus its body's share
+// (δt + τ_max) √(1 + μ_max²) (‖v‖ + e), τ_max and μ_max over all materials and pair overrides
+// (the combination rules never exceed the larger input).
 struct SpeculativeMargin {
   double time_step = 0;        // δt [s], >= 0
-  double gravity_gain = 0;     // g δt: speed a body moving under forces gains from gravity [m/s]
   std::vector<Vec3> velocity;  // per body: velocity of its centre of mass (world) [m/s]
   std::vector<double> extra;   // per body: bound on the surface speed beyond `velocity` [m/s]
-  std::vector<char> dynamic;   // per body: 1 if it moves under forces (has a kinematic tree)
 };
 
 // One contact point between two shapes, before it is tagged with geoms and bodies.

@@ -35,7 +35,7 @@ struct StepSettings {
   // Speculative margin: the margin of each pair of bodies a, b grows to
   //   contact_margin + (δt + τ_d) √(1 + μ²) u_ab,
   // u_ab a bound on the relative speed of their surfaces (‖v_com,a − v_com,b‖ + |ω_a| r_a +
-  // |ω_b| r_b at the step's start, plus g δt), τ_d and μ the pair's. A candidate with gap φ0 > 0
+  // |ω_b| r_b at the step's start), τ_d and μ the pair's. A candidate with gap φ0 > 0
   // is not inert: SAP loads it whenever
   //   φ0 < (δt + τ_d) (μ ‖v_t‖ − v_n)
   // (v_t, v_n its contact velocity at the end of the step, v_n < 0 approaching; derivation in
@@ -212,7 +212,7 @@ class Simulator {
 
   // Per body, at (q, v), what the speculative margin needs (SpeculativeMargin): the velocity of
   // the centre of mass and |ω| r_b for bodies with dofs, the prescribed velocity and the peak
-  // speed of the oscillation and spin for prescribed bodies, zero for static ones; g δt.
+  // speed of the oscillation and spin for prescribed bodies, zero for static ones.
   void BodySurfaceSpeeds(const KinematicsCache& kin, const VecX& v, SpeculativeMargin* out) const;
 
   // Divergence checks of the step in `rec` (StepDiagnostics); `external_force` is the step's

@@ -215,7 +215,7 @@ struct DroppedBall {
 
 TEST(ContactMargin, FallingBallIsNoCandidateFarAboveTheFloor) {
   // Control on the margin's size: the ball is a candidate only once its gap is below the pair
-  // margin contact_margin + (δt + τ_d) √(1 + μ²) (|v0| + g δt), at most 5.6 cm at the 4.43 m/s
+  // margin contact_margin + (δt + τ_d) √(1 + μ²) |v0|, at most 5.6 cm at the 4.43 m/s
   // of impact; a margin absurdly large (a constant, or several times the band) would make it a
   // candidate higher up. Bound: never a candidate above 6 cm (6% of the drop).
   DroppedBall scene;
@@ -230,8 +230,7 @@ TEST(ContactMargin, FallingBallIsNoCandidateFarAboveTheFloor) {
     if (!rec.contacts.empty()) {
       highest_candidate = std::max(highest_candidate, gap);
       // 1e-12: rounding of the margin's sum.
-      if (gap > 1e-3 + (dt + tau) * std::sqrt(1 + mu * mu) * (speed + kG * dt) + 1e-12)
-        ++over_formula;
+      if (gap > 1e-3 + (dt + tau) * std::sqrt(1 + mu * mu) * speed + 1e-12) ++over_formula;
     }
     if (i == 0) {
       EXPECT_TRUE(rec.contacts.empty());  // at rest 1 m up: not a candidate
@@ -305,9 +304,8 @@ TEST(ContactMargin, FallingBallIsBrakedAtTheGapOfSapsDampingTerm) {
 }
 
 // The per-pair margin uses the relative velocity of the two bodies: two balls 5 mm apart that
-// move together at 3 m/s are not candidates (only g δt counts), the same balls closing at 3 m/s
-// are (margin 1 mm + (δt + τ_d) √(1 + μ²) (3 + g δt) = 3.8 cm), and so is a ball 5 mm above a
-// static floor falling at 3 m/s.
+// move together at 3 m/s are not candidates, the same balls closing at 3 m/s are (margin 1 mm +
+// (δt + τ_d) √(1 + μ²) 3 m/s = 3.8 cm).
 TEST(ContactMargin, PairMarginFollowsTheRelativeVelocity) {
   Model m;
   const int mat = AddMaterial(&m, "mat", 1e6, 0.01, 0.5);
@@ -323,20 +321,18 @@ TEST(ContactMargin, PairMarginFollowsTheRelativeVelocity) {
   const std::vector<Pose> X = {pa, pb};
   SpeculativeMargin spec;
   spec.time_step = 1e-3;
-  spec.gravity_gain = kG * 1e-3;
   spec.velocity = {Vec3(3, 0, 0), Vec3(3, 0, 0)};
   spec.extra = {0.0, 0.0};
-  spec.dynamic = {1, 1};
   std::vector<Contact> out;
   CollisionStats stats;
   det.FindContacts(X, 1e-3, &out, &stats, &spec);
-  EXPECT_TRUE(out.empty()) << "moving together: margin 1 mm + 11 ms · 1.118 · g δt = 1.1 mm";
-  EXPECT_NEAR(stats.max_pair_margin, 1e-3 + 0.011 * std::sqrt(1.25) * kG * 1e-3, 1e-12);
+  EXPECT_TRUE(out.empty()) << "moving together: relative speed 0, margin 1 mm";
+  EXPECT_NEAR(stats.max_pair_margin, 1e-3, 1e-15);
   spec.velocity = {Vec3(1.5, 0, 0), Vec3(-1.5, 0, 0)};
   det.FindContacts(X, 1e-3, &out, &stats, &spec);
   ASSERT_EQ(out.size(), 1u) << "closing at 3 m/s";
   EXPECT_NEAR(out[0].phi, 5e-3, 1e-12);
-  EXPECT_NEAR(stats.max_pair_margin, 1e-3 + 0.011 * std::sqrt(1.25) * (3 + kG * 1e-3), 1e-12);
+  EXPECT_NEAR(stats.max_pair_margin, 1e-3 + 0.011 * std::sqrt(1.25) * 3, 1e-12);
   det.FindContacts(X, 1e-3, &out, &stats, nullptr);
   EXPECT_TRUE(out.empty()) << "without the speculative part the margin is 1 mm";
 }
