@@ -239,7 +239,8 @@ TEST(Breakpoints, QuietStepDoesNotPause) {
 
 TEST(Breakpoints, PausesOnSolverFailure) {
   for (SolverStatus st : {SolverStatus::kLineSearchFailure, SolverStatus::kNonFiniteInput,
-                          SolverStatus::kFactorizationFailure, SolverStatus::kNonFiniteState}) {
+                          SolverStatus::kFactorizationFailure, SolverStatus::kNonFiniteState,
+                          SolverStatus::kMemoryBudgetExceeded}) {
     StepRecord r = QuietRecord();
     r.result.stats.status = st;
     r.result.stats.message = "detail";
