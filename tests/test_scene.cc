@@ -1188,6 +1188,18 @@ TEST(SceneNames, WorldIsAReservedBodyName) {
   EXPECT_TRUE(Has(msg, "dir/test.yaml:3: bodies.world.name: 'world' is reserved")) << msg;
 }
 
+TEST(SceneOverrides, OverrideInsideAnAnchorChangesEveryAlias) {
+  // Documented: an alias is the anchored node itself, not a copy.
+  const Scene s = Parse(R"(bodies:
+  - {name: a, mass: 1, geoms: &ball [{shape: sphere, radius: 0.1}]}
+  - {name: b, mass: 1, position: [1, 0, 0], geoms: *ball}
+)",
+                        {"bodies.a.geoms.0.radius=0.2"});
+  ASSERT_EQ(s.model.geoms.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.model.geoms[0].shape.radius, 0.2);
+  EXPECT_DOUBLE_EQ(s.model.geoms[1].shape.radius, 0.2);
+}
+
 TEST(SceneOverrides, DefaultMaterialIsReachableWithoutAnItem) {
   // No materials list: materials.default.KEY adds {name: default} for the override to set.
   Scene s = Parse("bodies:\n  - {name: g, static: true, geoms: [{shape: half_space}]}\n",
