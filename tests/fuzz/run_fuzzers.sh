@@ -2,6 +2,7 @@
 # Runs each libFuzzer target of tests/fuzz for a bounded time with seeds from scenes/, assets/
 # and tests/hostile/found/.
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR [SECONDS_PER_TARGET=45] [TARGET ...]
+# (CONTACTLAB_FUZZ_SEED, default 1: libFuzzer's -seed.)
 # BUILD_DIR is a -DCONTACTLAB_FUZZ=ON build (tests/fuzz/CMakeLists.txt). Each target's growing
 # corpus is kept in BUILD_DIR/fuzz-corpus/NAME (reused by the next run); an input that crashes,
 # leaks, times out (> 10 s) or exceeds 2 GB is written to BUILD_DIR/fuzz-artifacts/ and the
@@ -13,6 +14,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:?usage: run_fuzzers.sh BUILD_DIR [SECONDS] [TARGET ...]}
 seconds=${2:-45}
+# A fixed seed makes a run repeatable: the same binary and seeds mutate the same inputs in the
+# same order, so a run of S seconds covers a prefix of a longer run made before landing.
+seed=${CONTACTLAB_FUZZ_SEED:-1}
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_scene fuzz_set fuzz_mesh fuzz_hull)
@@ -63,7 +67,7 @@ for t in "${targets[@]}"; do
   corpus=$build/fuzz-corpus/$t
   mkdir -p "$corpus"
   echo "== $t: ${seconds} s"
-  if ! "$bin/$t" -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
+  if ! "$bin/$t" -seed="$seed" -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix="$artifacts/$t-" -print_final_stats=1 "$corpus" "$seeds/$t" \
       > "$build/fuzz-$t.log" 2>&1; then
     status=1
