@@ -601,8 +601,10 @@ const StepRecord& Simulator::Step() {
       st.status = SolverStatus::kNonFiniteState;
       rec.metrics = ComputeMetrics(state_, rec.contacts);
     }
-  } else if (rec.result.stats.status != SolverStatus::kNonFiniteInput) {
-    // The solver returned non-finite velocities with a finite input.
+  } else if (rec.result.stats.status != SolverStatus::kNonFiniteInput &&
+             rec.result.stats.status != SolverStatus::kMemoryBudgetExceeded) {
+    // The solver returned non-finite velocities with a finite input (a refused input or a
+    // solve refused by the memory budget keeps its own status).
     SolverStats& st = rec.result.stats;
     st.message = std::string("solver returned non-finite velocities (solver status ") +
                  SolverStatusName(st.status) + (st.message.empty() ? "" : ": " + st.message) +
