@@ -575,7 +575,12 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
     }
     results.push_back(BenchScene(scene, options));
     out << BenchTableRow(results.back(), with_peer, with_range, scene_width) << std::endl;
-    if (json.is_open()) json << results.back().ToJson().dump() << '\n' << std::flush;
+    if (json.is_open()) {
+      json << results.back().ToJson().dump(-1, ' ', false,
+                                           nlohmann::json::error_handler_t::replace)
+           << '\n'
+           << std::flush;
+    }
   }
   for (const BenchResult& r : results) {
     for (const BenchProbe& p : r.probes) {

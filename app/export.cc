@@ -319,6 +319,13 @@ int ExportStepFromRun(const std::string& scene_path, int step, const std::string
     std::cerr << "export-step: --step " << step << " is out of range [0, ...)\n";
     return 2;
   }
+  {
+    std::error_code ec;
+    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+      std::cerr << "export-step: --out " << dir << ": exists and is not a directory\n";
+      return 2;
+    }
+  }
   Scene scene;
   try {
     scene = LoadScene(scene_path);

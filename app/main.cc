@@ -8,8 +8,8 @@
 //                         [--panel NAME ...] [--select BODY] [--settings FILE] [--no-settings]
 //                         [--seconds S] [--input FILE] [--trajectory FILE]
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
-// Exit status: 0 success, 2 scene error (message on stderr), 1 other runtime failure, CLI11's
-// codes for usage errors; `run` also: 3 a step failed or the state became non-finite (the run
+// Exit status: 0 success, 2 scene or usage error (message on stderr: a bad option value is
+// refused with its valid range), 1 other runtime failure; `run` also: 3 a step failed or the state became non-finite (the run
 // stops there), 4 divergence warnings without failed steps (RunSummary::ExitStatus). A run is 1 to
 // kMaxRunSteps (10^8) steps (--steps, --duration and the scene's duration; exit 2 otherwise), and
 // no output file may be an input file (the scene, its meshes) or another output (exit 2;
@@ -133,7 +133,14 @@ int main(int argc, char** argv) {
 #endif
 
   contactlab::AddBenchCommand(app);  // `bench`: runs inside the parse (app/bench.h)
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every usage error (unknown option, a value out of its range,
+    // a missing argument) is refused with CLI11's message and exit status 2, like a scene error.
+    const int status = app.exit(e);
+    return status == 0 ? 0 : kExitSceneError;
+  }
 
 #ifdef CONTACTLAB_HAVE_VIEWER
   if (*view) return contactlab::RunViewer(view_options);

@@ -180,7 +180,9 @@ std::string RunSummary::ToJson() const {
     j["stopped_at_step"] = stopped_at_step;
     j["stop_reason"] = stop_reason;
   }
-  return j.dump();
+  // A scene path that is not UTF-8 is written with U+FFFD in place of the bad bytes (the JSON
+  // library throws on it otherwise).
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 int RunSummary::ExitStatus() const {
@@ -260,7 +262,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     if (!initial_bad.empty()) {
       j["status"] = SolverStatusName(SolverStatus::kNonFiniteState);
       j["message"] = "initial state is not finite: " + initial_bad;
-      stats << j.dump() << '\n';
+      stats << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
       return;
     }
     j["status"] = "initial_state";
@@ -272,7 +274,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     j["potential_energy"] = Number(m0.potential_energy);
     j["total_energy"] = Number(m0.kinetic_energy + m0.potential_energy);
     if (!reference.empty()) j["position_error"] = Number(std::sqrt(eq_initial));
-    stats << j.dump() << '\n';
+    stats << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   };
   if (!initial_bad.empty()) {
     write_initial(nullptr);
@@ -374,7 +376,7 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
         j["position_error"] = Number(std::sqrt(eq_prev));
         j["position_error_rms"] = Number(summary.position_error_rms);
       }
-      stats << j.dump() << '\n';
+      stats << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     }
     if (trajectory.is_open() && !stuck) {
       WriteTrajectoryRows(trajectory, sim.multibody(), moving, n + 1, rec.after);

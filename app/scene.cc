@@ -653,6 +653,7 @@ const std::vector<std::string> kTopKeys = {
     "contact_margin", "solver",    "free_motion", "camera",     "materials",
     "pairs",          "templates", "bodies",      "generators", "loads"};
 const std::vector<std::string> kSolverKeys = {"type",
+                                              "memory_budget_mb",
                                               "sigma",
                                               "beta",
                                               "limit_beta",
@@ -844,6 +845,7 @@ class SceneBuilder {
         in_.Number(f, "cost_rel_tolerance", RightOpen(0, 1), p->cost_rel_tolerance);
     p->compute_condition_number =
         in_.Bool(f, "compute_condition_number", p->compute_condition_number);
+    p->memory_budget_mb = in_.Number(f, "memory_budget_mb", Closed(0, 1e9), p->memory_budget_mb);
   }
 
   void ReadMaterials(const Field& top) {
@@ -1621,6 +1623,10 @@ class SceneBuilder {
       model_->Finalize();
     } catch (const std::invalid_argument& e) {
       throw SceneError(rep_->file() + ": model: " + e.what());
+    }
+    // Refused before any step allocates: the dense matrices of very large trees.
+    if (const std::string why = CheckDenseTreeMemory(*model_, scene->settings); !why.empty()) {
+      throw SceneError(rep_->file() + ": model: " + why);
     }
     for (size_t i = 0; i < loads.size(); ++i) {
       if (model_->bodies[loads[i].body].tree < 0) {

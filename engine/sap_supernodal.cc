@@ -2,6 +2,7 @@
 // symbolic elimination, right-looking numeric factorization with dense per-block kernels.
 #include "engine/sap_supernodal.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -567,12 +568,16 @@ std::int64_t DefaultMemoryBudgetBytes() {
       return static_cast<std::int64_t>(mb * 1024.0 * 1024.0);
     }
   }
+  std::int64_t budget = std::int64_t{4} << 30;
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page_size > 0) {
-    return static_cast<std::int64_t>(pages) * page_size / 2;
+  if (pages > 0 && page_size > 0) budget = static_cast<std::int64_t>(pages) * page_size / 2;
+  // A process with an address-space limit (ulimit -v) cannot use more than that: half of it.
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    budget = std::min<std::int64_t>(budget, static_cast<std::int64_t>(as.rlim_cur / 2));
   }
-  return std::int64_t{4} << 30;
+  return budget;
 }
 
 }  // namespace contactlab

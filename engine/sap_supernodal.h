@@ -42,7 +42,7 @@ void AddFactorColumn(std::int64_t col_nv, const std::int64_t* row_nv, std::int64
 
 // Default budget of the factor memory [bytes]: the value of the environment variable
 // CONTACTLAB_MEMORY_BUDGET_MB (mebibytes, > 0) if set, else half of the physical memory (4 GiB
-// if that cannot be read).
+// if that cannot be read), and at most half of the process's address-space limit (RLIMIT_AS).
 std::int64_t DefaultMemoryBudgetBytes();
 
 class BlockSparseCholesky {

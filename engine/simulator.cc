@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -12,6 +12,7 @@
 #include <Eigen/Cholesky>
 
 #include "engine/load.h"
+#include "engine/sap_supernodal.h"
 
 namespace contactlab {
 namespace {
@@ -139,9 +140,36 @@ void StepSettings::Validate() const {
   sap.Validate();
 }
 
+std::int64_t DenseTreeBytes(const Model& model) {
+  std::int64_t values = 0;
+  for (const Tree& t : model.trees) values += static_cast<std::int64_t>(t.nv) * t.nv;
+  return values * kDenseTreeMatrices * static_cast<std::int64_t>(sizeof(double));
+}
+
+std::string CheckDenseTreeMemory(const Model& model, const StepSettings& settings) {
+  const std::int64_t bytes = DenseTreeBytes(model);
+  const std::int64_t budget =
+      settings.sap.memory_budget_mb > 0
+          ? static_cast<std::int64_t>(settings.sap.memory_budget_mb * 1024.0 * 1024.0)
+          : DefaultMemoryBudgetBytes();
+  if (bytes <= budget) return "";
+  int largest = 0;
+  for (const Tree& t : model.trees) largest = std::max(largest, t.nv);
+  std::ostringstream os;
+  os << "the dense per-tree matrices need " << bytes / (1024 * 1024) << " MiB ("
+     << model.trees.size() << " trees, " << model.nv << " dofs, largest tree " << largest
+     << " dofs: " << kDenseTreeMatrices << " matrices of nv x nv per tree), over the memory budget of "
+     << budget / (1024 * 1024)
+     << " MiB (solver.memory_budget_mb, CONTACTLAB_MEMORY_BUDGET_MB or half the memory)";
+  return os.str();
+}
+
 Simulator::Simulator(Model model, StepSettings settings)
     : model_(std::move(model)), settings_(settings) {
   settings_.Validate();
+  if (const std::string why = CheckDenseTreeMemory(model_, settings_); !why.empty()) {
+    throw std::invalid_argument(why);
+  }
   multibody_ = std::make_unique<Multibody>(&model_);
   collision_ = std::make_unique<CollisionDetector>(&model_);
   solver_ = std::make_unique<SapSolver>(settings_.sap);

@@ -142,6 +142,16 @@ struct StepRecord {
   }
 };
 
+// Memory of the dense per-tree matrices a step keeps [bytes]: each tree of nv dofs holds
+// kDenseTreeMatrices nv×nv matrices (M, A, the free motion's factor, the Hessian's diagonal block,
+// its factor and the Delassus estimate's factor), 8 bytes a value, summed in 64 bits.
+constexpr int kDenseTreeMatrices = 6;
+std::int64_t DenseTreeBytes(const Model& model);
+// Empty when DenseTreeBytes(model) fits the memory budget (settings.sap.memory_budget_mb, else
+// DefaultMemoryBudgetBytes()); otherwise a message naming the largest tree, the total dofs, the
+// estimate and the budget. Simulator's constructor throws std::invalid_argument with it.
+std::string CheckDenseTreeMemory(const Model& model, const StepSettings& settings);
+
 class Simulator {
  public:
   Simulator(Model model, StepSettings settings);

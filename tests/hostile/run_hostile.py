@@ -13,7 +13,9 @@ process group) after --timeout seconds. Observed classes:
   accepted           exit 0; the summary (last stdout line, JSON) and every stats line hold only
                      finite numbers, and no failed step is counted
   failed_reported    run exits 3 and its summary counts failed steps (failures,
-                     free_motion_failures or a *warning* count > 0)
+                     free_motion_failures) or names the step it stopped at (a non-finite
+                     initial state), or run exits 4 and the summary counts steps with
+                     divergence warnings
   refused_unlocated  exit 2 without the file / line / option in stderr
   silent_nonfinite   exit 0 with null / NaN / inf in the summary or stats
   unreported_failure exit 0 with failed steps counted in the summary
@@ -192,11 +194,18 @@ def classify(case, results, case_dir, mem_mb, stats_path):
                     return "refused_unlocated", "stderr lacks '%s:%d:': %s" % (
                         mention, case["line"], last_line(r.stderr))
         return "refused", ""
-    if (v is None or v.rc == 0) and run is not None and run.rc in (0, 3):
+    if (v is None or v.rc == 0) and run is not None and run.rc in (0, 3, 4):
         summary = parse_summary(run.stdout) if run.stdout.strip() else None
         if run.rc == 3:
             if summary is not None and failure_count(summary) > 0:
                 return "failed_reported", "failures %g" % failure_count(summary)
+            if summary is not None and "stopped_at_step" in summary and summary.get("stop_reason"):
+                return "failed_reported", "stopped at step %s: %s" % (
+                    summary["stopped_at_step"], summary["stop_reason"])
+            return "failed_uncounted", last_line(run.stdout)
+        if run.rc == 4:
+            if summary is not None and summary.get("steps_with_warnings", 0) > 0:
+                return "failed_reported", "steps with warnings %g" % summary["steps_with_warnings"]
             return "failed_uncounted", last_line(run.stdout)
         if case["run"][0] != "run":
             return "accepted", ""
