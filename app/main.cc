@@ -133,6 +133,20 @@ int main(int argc, char** argv) {
 #endif
 
   contactlab::AddBenchCommand(app);  // `bench`: runs inside the parse (app/bench.h)
+  // A first word that is neither an option nor a command is named (CLI11 would only say that a
+  // subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      std::cerr << "unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+      return kExitSceneError;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

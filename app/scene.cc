@@ -653,7 +653,6 @@ const std::vector<std::string> kTopKeys = {
     "contact_margin", "solver",    "free_motion", "camera",     "materials",
     "pairs",          "templates", "bodies",      "generators", "loads"};
 const std::vector<std::string> kSolverKeys = {"type",
-                                              "memory_budget_mb",
                                               "sigma",
                                               "beta",
                                               "limit_beta",
@@ -669,7 +668,8 @@ const std::vector<std::string> kSolverKeys = {"type",
                                               "ls_max_iterations",
                                               "cost_abs_tolerance",
                                               "cost_rel_tolerance",
-                                              "compute_condition_number"};
+                                              "compute_condition_number",
+                                              "memory_budget_mb"};
 const std::vector<std::string> kBodyKeys = {
     "name",           "template",       "static",     "mass",
     "density",        "inertia",        "com",        "joint",

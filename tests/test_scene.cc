@@ -1270,8 +1270,10 @@ std::string Chain(int n, bool cycle) {
 }
 
 TEST(SceneScale, LongChainListedTipFirstIsBuiltWithoutRecursion) {
-  // 25 000 links: the recursive pose pass overflowed the stack here.
+  // 25 000 links: the recursive pose pass overflowed the stack here. The budget is raised so
+  // that the dense per-tree memory check (6 · 25 000² doubles, 28 GiB) lets the model through.
   SceneOptions o;
+  o.overrides = {"solver.memory_budget_mb=1e9"};
   const Scene s = ParseScene(Chain(25000, false), kFile, o);
   ASSERT_EQ(s.model.bodies.size(), 25000u);
   ASSERT_EQ(s.model.trees.size(), 1u) << "one chain from the world";
@@ -1281,6 +1283,21 @@ TEST(SceneScale, LongChainListedTipFirstIsBuiltWithoutRecursion) {
   const Joint& j = s.model.joints.at(0);
   EXPECT_EQ(j.parent, 1);
   EXPECT_NEAR(j.parent_from_joint.p.z(), 0.01, 1e-12);
+}
+
+TEST(SceneScale, TreeBeyondTheMemoryBudgetIsRefusedWithItsSize) {
+  // The same chain with a 100 MiB budget: 6 · 25 000² · 8 bytes = 28 610 MiB of dense matrices.
+  SceneOptions o;
+  o.overrides = {"solver.memory_budget_mb=100"};
+  try {
+    ParseScene(Chain(25000, false), kFile, o);
+    FAIL() << "accepted";
+  } catch (const SceneError& e) {
+    const std::string msg = e.what();
+    EXPECT_TRUE(Has(msg, "dir/test.yaml: model: the dense per-tree matrices need 28610 MiB")) << msg;
+    EXPECT_TRUE(Has(msg, "largest tree 25000 dofs")) << msg;
+    EXPECT_TRUE(Has(msg, "memory budget of 100 MiB")) << msg;
+  }
 }
 
 TEST(SceneScale, LongCycleIsRefusedWithItsLine) {
