@@ -23,8 +23,13 @@ std::string Num(double x) {
   return buf;
 }
 
-// JSON has no NaN/inf: they become null.
-Json JNum(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+// JSON has no NaN/inf: they become the strings "nan", "inf", "-inf" (as in `run --stats`), so
+// that a value that is not finite is never mistaken for a missing one.
+Json JNum(double x) {
+  if (std::isfinite(x)) return Json(x);
+  if (std::isnan(x)) return Json("nan");
+  return Json(x > 0 ? "inf" : "-inf");
+}
 
 double TotalEnergy(const StepMetrics& m) { return m.kinetic_energy + m.potential_energy; }
 

@@ -18,13 +18,13 @@ namespace contactlab {
 //   complementarity_error, cost [J], solve_ms, step_ms, max_penetration [m], kinetic_energy [J],
 //   potential_energy [J], total_energy [J], mean_stiction_slip [m/s]
 // CSV: a header line, then one line per step; numbers with 17 significant digits.
-// JSON: an array of objects (NaN/inf written as null).
+// JSON: an array of objects (NaN/inf written as the strings "nan", "inf", "-inf").
 void WriteHistoryCsv(const History& history, std::ostream& out);
 void WriteHistoryJson(const History& history, std::ostream& out);
 
 // One row/object per Newton iteration of the step (iteration 0 = the guess). Columns/keys:
 //   iteration, cost, momentum_residual, gradient_norm, alpha, line_search_evaluations,
-//   num_stiction, num_sliding, num_no_contact, condition_number (NaN/null unless requested)
+//   num_stiction, num_sliding, num_no_contact, condition_number ("nan" unless requested)
 // JSON: {"step": ..., "status": ..., "iterations": [ {...}, ... ]}.
 void WriteIterationsCsv(const StepRecord& record, std::ostream& out);
 void WriteIterationsJson(const StepRecord& record, std::ostream& out);

@@ -963,6 +963,14 @@ class SceneBuilder {
   }
 
   void AddItem(BodyItem item) {
+    // A scene-wide bound, checked before the body's storage grows: 2 000 000 generated bodies
+    // exhausted a 2 GB address space while loading.
+    constexpr size_t kMaxBodies = 500000;
+    if (items_.size() >= kMaxBodies) {
+      in_.Fail(item.name_field, "too many bodies: body '" + item.name + "' would be body " +
+                                    std::to_string(items_.size() + 1) + " (at most " +
+                                    std::to_string(kMaxBodies) + " in a scene)");
+    }
     auto it = body_index_.find(item.name);
     if (it != body_index_.end()) {
       in_.Fail(item.name_field, "duplicate body name '" + item.name + "' (first defined at " +
