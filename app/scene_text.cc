@@ -114,7 +114,8 @@ std::optional<YamlTextIssue> ScanYamlText(const std::string& text, YamlTextFacts
         return YamlTextIssue{line, "tab in the indentation (YAML indents with spaces)"};
       }
       if (flow == 0 && indent == 0) {
-        const bool marker_end = line_end - p == 3 || IsBlank(text[p + 3]);
+        const bool marker_end =
+            line_end - p == 3 || (line_end - p > 3 && IsBlank(text[p + 3]));
         if (line_end - p >= 3 && text.compare(p, 3, "---") == 0 && marker_end) {
           if (content || ended) {
             return YamlTextIssue{line,
