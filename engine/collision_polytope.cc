@@ -376,40 +376,39 @@ int GjkPolytopeContact(const Shape& a, const Pose& X_WA, const Shape& b, const P
   return 1;
 }
 
+// How CollidePolytopesWith finds the contact axis.
+enum class AxisSearch { kBySatWork, kSat, kGjk };
+
+int CollidePolytopesWith(AxisSearch search, const Shape& a, const Pose& X_WA, const Shape& b,
+                         const Pose& X_WB, double margin, std::vector<ContactPoint>* out) {
+  PolytopeScratch& scratch = Scratch();
+  Polytope& A = scratch.P[0];
+  Polytope& B = scratch.P[1];
+  MakePolytope(a, X_WA, nullptr, &scratch, &A);
+  MakePolytope(b, X_WB, A.topo.get(), &scratch, &B);
+  if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
+  const bool gjk =
+      search == AxisSearch::kGjk ||
+      (search == AxisSearch::kBySatWork && SatWork(A, B) > kSatWorkLimit);
+  return gjk ? GjkPolytopeContact(a, X_WA, b, X_WB, A, B, margin, out)
+             : SatContact(A, B, margin, out);
+}
+
 }  // namespace
 
 int CollidePolytopes(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                      double margin, std::vector<ContactPoint>* out) {
-  PolytopeScratch& scratch = Scratch();
-  Polytope& A = scratch.P[0];
-  Polytope& B = scratch.P[1];
-  MakePolytope(a, X_WA, nullptr, &scratch, &A);
-  MakePolytope(b, X_WB, A.topo.get(), &scratch, &B);
-  if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
-  if (SatWork(A, B) > kSatWorkLimit) return GjkPolytopeContact(a, X_WA, b, X_WB, A, B, margin, out);
-  return SatContact(A, B, margin, out);
+  return CollidePolytopesWith(AxisSearch::kBySatWork, a, X_WA, b, X_WB, margin, out);
 }
 
 int CollidePolytopesSat(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                         double margin, std::vector<ContactPoint>* out) {
-  PolytopeScratch& scratch = Scratch();
-  Polytope& A = scratch.P[0];
-  Polytope& B = scratch.P[1];
-  MakePolytope(a, X_WA, nullptr, &scratch, &A);
-  MakePolytope(b, X_WB, A.topo.get(), &scratch, &B);
-  if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
-  return SatContact(A, B, margin, out);
+  return CollidePolytopesWith(AxisSearch::kSat, a, X_WA, b, X_WB, margin, out);
 }
 
 int CollidePolytopesGjk(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                         double margin, std::vector<ContactPoint>* out) {
-  PolytopeScratch& scratch = Scratch();
-  Polytope& A = scratch.P[0];
-  Polytope& B = scratch.P[1];
-  MakePolytope(a, X_WA, nullptr, &scratch, &A);
-  MakePolytope(b, X_WB, A.topo.get(), &scratch, &B);
-  if (A.topo->faces.empty() || B.topo->faces.empty()) return 0;
-  return GjkPolytopeContact(a, X_WA, b, X_WB, A, B, margin, out);
+  return CollidePolytopesWith(AxisSearch::kGjk, a, X_WA, b, X_WB, margin, out);
 }
 
 namespace {
