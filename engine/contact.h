@@ -19,6 +19,7 @@ struct Contact {
   double stiffness = 0;          // k [N/m]
   double dissipation_time = 0;   // τ_d [s]
   double friction = 0;           // μ [-]
+  double hunt_crossley_dissipation = 0;  // d [s/m] (Hunt–Crossley contact models)
 };
 
 }  // namespace contactlab

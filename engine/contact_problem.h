@@ -38,6 +38,7 @@ struct ConstraintData {
   double stiffness = 0;                            // k [N/m] (or [N m/rad] for limits)
   double dissipation_time = 0;                     // τ_d [s]
   double friction = 0;                             // μ (cones only)
+  double hunt_crossley_dissipation = 0;            // d [s/m] (cones; Hunt–Crossley models)
   double phi0 = 0;   // signed distance / constraint function at q0 [m] or [rad]
   double w = 0;      // Delassus estimate ‖W_ii‖_F / num_rows [1/kg] (or [1/(kg m²)])
   double beta = -1;  // near-rigid parameter for this constraint; < 0 = solver default

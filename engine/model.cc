@@ -124,15 +124,21 @@ ContactValues CombineContactValues(const Material& a, const Material& b) {
     // Two rigid springs in series stay rigid; the compliance weights are equal in the limit.
     c.stiffness = ka;
     c.dissipation_time = 0.5 * (a.dissipation_time + b.dissipation_time);
+    c.hunt_crossley_dissipation =
+        0.5 * (a.hunt_crossley_dissipation + b.hunt_crossley_dissipation);
   } else if (std::isinf(ka)) {
     c.stiffness = kb;
     c.dissipation_time = b.dissipation_time;
+    c.hunt_crossley_dissipation = b.hunt_crossley_dissipation;
   } else if (std::isinf(kb)) {
     c.stiffness = ka;
     c.dissipation_time = a.dissipation_time;
+    c.hunt_crossley_dissipation = a.hunt_crossley_dissipation;
   } else {
     c.stiffness = ka * kb / (ka + kb);
     c.dissipation_time = (a.dissipation_time * kb + b.dissipation_time * ka) / (ka + kb);
+    c.hunt_crossley_dissipation =
+        (a.hunt_crossley_dissipation * kb + b.hunt_crossley_dissipation * ka) / (ka + kb);
   }
   const double mu_sum = a.friction + b.friction;
   c.friction = (a.friction == 0 || b.friction == 0 || mu_sum == 0)
@@ -148,6 +154,7 @@ Material CombineMaterials(const Material& a, const Material& b) {
   c.stiffness = v.stiffness;
   c.dissipation_time = v.dissipation_time;
   c.friction = v.friction;
+  c.hunt_crossley_dissipation = v.hunt_crossley_dissipation;
   return c;
 }
 
@@ -245,7 +252,8 @@ ContactValues Model::PairContactValues(int geom_a, int geom_b) const {
   const int mb = geoms[geom_b].material;
   for (const PairOverride& o : pair_overrides) {
     if ((o.material_a == ma && o.material_b == mb) || (o.material_a == mb && o.material_b == ma)) {
-      return {o.values.stiffness, o.values.dissipation_time, o.values.friction};
+      return {o.values.stiffness, o.values.dissipation_time, o.values.friction,
+              o.values.hunt_crossley_dissipation};
     }
   }
   return CombineContactValues(materials[ma], materials[mb]);
@@ -291,6 +299,9 @@ void Model::Finalize() {
     }
     if (!(m.friction >= 0) || std::isinf(m.friction)) {
       Fail(what, "friction must be finite and non-negative");
+    }
+    if (!(m.hunt_crossley_dissipation >= 0) || std::isinf(m.hunt_crossley_dissipation)) {
+      Fail(what, "hunt_crossley_dissipation must be finite and non-negative");
     }
   }
   for (size_t i = 0; i < pair_overrides.size(); ++i) {

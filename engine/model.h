@@ -30,6 +30,9 @@ struct Material {
   double stiffness = 1e6;          // k [N/m], point-contact stiffness (> 0)
   double dissipation_time = 0.01;  // τ_d [s], linear (Kelvin-Voigt) dissipation time scale (>= 0)
   double friction = 0.5;           // μ [-], Coulomb coefficient (>= 0)
+  // d [s/m], Hunt–Crossley dissipation of the lagged and similar contact models (seed 004,
+  // eq. 13: f_n = k x (1 + d ẋ)₊); unused by the linear model. (>= 0)
+  double hunt_crossley_dissipation = 10.0;
 };
 
 // Explicit values for one pair of materials, overriding the combination rules.
@@ -42,11 +45,13 @@ struct PairOverride {
 //   k   = k_a k_b / (k_a + k_b)              (springs in series)
 //   τ_d = (τ_a k_b + τ_b k_a) / (k_a + k_b)   (series Kelvin-Voigt elements, compliance-weighted)
 //   μ   = 2 μ_a μ_b / (μ_a + μ_b)             (harmonic mean; 0 if either is 0)
+//   d   = (d_a k_b + d_b k_a) / (k_a + k_b)   (Hunt–Crossley d, compliance-weighted like τ_d)
 Material CombineMaterials(const Material& a, const Material& b);
 
 // The physical values of a combined pair material (no name): what each contact needs.
 struct ContactValues {
   double stiffness = 0, dissipation_time = 0, friction = 0;
+  double hunt_crossley_dissipation = 0;  // d [s/m]
 };
 ContactValues CombineContactValues(const Material& a, const Material& b);
 

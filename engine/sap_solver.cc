@@ -1238,7 +1238,8 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
       // next constraint that fills this slot (it is never read: every use is under num_blocks).
       // The binding names every field: one added to ConstraintData stops the build here.
       const auto& [kind, first_row, num_rows, num_blocks, blocks, bias, stiffness,
-                   dissipation_time, friction, phi0, w, beta, source] = c;
+                   dissipation_time, friction, hunt_crossley_dissipation, phi0, w, beta,
+                   source] = c;
       static_cast<void>(first_row);  // renumbered
       d.kind = kind;
       d.first_row = rows;
@@ -1253,6 +1254,7 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
       d.stiffness = stiffness;
       d.dissipation_time = dissipation_time;
       d.friction = friction;
+      d.hunt_crossley_dissipation = hunt_crossley_dissipation;
       d.phi0 = phi0;
       d.w = w;
       d.beta = beta;

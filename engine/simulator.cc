@@ -435,6 +435,7 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     cd.stiffness = c.stiffness;
     cd.dissipation_time = c.dissipation_time;
     cd.friction = c.friction;
+    cd.hunt_crossley_dissipation = c.hunt_crossley_dissipation;
     cd.phi0 = c.phi;
     cd.source = ci;
     const Mat3 C = ContactFrame(c.normal);
@@ -549,6 +550,7 @@ const StepRecord& Simulator::Step() {
     c.stiffness = mat.stiffness;
     c.dissipation_time = mat.dissipation_time;
     c.friction = mat.friction;
+    c.hunt_crossley_dissipation = mat.hunt_crossley_dissipation;
   }
   rec.timings.collision_ms = MsSince(t0);
 
@@ -875,6 +877,7 @@ SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& p
     cd.stiffness = mat.stiffness;
     cd.dissipation_time = mat.dissipation_time;
     cd.friction = mat.friction;
+    cd.hunt_crossley_dissipation = mat.hunt_crossley_dissipation;
   }
   SapSolver solver(params);
   SolverResult result;

@@ -14,6 +14,7 @@
 #include "engine/contact_problem.h"
 #include "engine/multibody.h"
 #include "engine/perturbation.h"
+#include "engine/contact/contact_model.h"
 #include "engine/sap_solver.h"
 #include "engine/solver.h"
 
@@ -47,6 +48,7 @@ struct StepSettings {
   // missing; each candidate costs a row. Off: contact_margin only.
   bool speculative_margin = true;
   SapParameters sap;                        // solver parameters
+  ContactModelParameters contact;           // contact model (linear: SAP's law) and v_s
   int free_motion_max_iterations = 20;      // Newton cap for implicit free motion (eq. 14)
   double free_motion_tolerance = 1e-12;     // relative, on ‖m(v*)‖
   void Validate() const;                    // throws std::invalid_argument with the valid range
