@@ -24,7 +24,7 @@
 #include "app/bench.h"
 #include "app/export.h"
 #include "app/output_files.h"
-#include "app/reproduce.h"
+#include "app/reproduce/reproduce.h"
 #include "app/runner.h"
 #include "app/scene.h"
 #ifdef CONTACTLAB_HAVE_VIEWER

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "app/plot_png.h"
-#include "app/reproduce.h"
+#include "app/reproduce/reproduce.h"
 #include "app/runner.h"
 #include "app/scene.h"
 

@@ -1,4 +1,4 @@
-#include "app/reproduce.h"
+#include "app/reproduce/reproduce.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
