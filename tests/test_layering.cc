@@ -1,18 +1,30 @@
-// The engine never draws and never loads files through Assimp: its sources include Eigen, libccd
-// and the standard library only. This test reads every file under engine/.
+// Who may include whom, checked on the sources (docs: /work/shared/DESIGN.md "Layers"):
+// - engine/ never draws and never loads files through Assimp or YAML: Eigen, libccd, the standard
+//   library and engine/ only;
+// - engine/contact/ (contact problems and models) never includes a solver (engine/sap_*.h, or
+//   engine/solvers/ once the solvers have their folder);
+// - app/reproduce/ runs the engine headless: engine/, app/ and non-GUI libraries, never ui/,
+//   render/, the viewer or a window/GL header;
+// - ui/ (ImGui panels of engine data) never includes app/;
+// - the internal headers of app/reproduce/ and app/viewer/ stay inside their folder.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <string>
 
 namespace {
 
-TEST(Layering, EngineIncludesOnlyEigenCcdAndStd) {
-  const std::filesystem::path root = std::filesystem::path(CONTACTLAB_SOURCE_DIR) / "engine";
+// Calls `check(path, line_no, included)` for every #include of every .h/.cc file under `dir` of
+// the source tree; returns the number of files read (0 when the folder does not exist).
+int ForEachInclude(
+    const std::string& dir,
+    const std::function<void(const std::string&, int, const std::string&)>& check) {
+  const std::filesystem::path root = std::filesystem::path(CONTACTLAB_SOURCE_DIR) / dir;
+  if (!std::filesystem::is_directory(root)) return 0;
   const std::regex include_re(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
-  const std::regex allowed_re(R"(^(Eigen/|ccd/|engine/|sys/[a-z_]+\.h$|[a-z_]+(\.h)?$))");
   int files = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     const std::string ext = entry.path().extension().string();
@@ -24,18 +36,80 @@ TEST(Layering, EngineIncludesOnlyEigenCcdAndStd) {
     while (std::getline(in, line)) {
       ++line_no;
       std::smatch m;
-      if (!std::regex_search(line, m, include_re)) continue;
-      const std::string inc = m[1];
-      // Standard headers are lowercase names without a directory (<vector>, <cmath>, <cstdint>).
-      EXPECT_TRUE(std::regex_search(inc, allowed_re))
-          << entry.path() << ":" << line_no << " includes <" << inc << ">";
-      for (const char* bad : {"GL", "glfw", "GLFW", "imgui", "assimp", "epoxy", "yaml"}) {
-        EXPECT_EQ(inc.find(bad), std::string::npos)
-            << entry.path() << ":" << line_no << " includes <" << inc << ">";
-      }
+      if (std::regex_search(line, m, include_re)) check(entry.path().string(), line_no, m[1]);
     }
   }
+  return files;
+}
+
+TEST(Layering, EngineIncludesOnlyEigenCcdAndStd) {
+  const std::regex allowed_re(R"(^(Eigen/|ccd/|engine/|sys/[a-z_]+\.h$|[a-z_]+(\.h)?$))");
+  const int files =
+      ForEachInclude("engine", [&](const std::string& path, int n, const std::string& inc) {
+        // Standard headers are lowercase names without a directory (<vector>, <cmath>).
+        EXPECT_TRUE(std::regex_search(inc, allowed_re)) << path << ":" << n << " includes <" << inc
+                                                        << ">";
+        for (const char* bad : {"GL", "glfw", "GLFW", "imgui", "assimp", "epoxy", "yaml"}) {
+          EXPECT_EQ(inc.find(bad), std::string::npos) << path << ":" << n << " includes <" << inc
+                                                      << ">";
+        }
+      });
   EXPECT_GT(files, 5);  // the directory was found and read
+}
+
+TEST(Layering, ContactNeverIncludesASolver) {
+  const std::regex solver_re(R"(^engine/(sap_[a-z_]*\.h$|solvers/))");
+  const int files =
+      ForEachInclude("engine/contact", [&](const std::string& path, int n, const std::string& inc) {
+        EXPECT_FALSE(std::regex_search(inc, solver_re))
+            << path << ":" << n << " includes " << inc << " (a solver header)";
+      });
+  EXPECT_GE(files, 2);  // contact_model.{h,cc} at least
+}
+
+TEST(Layering, ReproduceIncludesEngineAndAppOnly) {
+  const int files =
+      ForEachInclude("app/reproduce", [&](const std::string& path, int n, const std::string& inc) {
+        // Project headers: engine/ or app/ (not the viewer); any other header with a directory
+        // is a library's (CLI/, nlohmann/, Eigen/), which must not be a GUI one.
+        const bool project = inc.rfind("engine/", 0) == 0 || inc.rfind("app/", 0) == 0;
+        if (inc.find('/') != std::string::npos && !project) {
+          for (const char* bad : {"ui/", "render/", "imgui", "GL", "glfw", "GLFW", "epoxy"}) {
+            EXPECT_EQ(inc.find(bad), std::string::npos) << path << ":" << n << " includes " << inc;
+          }
+        }
+        EXPECT_NE(inc.rfind("app/viewer/", 0), 0u) << path << ":" << n << " includes " << inc;
+      });
+  EXPECT_GE(files, 6);  // reproduce, experiment, papers and the four paper files
+}
+
+TEST(Layering, UiNeverIncludesApp) {
+  const int files =
+      ForEachInclude("ui", [&](const std::string& path, int n, const std::string& inc) {
+        EXPECT_NE(inc.rfind("app/", 0), 0u) << path << ":" << n << " includes " << inc;
+      });
+  EXPECT_GE(files, 3);  // ui/ was found and read
+}
+
+// A folder's internal headers (those not named after the folder's public entry point) are
+// included only by files in that folder.
+TEST(Layering, InternalHeadersStayInTheirFolder) {
+  struct Internal {
+    const char* header;
+    const char* folder;
+  };
+  const Internal internals[] = {{"app/reproduce/experiment.h", "app/reproduce/"},
+                                {"app/reproduce/papers.h", "app/reproduce/"},
+                                {"app/viewer/viewer_internal.h", "app/viewer/"}};
+  const std::string src = std::filesystem::path(CONTACTLAB_SOURCE_DIR).string() + "/";
+  for (const char* dir : {"app", "ui", "render", "engine", "tests", "bench"}) {
+    ForEachInclude(dir, [&](const std::string& path, int n, const std::string& inc) {
+      for (const Internal& h : internals) {
+        if (inc != h.header) continue;
+        EXPECT_EQ(path.rfind(src + h.folder, 0), 0u) << path << ":" << n << " includes " << inc;
+      }
+    });
+  }
 }
 
 }  // namespace

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -129,6 +131,52 @@ TEST(Reproduce, RobotDishPileCompletes) {
   ExpectAgrees(r, "dish jitter, phase A (hand pressing, held): RMS dish speed [m/s]");
   ExpectAgrees(r, "dish jitter, phase B (hand withdrawn): RMS dish speed [m/s]");
   EXPECT_GT(FindRow(r, "steps with hand-dish contact").value, 300);
+}
+
+// The experiment table (app/reproduce/reproduce.cc): ids are unique, every row is complete, and
+// every id is reachable from the command line: `reproduce --list` prints it at the start of a
+// line and `reproduce --only ID` accepts it (CLI11 validates --only before --list ends the
+// parse). The control: an id not in the table is refused by --only.
+TEST(ReproduceTable, UniqueCompleteAndReachableFromTheCli) {
+  const std::vector<ReproduceExperimentInfo> table = ReproduceExperimentTable();
+  ASSERT_EQ(table.size(), 16u);  // 4 experiments for each of the seeds 000, 001, 002, 004
+  const std::vector<std::string> ids = ReproduceExperimentIds();
+  ASSERT_EQ(ids.size(), table.size());
+  std::set<std::string> unique;
+  for (size_t i = 0; i < table.size(); ++i) {
+    const ReproduceExperimentInfo& e = table[i];
+    EXPECT_EQ(e.id, ids[i]);
+    EXPECT_TRUE(unique.insert(e.id).second) << "duplicate id " << e.id;
+    EXPECT_TRUE(e.seed == "000" || e.seed == "001" || e.seed == "002" || e.seed == "004")
+        << e.id << ": seed " << e.seed;
+    for (const std::string* field : {&e.title, &e.paper, &e.source, &e.quick, &e.full})
+      EXPECT_FALSE(field->empty()) << e.id;
+    // The digest the paper values are quoted from is the seed's.
+    EXPECT_EQ(e.source.rfind("seed_" + e.seed + "_", 0), 0u) << e.id << ": " << e.source;
+  }
+
+  testing::internal::CaptureStdout();
+  {
+    CLI::App app;
+    AddReproduceCommand(app, nullptr);
+    EXPECT_THROW(app.parse("reproduce --list", false), CLI::Success);
+  }
+  const std::string listed = testing::internal::GetCapturedStdout();
+  for (const ReproduceExperimentInfo& e : table) {
+    EXPECT_NE(listed.find(e.id + " (seed " + e.seed + ", " + e.paper + "): " + e.title + "\n"),
+              std::string::npos)
+        << e.id << " missing from --list:\n"
+        << listed;
+    CLI::App app;
+    AddReproduceCommand(app, nullptr);
+    testing::internal::CaptureStdout();
+    EXPECT_THROW(app.parse("reproduce --only " + e.id + " --list", false), CLI::Success) << e.id;
+    testing::internal::GetCapturedStdout();
+  }
+  CLI::App app;
+  AddReproduceCommand(app, nullptr);
+  EXPECT_THROW(app.parse("reproduce --only no_such_experiment --list", false),
+               CLI::ValidationError);
 }
 
 TEST(Reproduce, UnknownExperimentThrows) {
