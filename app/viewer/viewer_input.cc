@@ -1,0 +1,221 @@
+// The viewer's input: keyboard shortcuts, the mouse in the 3D view (orbit, pan, zoom, picking
+// contacts and bodies, the Ctrl+drag mouse spring) and the scripted events of --input, which set
+// ImGui's mouse and key state frame by frame. See viewer_internal.h.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/viewer/viewer_internal.h"
+
+namespace contactlab {
+namespace viewer_internal {
+
+std::optional<RayHit> Viewer::PickBody(float x, float y) const {
+  const Ray ray = camera_.PickRay(x - vp_x_, y - vp_y_, vp_w_, vp_h_);
+  if (shown_poses_.size() != model_.bodies.size() || !ray.direction.allFinite() ||
+      ray.direction.squaredNorm() == 0) {
+    return std::nullopt;
+  }
+  try {
+    return CastRay(model_, shown_poses_, ray.origin, ray.direction, /*include_static=*/false);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void Viewer::BeginBodyDrag(float x, float y) {
+  const std::optional<RayHit> hit = PickBody(x, y);
+  if (!hit || hit->body < 0) return;
+  const Pose& X_WB = shown_poses_[hit->body];
+  const Vec3 point_B = X_WB.Inverse().q * hit->point + X_WB.Inverse().p;
+  drag_spring_ = MakeMouseSpring(model_, hit->body, point_B, hit->point);
+  drag_depth_ = (hit->point - camera_.Eye()).dot(camera_.Forward());
+  selected_body_ = hit->body;
+  body_drag_ = true;
+  spring_dirty_ = true;
+}
+
+void Viewer::UpdateBodyDrag(float x, float y) {
+  // The target is where the cursor's ray meets the plane through the grab point facing the eye.
+  const Ray ray = camera_.PickRay(x - vp_x_, y - vp_y_, vp_w_, vp_h_);
+  const double along = ray.direction.dot(camera_.Forward());
+  if (!(along > 1e-6)) return;
+  const Vec3 target = ray.origin + (drag_depth_ / along) * ray.direction;
+  if (!target.allFinite()) return;
+  drag_spring_.target_W = target;
+  spring_dirty_ = true;
+}
+
+void Viewer::FocusSelectedBody() {
+  if (selected_body_ < 0 || selected_body_ >= static_cast<int>(shown_poses_.size())) return;
+  const Pose& X_WB = shown_poses_[selected_body_];
+  camera_.target = X_WB.q * model_.bodies[selected_body_].com + X_WB.p;
+  camera_.distance = std::max(camera_.min_distance, 6.0 * typical_size_);
+}
+
+int Viewer::BodyIndex(const std::string& s) const {
+  if (const int b = model_.FindBody(s); b >= 0) return b;
+  try {
+    size_t used = 0;
+    const int b = std::stoi(s, &used);
+    if (used == s.size() && b >= 0 && b < static_cast<int>(model_.bodies.size())) return b;
+  } catch (const std::exception&) {
+  }
+  return -1;
+}
+
+void Viewer::InjectInput(int frame) {
+  ImGuiIO& io = ImGui::GetIO();
+  for (int k : input_keys_down_) io.KeysDown[k] = false;
+  input_keys_down_.clear();
+  bool key_ctrl = false, key_shift = false;
+  for (const InputEvent* e : EventsAtFrame(input_events_, frame)) {
+    switch (e->kind) {
+      case InputEvent::Kind::kKey: {
+        int code = 0;
+        if (e->key == "space") code = GLFW_KEY_SPACE;
+        else if (e->key == "right") code = GLFW_KEY_RIGHT;
+        else if (e->key == "backspace") code = GLFW_KEY_BACKSPACE;
+        else if (e->key == "escape") code = GLFW_KEY_ESCAPE;
+        else code = GLFW_KEY_A + (e->key[0] - 'a');
+        io.KeysDown[code] = true;
+        input_keys_down_.push_back(code);
+        key_ctrl = key_ctrl || e->ctrl;
+        key_shift = key_shift || e->shift;
+        break;
+      }
+      case InputEvent::Kind::kMove:
+        input_mouse_ = ImVec2(static_cast<float>(e->x), static_cast<float>(e->y));
+        break;
+      case InputEvent::Kind::kMoveBy:
+        input_mouse_.x += static_cast<float>(e->x);
+        input_mouse_.y += static_cast<float>(e->y);
+        break;
+      case InputEvent::Kind::kMoveToBody: {
+        const int b = BodyIndex(e->body);
+        if (b < 0) break;
+        const std::vector<Pose>& poses = ShownPoses();
+        const Vec3 com = poses[b].q * model_.bodies[b].com + poses[b].p;
+        double px = 0, py = 0;
+        if (camera_.Project(com, vp_w_, vp_h_, &px, &py)) {
+          input_mouse_ = ImVec2(static_cast<float>(vp_x_ + px + e->x),
+                                static_cast<float>(vp_y_ + py + e->y));
+        }
+        break;
+      }
+      case InputEvent::Kind::kDown:
+        input_down_[e->button] = true;
+        input_ctrl_ = e->ctrl;
+        input_shift_ = e->shift;
+        break;
+      case InputEvent::Kind::kUp:
+        input_down_[e->button] = false;
+        if (!input_down_[0] && !input_down_[1] && !input_down_[2]) {
+          input_ctrl_ = input_shift_ = false;
+        }
+        break;
+      case InputEvent::Kind::kWheel:
+        io.MouseWheel += static_cast<float>(e->x);
+        break;
+    }
+  }
+  io.MousePos = input_mouse_;
+  for (int b = 0; b < 3; ++b) io.MouseDown[b] = input_down_[b];
+  io.KeyCtrl = input_ctrl_ || key_ctrl;
+  io.KeyShift = input_shift_ || key_shift;
+}
+
+bool Viewer::PickContact(float x, float y) {
+  const StepRecord* shown = DisplayedRecord();
+  if (!shown) return false;
+  std::vector<std::pair<double, double>> screen;
+  for (const Contact& c : shown->contacts) {
+    double px = 0, py = 0;
+    if (!camera_.Project(c.point, vp_w_, vp_h_, &px, &py)) px = py = -1e9;  // behind the eye
+    screen.emplace_back(vp_x_ + px, vp_y_ + py);
+  }
+  selected_contact_ = PickNearest(screen, x, y, 12.0);
+  return selected_contact_ >= 0;
+}
+
+void Viewer::HandleInput() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!io.WantCaptureKeyboard) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) playback_.playing = !playback_.playing;
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) {
+      playback_.playing = false;
+      playback_.step_requested = true;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false)) playback_.reset_requested = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_H, false)) show_help_ = !show_help_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_T, false)) {
+      overlay_.transparent_bodies = !overlay_.transparent_bodies;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) overlay_.fit_requested = true;
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) reload_requested_ = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) FocusSelectedBody();
+    if (ImGui::IsKeyPressed(GLFW_KEY_A, false)) {
+      vsettings_.show_analysis = !vsettings_.show_analysis;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) {
+      selected_body_ = -1;
+      selected_contact_ = -1;
+    }
+  }
+  // Mouse: a drag belongs to the viewport only if it started there.
+  const ImVec2 m = io.MousePos;
+  const bool in_viewport =
+      m.x >= vp_x_ && m.y >= vp_y_ && m.x < vp_x_ + vp_w_ && m.y < vp_y_ + vp_h_;
+  if (drag_button_ < 0 && !io.WantCaptureMouse && in_viewport) {
+    for (int b = 0; b < 3; ++b) {
+      if (ImGui::IsMouseClicked(b)) {
+        drag_button_ = b;
+        drag_distance_ = 0;
+        // Ctrl + left drag on a body pulls it with a spring.
+        if (b == 0 && io.KeyCtrl) BeginBodyDrag(m.x, m.y);
+      }
+    }
+    if (ImGui::IsMouseDoubleClicked(0) && !io.KeyCtrl) {
+      if (const std::optional<RayHit> hit = PickBody(m.x, m.y)) {
+        selected_body_ = hit->body;
+        FocusSelectedBody();
+      }
+    }
+    if (io.MouseWheel != 0) camera_.Zoom(std::pow(0.88, io.MouseWheel));
+  }
+  if (drag_button_ >= 0) {
+    drag_distance_ += std::abs(io.MouseDelta.x) + std::abs(io.MouseDelta.y);
+    if (!ImGui::IsMouseDown(drag_button_)) {
+      if (body_drag_) {
+        body_drag_ = false;  // released: the next job clears the spring
+        spring_dirty_ = true;
+      } else if (drag_button_ == 0 && drag_distance_ < 4.0f) {
+        // A left click that did not orbit selects the contact under the cursor, else the body
+        // under it (or nothing).
+        if (!PickContact(m.x, m.y)) {
+          const std::optional<RayHit> hit = PickBody(m.x, m.y);
+          selected_body_ = hit ? hit->body : -1;
+        }
+      }
+      drag_button_ = -1;
+    } else if (body_drag_) {
+      if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) UpdateBodyDrag(m.x, m.y);
+    } else if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) {
+      const bool pan = drag_button_ != 0 || io.KeyShift;
+      if (pan) {
+        camera_.Pan(io.MouseDelta.x, io.MouseDelta.y, vp_h_);
+      } else {
+        camera_.Orbit(-0.008 * io.MouseDelta.x, 0.008 * io.MouseDelta.y);
+      }
+    }
+  }
+}
+
+}  // namespace viewer_internal
+}  // namespace contactlab

@@ -1,0 +1,222 @@
+// Internal to the viewer (app/viewer/): the Viewer class that `contactlab view` runs, shared by
+// its source files:
+//   viewer.cc          the window and the frame loop (Run), drawing the 3D view and its labels,
+//                      and the public functions of viewer.h;
+//   viewer_session.cc  the simulation behind the window: the physics worker and its batches, the
+//                      history and timeline requests, scene (re)loading, settings files;
+//   viewer_panels.cc   the panels: the layout of the columns (BuildUi), the analysis column, the
+//                      selection panel, the conditioning job and exports;
+//   viewer_input.cc    input: keys, mouse (orbit, pan, picking, the mouse spring) and the
+//                      scripted events of --input.
+// Included only by those files (checked by tests/test_layering.cc).
+#pragma once
+
+#include <imgui.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/export.h"
+#include "app/runner.h"
+#include "app/scene.h"
+#include "app/viewer/input_script.h"
+#include "app/viewer/physics_worker.h"
+#include "app/viewer/viewer.h"
+#include "engine/breakpoints.h"
+#include "engine/conditioning.h"
+#include "engine/debug_draw.h"
+#include "engine/history.h"
+#include "engine/raycast.h"
+#include "engine/simulator.h"
+#include "render/camera.h"
+#include "render/gl_debug_draw.h"
+#include "render/image_texture.h"
+#include "render/renderer.h"
+#include "ui/analysis_panels.h"
+#include "ui/export_panel.h"
+#include "ui/panels.h"
+#include "ui/plot_data.h"
+#include "ui/scene_browser.h"
+#include "ui/ui_data.h"
+#include "ui/viewer_settings.h"
+
+struct GLFWwindow;
+
+namespace contactlab {
+namespace viewer_internal {
+
+constexpr double kScriptedFrameSeconds = 1.0 / 60.0;  // simulated time per scripted frame
+
+// The failure and the divergence warnings of a step, one line each (empty for a clean step).
+std::vector<std::string> StepAlerts(const StepRecord& r);
+
+// Everything the viewer keeps between frames.
+class Viewer {
+ public:
+  Viewer(const ViewerOptions& options, Scene scene) : options_(options), scene_(std::move(scene)) {}
+  ~Viewer();
+
+  // Returns the process exit code.
+  int Run();
+
+ private:
+  bool CreateWindow();
+  void ResetCamera();
+  void HandleInput();
+  // Selects the contact within a few pixels of (x, y); returns false when there is none.
+  bool PickContact(float x, float y);
+  // The body under (x, y) (window px) and the hit point, via a ray through the shown poses.
+  std::optional<RayHit> PickBody(float x, float y) const;
+  // Mouse spring: starts on a body under the cursor, follows the cursor in the plane through the
+  // grabbed point facing the camera, ends when the button is released.
+  void BeginBodyDrag(float x, float y);
+  void UpdateBodyDrag(float x, float y);
+  void FocusSelectedBody();
+  // Body poses of the shown step (or the live state before the first step).
+  const std::vector<Pose>& ShownPoses();
+  void LoadSettings();
+  void SaveSettings();
+  void RefreshSceneList();
+  void PollSceneFiles();
+  void HandleExport(const ExportRequest& request);
+  void PollConditioning();
+  void StartConditioning(const StepRecord& record);
+  void DrawAnalysisColumn(float x, float width, float height);
+  void DrawSelectionPanel();
+  // Scripted input (--input): sets ImGui's mouse and key state for `frame`.
+  void InjectInput(int frame);
+  int BodyIndex(const std::string& name_or_index) const;  // -1 if none
+  // The scene file and the mesh files its geometry came from (watched for changes).
+  std::vector<std::filesystem::path> SceneFiles() const;
+  void StepPhysics(double wall_dt);
+  void BuildUi();
+  void RenderScene();
+  void DrawLabels();
+  void OnNewRecord();
+  void UpdateImpulseScale();
+  // The record on display: the timeline's choice while paused, else the newest one; nullptr
+  // before the first step.
+  const StepRecord* DisplayedRecord() const;
+  void HandleTimelineRequests();
+  // The what-if re-solve of the displayed step, or nullptr.
+  const ResolveComparison* DisplayedComparison() const;
+
+  // Physics: the worker thread owns sim_ while a job runs (see physics_worker.h). The UI draws
+  // from its own copies: model_ (materials as edited), multibody_ over it, edit_settings_ and
+  // the History of records it has taken from the worker.
+  void StartSimulation();          // new sim_ and worker_ from scene_
+  // Loads `path` (a scene error keeps the current scene and lands in scene_error_) and
+  // restarts the simulation on it; keep_view keeps the camera and the play state (reload).
+  bool OpenScene(const std::string& path, bool keep_view);
+  void FitGlyphsToScene();
+  void SubmitStepJob(int steps);   // queues the pending edits with the steps
+  void ConsumeBatch(PhysicsBatch batch);
+  void WaitIdle();                 // waits for the running job and consumes its batch
+  // WaitIdle, but a paused timeline that shows a recorded step keeps showing it (a batch that
+  // was still running when the run paused would otherwise move the view to the newest step).
+  void WaitIdleKeepingShownStep();
+  void DoReset();
+
+  ViewerOptions options_;
+  ViewerSettings vsettings_;       // persisted settings (layout, overlay, panels)
+  std::filesystem::path settings_file_;  // empty: settings are neither read nor written
+  std::string imgui_ini_;          // ImGui's own layout file (table columns, help window)
+  std::vector<SceneEntry> scene_entries_;
+  bool scene_list_scanned_ = false;  // the scenes folder was listed (Rescan lists it again)
+  ScenePanelState scene_panel_;
+  FileWatcher watcher_;
+  ExportPanelState export_panel_;
+  std::string pending_screenshot_;  // written after the current frame is drawn
+  // Analysis column.
+  TimeSeries series_;
+  int series_count_ = -1, series_newest_ = -2;  // history shape the series was built from
+  int earlier_overlay_ = 5;         // faint e_m curves of this many earlier steps
+  std::optional<ConditioningReport> conditioning_;
+  int conditioning_step_ = -1;      // timeline step of conditioning_
+  std::future<ConditioningReport> conditioning_job_;
+  int conditioning_job_step_ = -1;
+  // generation_ of conditioning_ and of the job: a reset, resume or reload makes them stale.
+  int conditioning_generation_ = -1, conditioning_job_generation_ = -1;
+  bool conditioning_auto_ = true;   // analyze the shown step whenever it changes
+  std::unique_ptr<ImageTexture> h_texture_, j_texture_;
+  int analysis_tab_request_ = -1;   // select this tab next frame (0 conv, 1 series, 2 cond)
+  FrameProfile profile_;
+  FrameProfile profile_accum_;      // physics parts of the records taken this frame
+  double ui_ms_ = 0, render_ms_ = 0;
+  // Selection and the mouse spring.
+  int selected_body_ = -1;
+  bool body_drag_ = false;          // Ctrl + left drag on a body is pulling it
+  Perturbation drag_spring_;        // its spring (target follows the cursor)
+  double drag_depth_ = 0;           // distance of the drag plane from the eye along forward [m]
+  bool spring_dirty_ = false;       // the spring changed since the last job
+  std::vector<Pose> shown_poses_;
+  std::vector<InputEvent> input_events_;  // --input script, empty without
+  ImVec2 input_mouse_{0, 0};
+  bool input_down_[3] = {false, false, false};
+  bool input_ctrl_ = false, input_shift_ = false;  // held with a mouse button
+  std::vector<int> input_keys_down_;     // keys pressed last frame, released now
+  std::ofstream trajectory_;             // --trajectory
+  std::vector<int> trajectory_bodies_;   // its bodies (TrajectoryBodies)
+  bool inspector_body_only_ = false;  // the table lists the selected body's contacts only
+  bool open_overlay_ = false, open_parameters_ = false;  // open these sections at start
+  Scene scene_;
+  std::string scene_error_;        // the last scene load error (file, line, field)
+  std::string pending_open_;       // a file dropped on the window, opened next frame
+  bool reload_requested_ = false;  // Ctrl+R or the scene panel: reload the scene file
+  std::unique_ptr<Simulator> sim_;
+  std::unique_ptr<PhysicsWorker> worker_;
+  int generation_ = 0;             // bumped by reset/resume/load: older batches are dropped
+  Model model_;                    // UI copy of the model; materials follow the panel
+  std::unique_ptr<Multibody> multibody_;  // kinematics for drawing, over model_
+  State live_state_;               // newest simulator state the UI knows
+  int live_step_count_ = 0;        // Simulator::step_count() with live_state_
+  bool settings_dirty_ = false;    // edit_settings_ not yet sent to the worker
+  bool materials_dirty_ = false;   // model_.materials not yet sent to the worker
+  double pending_wall_ = 0;        // wall time since the last stepping job was submitted [s]
+  double sim_time_this_frame_ = 0; // simulated time taken from the worker this frame [s]
+  double last_job_ms_ = 0;         // wall time of the last physics job [ms]
+  double physics_ms_total_ = 0;    // wall time of every physics job so far [ms]
+  double ui_ms_total_ = 0, render_ms_total_ = 0;  // [ms] over all frames
+  GLFWwindow* window_ = nullptr;
+  bool imgui_ready_ = false;
+  // GL objects: released in ~Viewer while the context still exists.
+  std::unique_ptr<SceneRenderer> renderer_;
+  std::unique_ptr<GlDebugDraw> glyphs_;
+  OrbitCamera camera_;
+  PlaybackState playback_;
+  OverlaySettings overlay_;
+  StepSettings edit_settings_;
+  std::string settings_error_;
+  std::string step_error_;
+  // The newest failed or diverged step of the run ("step N FAILED: ..." / "step N WARNING:
+  // ..."), shown under the status line while other steps are on screen; cleared on reset and
+  // resume.
+  std::string last_alert_;
+  std::vector<ContactRow> rows_;
+  int selected_contact_ = -1;
+  bool has_record_ = false;
+  History history_;
+  TimelineState timeline_;
+  std::optional<ResolveComparison> comparison_;  // what-if re-solve of comparison_step_
+  int comparison_step_ = -1;
+  int msaa_samples_ = 0;       // samples per pixel of the window
+  std::string gl_renderer_;    // GL_RENDERER string
+  double typical_size_ = 0.1;  // median body size [m], sets glyph sizes
+  bool show_help_ = false;
+  bool scripted_ = false;
+  double accumulator_ = 0;
+  RateMeter rate_meter_{0.05};
+  // Drag state: which button started a drag in the viewport (-1 = none).
+  int drag_button_ = -1;
+  float drag_distance_ = 0;  // mouse travel since the button went down [px]
+  // Viewport rectangle in window coordinates (logical px, y down).
+  float vp_x_ = 0, vp_y_ = 0, vp_w_ = 1, vp_h_ = 1;
+};
+
+}  // namespace viewer_internal
+}  // namespace contactlab
