@@ -19,9 +19,8 @@ namespace {
 
 // Calls `check(path, line_no, included)` for every #include of every .h/.cc file under `dir` of
 // the source tree; returns the number of files read (0 when the folder does not exist).
-int ForEachInclude(
-    const std::string& dir,
-    const std::function<void(const std::string&, int, const std::string&)>& check) {
+int ForEachInclude(const std::string& dir,
+                   const std::function<void(const std::string&, int, const std::string&)>& check) {
   const std::filesystem::path root = std::filesystem::path(CONTACTLAB_SOURCE_DIR) / dir;
   if (!std::filesystem::is_directory(root)) return 0;
   const std::regex include_re(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
@@ -47,11 +46,11 @@ TEST(Layering, EngineIncludesOnlyEigenCcdAndStd) {
   const int files =
       ForEachInclude("engine", [&](const std::string& path, int n, const std::string& inc) {
         // Standard headers are lowercase names without a directory (<vector>, <cmath>).
-        EXPECT_TRUE(std::regex_search(inc, allowed_re)) << path << ":" << n << " includes <" << inc
-                                                        << ">";
+        EXPECT_TRUE(std::regex_search(inc, allowed_re))
+            << path << ":" << n << " includes <" << inc << ">";
         for (const char* bad : {"GL", "glfw", "GLFW", "imgui", "assimp", "epoxy", "yaml"}) {
-          EXPECT_EQ(inc.find(bad), std::string::npos) << path << ":" << n << " includes <" << inc
-                                                      << ">";
+          EXPECT_EQ(inc.find(bad), std::string::npos)
+              << path << ":" << n << " includes <" << inc << ">";
         }
       });
   EXPECT_GT(files, 5);  // the directory was found and read

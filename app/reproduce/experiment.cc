@@ -27,8 +27,8 @@ Experiment::Experiment(const std::string& id, const std::string& title, const st
 }
 
 ResultRow& Experiment::Row(const std::string& metric, const std::string& paper_value,
-                           double paper_number, double value, const std::string& tolerance,
-                           bool ok, const std::string& source) {
+                           double paper_number, double value, const std::string& tolerance, bool ok,
+                           const std::string& source) {
   ResultRow row;
   row.experiment = r_.id;
   row.metric = metric;
@@ -42,8 +42,8 @@ ResultRow& Experiment::Row(const std::string& metric, const std::string& paper_v
   return r_.rows.back();
 }
 
-ResultRow& Experiment::Info(const std::string& metric, const std::string& paper_value,
-                            double value, const std::string& source, const std::string& note) {
+ResultRow& Experiment::Info(const std::string& metric, const std::string& paper_value, double value,
+                            const std::string& source, const std::string& note) {
   ResultRow row;
   row.experiment = r_.id;
   row.metric = metric;

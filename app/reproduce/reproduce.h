@@ -84,9 +84,9 @@ struct RunOptions;
 
 // Registers the `reproduce` subcommand. It runs from its CLI11 callback and ends parsing with
 // CLI::RuntimeError(exit status) (0 on success), which CLI11_PARSE turns into main's return
-// value; `reproduce --list` prints the table and ends parsing with CLI::Success. When `run_options` is given and `app` has a `run` subcommand, also adds
-// `run --reference FILE` (RunOptions::reference_path: per-step position error e_q against a
-// trajectory CSV).
+// value; `reproduce --list` prints the table and ends parsing with CLI::Success. When `run_options`
+// is given and `app` has a `run` subcommand, also adds `run --reference FILE`
+// (RunOptions::reference_path: per-step position error e_q against a trajectory CSV).
 void AddReproduceCommand(CLI::App& app, RunOptions* run_options);
 
 }  // namespace contactlab
