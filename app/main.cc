@@ -12,8 +12,8 @@
 // refused with its valid range), 1 other runtime failure; `run` also: 3 a step failed or the state became non-finite (the run
 // stops there), 4 divergence warnings without failed steps (RunSummary::ExitStatus). A run is 1 to
 // kMaxRunSteps (10^8) steps (--steps, --duration and the scene's duration; exit 2 otherwise), and
-// no output file may be an input file (the scene, its meshes) or another output (exit 2;
-// app/output_files.h).
+// no output file may be an input file (the scene, its meshes, --reference; reproduce: the paper
+// scenes) or another output (exit 2; app/output_files.h).
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <filesystem>
@@ -55,6 +55,37 @@ std::string CheckPositive(const std::string& text) {
   return "must be a number > 0, got '" + text + "'";
 }
 
+// `reproduce --out OUT [--scenes DIR]` writes OUT/results.json, OUT/report.md and
+// OUT/EXPERIMENT_PLOT.png (app/reproduce.h); it reads the scene files of DIR (default: the
+// source tree's scenes/paper) and their meshes. A PNG that does not exist yet cannot be an input,
+// so the PNGs checked are those already in OUT.
+void CheckReproduceOutputs(const CLI::App& cmd) {
+  const std::string out = cmd.get_option("--out")->as<std::string>();
+  const CLI::Option* scenes_opt = cmd.get_option("--scenes");
+  const std::string scene_dir = scenes_opt->count() > 0
+                                    ? scenes_opt->as<std::string>()
+                                    : std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/paper";
+  std::vector<contactlab::CliFile> inputs = contactlab::FilesInDirectory(scene_dir, "scene");
+  for (const contactlab::CliFile& f : std::vector<contactlab::CliFile>(inputs)) {
+    const std::string ext = std::filesystem::path(f.path).extension().string();
+    if (ext != ".yaml" && ext != ".yml") continue;
+    try {
+      const contactlab::Scene scene = contactlab::LoadScene(f.path);
+      for (contactlab::CliFile& m : contactlab::SceneInputFiles(scene)) {
+        if (m.option == "mesh") inputs.push_back(std::move(m));
+      }
+    } catch (const std::exception&) {
+      // A scene that does not load is reported by the experiment that reads it.
+    }
+  }
+  std::vector<contactlab::CliFile> outputs{{"--out", (std::filesystem::path(out) / "results.json").string()},
+                                           {"--out", (std::filesystem::path(out) / "report.md").string()}};
+  for (contactlab::CliFile& f : contactlab::FilesInDirectory(out, "--out")) {
+    if (std::filesystem::path(f.path).extension() == ".png") outputs.push_back(std::move(f));
+  }
+  contactlab::CheckOutputFiles(inputs, outputs);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,6 +122,18 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--step", export_step, "Step index (0 = first step)")->required();
   export_cmd->add_option("--out", export_dir, "Output directory")->required();
   contactlab::AddReproduceCommand(app, &run_options);
+  // reproduce --out: checked once its options are parsed, before its callback runs anything.
+  for (CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() != "reproduce") continue;
+    sub->parse_complete_callback([sub]() {
+      try {
+        CheckReproduceOutputs(*sub);
+      } catch (const SceneError& e) {
+        std::cerr << e.what() << std::endl;
+        throw CLI::RuntimeError(kExitSceneError);
+      }
+    });
+  }
 
 #ifdef CONTACTLAB_HAVE_VIEWER
   contactlab::ViewerOptions view_options;
@@ -202,8 +245,10 @@ int main(int argc, char** argv) {
       contactlab::RunSteps(scene, run_options.duration,
                            "--duration " + duration->as<std::string>());
     }
+    std::vector<contactlab::CliFile> inputs = contactlab::SceneInputFiles(scene);
+    inputs.push_back({"--reference", run_options.reference_path});
     contactlab::CheckOutputFiles(
-        contactlab::SceneInputFiles(scene),
+        inputs,
         {{"--stats", run_options.stats_path}, {"--trajectory", run_options.trajectory_path}});
     const contactlab::RunSummary summary = contactlab::RunHeadless(scene, run_options, std::cout);
     if (summary.stopped_at_step >= 0) std::cerr << "run stopped: " << summary.stop_reason << '\n';

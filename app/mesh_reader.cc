@@ -138,6 +138,14 @@ double Coordinate(std::string_view tok, const std::string& where, const std::str
 
 std::string At(const std::string& name, uint64_t line) { return name + ":" + std::to_string(line); }
 
+// Location in a binary file: "FILE: byte N", N the 0-based offset of the first byte of the value
+// at fault (as `xxd -s N FILE` or `od -A d -j N FILE` shows it).
+std::string AtByte(const std::string& name, uint64_t offset) {
+  return name + ": byte " + std::to_string(offset);
+}
+
+constexpr const char* kAxisNames[3] = {"x", "y", "z"};
+
 // ---- OBJ ----
 
 void CheckObj(std::string_view bytes, const std::string& name, const MeshLimits& limits) {
@@ -301,18 +309,19 @@ void CheckStl(std::string_view bytes, const std::string& name, const MeshLimits&
     return;
   }
   if (bytes.size() < 84) {
-    Fail(MeshErrorKind::kMalformed, name + ": binary STL of " + std::to_string(bytes.size()) +
+    Fail(MeshErrorKind::kMalformed, AtByte(name, bytes.size()) + ": header: binary STL of " +
+                                        std::to_string(bytes.size()) +
                                         " bytes is shorter than its 84-byte header");
   }
   const uint64_t n = Le32(u + 80);
   if (n > limits.max_triangles) {
-    Fail(MeshErrorKind::kLimit, name + ": binary STL header declares " + std::to_string(n) +
-                                    " triangles, more than the limit of " +
+    Fail(MeshErrorKind::kLimit, AtByte(name, 80) + ": triangle count: binary STL header declares " +
+                                    std::to_string(n) + " triangles, more than the limit of " +
                                     std::to_string(limits.max_triangles));
   }
   if (84 + 50 * n != bytes.size()) {
-    Fail(MeshErrorKind::kMalformed, name + ": binary STL header declares " + std::to_string(n) +
-                                        " triangles (84 + 50 * " + std::to_string(n) + " = " +
+    Fail(MeshErrorKind::kMalformed, AtByte(name, 80) + ": triangle count: binary STL header declares " +
+                                        std::to_string(n) + " triangles (84 + 50 * " + std::to_string(n) + " = " +
                                         std::to_string(84 + 50 * n) + " bytes) but the file has " +
                                         std::to_string(bytes.size()) + " bytes");
   }
@@ -321,9 +330,10 @@ void CheckStl(std::string_view bytes, const std::string& name, const MeshLimits&
     for (int k = 0; k < 9; ++k) {
       float x = LeFloat(rec + 12 + 4 * k);
       if (!std::isfinite(x) || std::abs(x) > limits.max_coordinate) {
-        Fail(MeshErrorKind::kBadNumber, name + ": triangle " + std::to_string(t) + " vertex " +
-                                            std::to_string(k / 3) + ": coordinate " + Num(x) +
-                                            " is not a finite number within ±" +
+        Fail(MeshErrorKind::kBadNumber, AtByte(name, 84 + 50 * t + 12 + 4 * k) + ": triangle " +
+                                            std::to_string(t) + " vertex " +
+                                            std::to_string(k / 3) + ": " + kAxisNames[k % 3] +
+                                            " = " + Num(x) + " is not a finite number within ±" +
                                             Num(limits.max_coordinate));
       }
     }
@@ -474,6 +484,7 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
   const std::string_view body = bytes.substr(header_end);
   const auto* u = reinterpret_cast<const unsigned char*>(body.data());
   size_t offset = 0;  // binary position
+  size_t value_at = 0;  // binary: offset in the file of the last value read
   // ASCII position: current line tokens and line number.
   size_t line_pos = 0;
   uint64_t line_no = 0;
@@ -516,11 +527,13 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
       return x;
     }
     if (offset + size > body.size()) {
-      Fail(MeshErrorKind::kMalformed, name + ": PLY file ends inside " + e.name + " record " +
+      Fail(MeshErrorKind::kMalformed, AtByte(name, bytes.size()) + ": PLY file ends inside " +
+                                          e.name + " record " +
                                           std::to_string(r) + " of the " + std::to_string(e.count) +
                                           " its header declares (" + std::to_string(body.size()) +
                                           " bytes after the header)");
     }
+    value_at = header_end + offset;
     unsigned char b[8];
     for (int k = 0; k < size; ++k) b[k] = u[offset + (format == kLittle ? k : size - 1 - k)];
     offset += size;
@@ -555,7 +568,7 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
           double x = value(e, r, p.size, p.integer, p.is_signed, &text);
           if (is_vertex && (p.name == "x" || p.name == "y" || p.name == "z") &&
               (!std::isfinite(x) || std::abs(x) > limits.max_coordinate)) {
-            std::string where = format == kAscii ? At(name, line_no) : name;
+            std::string where = format == kAscii ? At(name, line_no) : AtByte(name, value_at);
             Fail(MeshErrorKind::kBadNumber,
                  where + ": vertex " + std::to_string(r) + ": " + p.name + " = " + Num(x) +
                      " is not a finite number within ±" + Num(limits.max_coordinate));
@@ -564,7 +577,7 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
         }
         double n = value(e, r, p.count_size, true, false, &text);
         if (!(n >= 0 && n <= static_cast<double>(kMaxPolygonVertices)) || n != std::floor(n)) {
-          std::string where = format == kAscii ? At(name, line_no) : name;
+          std::string where = format == kAscii ? At(name, line_no) : AtByte(name, value_at);
           Fail(MeshErrorKind::kMalformed, where + ": " + e.name + " record " + std::to_string(r) +
                                               ": list length " + Num(n) + " outside [0, " +
                                               std::to_string(kMaxPolygonVertices) + "]");
@@ -573,15 +586,16 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
         if (indices && n >= 3) {
           triangles += static_cast<uint64_t>(n) - 2;
           if (triangles > limits.max_triangles) {
-            Fail(MeshErrorKind::kLimit, name + ": more than " +
-                                            std::to_string(limits.max_triangles) +
-                                            " triangles (the triangle limit)");
+            Fail(MeshErrorKind::kLimit,
+                 (format == kAscii ? At(name, line_no) : AtByte(name, value_at)) + ": " + e.name +
+                     " record " + std::to_string(r) + ": more than " +
+                     std::to_string(limits.max_triangles) + " triangles (the triangle limit)");
           }
         }
         for (uint64_t k = 0; k < static_cast<uint64_t>(n); ++k) {
           double x = value(e, r, p.size, p.integer, p.is_signed, &text);
           if (indices && !(x >= 0 && x < static_cast<double>(vertex_count) && x == std::floor(x))) {
-            std::string where = format == kAscii ? At(name, line_no) : name;
+            std::string where = format == kAscii ? At(name, line_no) : AtByte(name, value_at);
             Fail(MeshErrorKind::kMalformed, where + ": face " + std::to_string(r) +
                                                 ": vertex index " + Num(x) +
                                                 " is out of range (the header declares " +
@@ -798,23 +812,23 @@ void CheckGltfJson(std::string_view json, const std::string& name, const MeshLim
 void CheckGlb(std::string_view bytes, const std::string& name, const MeshLimits& limits) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 20 || Le32(u) != 0x46546C67u) {
-    Fail(MeshErrorKind::kMalformed, name + ": not a binary glTF (no 'glTF' header)");
+    Fail(MeshErrorKind::kMalformed, AtByte(name, 0) + ": magic: not a binary glTF (no 'glTF' header)");
   }
   const uint64_t length = Le32(u + 8), json_len = Le32(u + 12);
   if (length != bytes.size()) {
-    Fail(MeshErrorKind::kMalformed, name + ": binary glTF header declares " +
+    Fail(MeshErrorKind::kMalformed, AtByte(name, 8) + ": length: binary glTF header declares " +
                                         std::to_string(length) + " bytes but the file has " +
                                         std::to_string(bytes.size()));
   }
   if (Le32(u + 16) != 0x4E4F534Au || 20 + json_len > bytes.size()) {
     Fail(MeshErrorKind::kMalformed,
-         name + ": binary glTF: the first chunk is not JSON or runs past the end of the file");
+         AtByte(name, 12) + ": chunk 0: binary glTF: the first chunk is not JSON or runs past the end of the file");
   }
   uint64_t pos = 20 + json_len;
-  while (pos < bytes.size()) {
+  for (int chunk = 1; pos < bytes.size(); ++chunk) {
     if (pos + 8 > bytes.size() || pos + 8 + Le32(u + pos) > bytes.size()) {
-      Fail(MeshErrorKind::kMalformed, name + ": binary glTF: a chunk at byte " +
-                                          std::to_string(pos) + " runs past the end of the file");
+      Fail(MeshErrorKind::kMalformed, AtByte(name, pos) + ": chunk " + std::to_string(chunk) +
+                                          ": binary glTF: the chunk runs past the end of the file");
     }
     pos += 8 + Le32(u + pos);
   }

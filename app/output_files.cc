@@ -1,5 +1,6 @@
 #include "app/output_files.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <system_error>
@@ -58,6 +59,19 @@ void CheckOutputFiles(const std::vector<CliFile>& inputs, const std::vector<CliF
       }
     }
   }
+}
+
+std::vector<CliFile> FilesInDirectory(const std::string& dir, const std::string& option) {
+  std::vector<CliFile> files;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  for (const fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+    std::error_code ef;
+    if (it->is_regular_file(ef)) files.push_back({option, it->path().string()});
+  }
+  std::sort(files.begin(), files.end(),
+            [](const CliFile& a, const CliFile& b) { return a.path < b.path; });
+  return files;
 }
 
 }  // namespace contactlab

@@ -246,6 +246,13 @@ void Simulator::Reset() {
 //   q^θ = q0 + θ δt N v^{θvq}, v^θ = θ v* + (1−θ) v0, v^{θvq} = θ_vq v* + (1−θ_vq) v0.
 // Explicit in v* when θ = 0 (one solve with M(q0)); otherwise Newton's method with A (eq. 15)
 // as the Jacobian, exact for constant M and linear springs/dampers, and O(δt) close in general.
+// Backtracking: a step after which ‖m‖∞ did not decrease is halved (at most kMaxHalvings times,
+// each halving one iteration). An actuator with an effort limit makes m piecewise linear in v*
+// with an S-shaped saturation, u = clamp(kp (q_s − q) + kd (v_s − v), ±u_max): from a saturated
+// iterate A holds only M and the diagonal damping, the full Newton step jumps across the
+// unsaturated band (width 2 u_max / (kp δt + kd) in v) to the opposite saturation and back, a
+// 2-cycle with ‖m‖∞ ≈ 2 δt u_max that no iteration cap ends (scenes/paper/robot_dish_pile.yaml,
+// joints of 12 N m). A shorter step lands inside the band, where Newton converges.
 FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
                                   const VecX* external_force, const KinematicsCache* kin_q0,
                                   VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M) {
@@ -274,6 +281,13 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
   const int max_iter = theta == 0.0 ? 1 : settings_.free_motion_max_iterations;
   FreeMotionReport report;
   report.converged = theta == 0.0;
+  // Backtracking state: the iterate v_base the last Newton step Δv (in sc.newton_step) started
+  // from, its residual ‖m‖∞, and the fraction α of the step taken.
+  constexpr int kMaxHalvings = 6;
+  VecX &v_base = sc.v_base, &newton_step = sc.newton_step;
+  double base_residual = std::numeric_limits<double>::infinity();
+  int halvings = 0;
+  double alpha = 1;
   for (int iter = 0; iter < max_iter; ++iter) {
     report.iterations = iter + 1;
     v_thvq = theta_vq * v + (1 - theta_vq) * v0;
@@ -352,16 +366,28 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
       report.converged = true;
       break;
     }
+    // The last step did not decrease ‖m‖∞ (not a number counts as no decrease): halve it.
+    if (iter > 0 && !(residual < base_residual) && halvings < kMaxHalvings) {
+      ++halvings;
+      alpha *= 0.5;
+      v = v_base - alpha * newton_step;
+      continue;
+    }
+    base_residual = residual;
+    halvings = 0;
+    alpha = 1;
+    v_base = v;
+    newton_step = m;  // overwritten per tree by Δv = A⁻¹ m
     for (int tr = 0; tr < num_trees; ++tr) {
       const Tree& tree = model_.trees[tr];
       if (tree.nv == 0) continue;
       MatX& F = sc.factor[tr];  // the tree's kept storage: no allocation
       F = (*A)[tr];
       const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
-      auto mt = m.segment(tree.v_start, tree.nv);
-      llt.solveInPlace(mt);
-      v.segment(tree.v_start, tree.nv) -= mt;
+      auto st = newton_step.segment(tree.v_start, tree.nv);
+      llt.solveInPlace(st);
     }
+    v = v_base - newton_step;
   }
   *v_star = v;
   return report;

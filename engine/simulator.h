@@ -253,6 +253,7 @@ class Simulator {
     VecX external_force;  // generalized force of the mouse spring and the loads
     State next_state;     // the state after the step, before it replaces state_
     VecX dv;                    // free motion: v − v0
+    VecX v_base, newton_step;   // free motion: iterate a Newton step starts from, the step Δv
     std::vector<MatX> factor;   // free motion: per tree, storage of the in-place Cholesky factor
     // Jacobian blocks of constraint slots whose tree size changed, reused by later slots so that
     // the step does not allocate once the sizes in use have been seen.

@@ -388,9 +388,14 @@ TEST(MeshRefusal, BinaryPlyThatLoads) {
 
 TEST(MeshRefusal, BinaryPlyTruncatedOrLyingCounts) {
   const std::string body = BinaryPlyTetraBody();
-  // Truncated in the middle of the faces.
+  // Binary errors name the byte offset of the value at fault ("FILE: byte N: ..."), which a hex
+  // dump of the file shows; the header is text and names its line.
+  const size_t header = BinaryPlyHeader("4", "4").size();
+  // Truncated in the middle of the faces: the location is the end of the file.
   ExpectRefused(TempBytes("truncated.ply", BinaryPlyHeader("4", "4") + body.substr(0, 60)),
-                MeshErrorKind::kMalformed, "ends inside face record");
+                MeshErrorKind::kMalformed,
+                "truncated.ply: byte " + std::to_string(header + 60) +
+                    ": PLY file ends inside face record");
   // Header promises 100000 vertices; the file holds 4 (this crashed in Assimp's
   // post-processing before).
   ExpectRefused(TempBytes("lying.ply", BinaryPlyHeader("100000", "4") + body),
@@ -403,8 +408,11 @@ TEST(MeshRefusal, BinaryPlyTruncatedOrLyingCounts) {
   // An index past the vertices.
   std::string bad_index = body;
   bad_index[49] = '\x09';
+  // Face 0 starts at body byte 48 (4 vertices of 12 bytes): its uchar count, then the first int.
   ExpectRefused(TempBytes("bad_index.ply", BinaryPlyHeader("4", "4") + bad_index),
-                MeshErrorKind::kMalformed, "vertex index 9 is out of range");
+                MeshErrorKind::kMalformed,
+                "bad_index.ply: byte " + std::to_string(header + 49) +
+                    ": face 0: vertex index 9 is out of range");
   // Counts beyond the limits, refused with the limit's value.
   ExpectRefused(TempBytes("count.ply", BinaryPlyHeader("900000000000", "4") + body),
                 MeshErrorKind::kLimit, "exceeds the limit of 2000000");
@@ -413,7 +421,8 @@ TEST(MeshRefusal, BinaryPlyTruncatedOrLyingCounts) {
   const std::string nan = LeFloat(std::nanf(""));
   nan_body.replace(16, 4, nan);  // vertex 1, y
   ExpectRefused(TempBytes("nan.ply", BinaryPlyHeader("4", "4") + nan_body),
-                MeshErrorKind::kBadNumber, "vertex 1: y = nan");
+                MeshErrorKind::kBadNumber,
+                "nan.ply: byte " + std::to_string(header + 16) + ": vertex 1: y = nan");
   ExpectRefused(TempBytes("no_end.ply", "ply\nformat ascii 1.0\nelement vertex 3\n"),
                 MeshErrorKind::kMalformed, "no end_header");
 }
@@ -444,15 +453,18 @@ TEST(MeshRefusal, StlWithLyingTriangleCount) {
   EXPECT_NEAR(HullVolumeOf(*h), 1.0 / 6.0, 1e-12);
   ExpectRefused(
       TempBytes("lying.stl", BinaryStl(1000, tet)), MeshErrorKind::kMalformed,
-      "declares 1000 triangles (84 + 50 * 1000 = 50084 bytes) but the file has 284 bytes");
+      "lying.stl: byte 80: triangle count: binary STL header declares 1000 triangles (84 + 50 * "
+      "1000 = 50084 bytes) but the file has 284 bytes");
   ExpectRefused(TempBytes("huge_count.stl", BinaryStl(0xffffffffu, tet)), MeshErrorKind::kLimit,
                 "more than the limit of 4000000");
   ExpectRefused(TempBytes("header_only.stl", std::string(50, 'x')), MeshErrorKind::kMalformed,
                 "shorter than its 84-byte header");
   auto nan_tet = tet;
   nan_tet[2][4] = std::nanf("");
+  // Triangle 2 starts at 84 + 2 · 50 = 184; its vertices at +12 (after the normal), 12 bytes
+  // each: vertex 1's y is at 184 + 12 + 12 + 4 = 212.
   ExpectRefused(TempBytes("nan.stl", BinaryStl(4, nan_tet)), MeshErrorKind::kBadNumber,
-                "triangle 2 vertex 1");
+                "nan.stl: byte 212: triangle 2 vertex 1: y = nan");
   ExpectRefused(TempBytes("nan_ascii.stl",
                           "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 nan\n"
                           "vertex 0 1 0\nendloop\nendfacet\nendsolid t\n"),
@@ -487,7 +499,13 @@ TEST(MeshRefusal, DeepGltfNodeHierarchy) {
   }
   ExpectRefused(
       TempBytes("bad.glb", "glTF" + Le32(2) + Le32(9999) + Le32(4) + Le32(0x4E4F534A) + "{}  "),
-      MeshErrorKind::kMalformed, "declares 9999 bytes");
+      MeshErrorKind::kMalformed, "bad.glb: byte 8: length: binary glTF header declares 9999 bytes");
+  // A second chunk whose length runs past the end: named by the byte its header starts at (20 +
+  // the 4-byte JSON chunk).
+  const std::string json = "{}  ";
+  const std::string glb_body = Le32(4) + Le32(0x4E4F534A) + json + Le32(1000) + Le32(0x004E4942);
+  ExpectRefused(TempBytes("chunk.glb", "glTF" + Le32(2) + Le32(12 + glb_body.size()) + glb_body),
+                MeshErrorKind::kMalformed, "chunk.glb: byte 24: chunk 1: binary glTF: the chunk runs past");
 }
 
 TEST(MeshRefusal, ReaderCrashIsContainedAndNamesTheFile) {

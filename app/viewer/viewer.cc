@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "app/output_files.h"
 #include "app/viewer/viewer_internal.h"
 #include "render/screenshot.h"
 
@@ -482,6 +483,26 @@ int RunViewer(const ViewerOptions& options) {
   Scene scene;
   try {
     scene = LoadScene(options.scene_path, options.overrides);
+    // No output (the screenshot, the trajectory, the settings file written at exit and the
+    // imgui.ini beside it) may be the scene, a mesh, the input script or another output; checked
+    // before any window opens (app/output_files.h).
+    std::vector<CliFile> inputs = SceneInputFiles(scene);
+    inputs.push_back({"--input", options.input_path});
+    std::vector<CliFile> outputs{{"--screenshot", options.screenshot_path},
+                                 {"--trajectory", options.trajectory_path}};
+    // The settings file as Viewer::LoadSettings chooses it.
+    std::string settings;
+    if (!options.no_settings && !options.settings_path.empty()) {
+      settings = options.settings_path;
+    } else if (!options.no_settings && options.frames <= 0) {
+      settings = DefaultSettingsFile().string();
+    }
+    if (!settings.empty()) {
+      outputs.push_back({"--settings", settings});
+      outputs.push_back({"--settings (its imgui.ini)",
+                         (std::filesystem::path(settings).parent_path() / "imgui.ini").string()});
+    }
+    CheckOutputFiles(inputs, outputs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
