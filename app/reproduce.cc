@@ -779,7 +779,7 @@ ExperimentResult ConveyorBelt(const ReproduceOptions& opt) {
       if (rec.result.regime[i] == Regime::kStiction) ++st;
       if (rec.result.regime[i] == Regime::kSliding) {
         ++sl;
-        rest_offset += (dt + tau) * rec.result.R(c.first_row + 2) * rec.result.gamma(c.first_row + 2);
+        rest_offset += (dt + tau) * rec.result.laws.Constant(static_cast<int>(i), "R_n") * rec.result.gamma(c.first_row + 2);
         slip = std::max(slip, rec.result.vc.segment<2>(c.first_row).norm());
       }
     }
@@ -1439,7 +1439,9 @@ FoundationRun RunFoundation(const FoundationSetup& f) {
   double w0_lo = 1e300, w0_hi = -1e300, t_lo = 1e300, t_hi = -1e300;
   const RunLog log = Run(sc, steps, [&](const Simulator& sim, const StepRecord& rec) {
     int nr = 0;
-    for (std::uint8_t x : rec.result.near_rigid) nr += x;
+    for (int i = 0; i < rec.result.laws.num_constraints(); ++i) {
+      nr += rec.result.laws.Constant(i, "near_rigid") != 0 ? 1 : 0;
+    }
     r.near_rigid_max = std::max(r.near_rigid_max, nr);
     const double t = rec.after.time;
     // Record every 10 ms of simulated time (cheap: 100 or fewer samples a run).
@@ -1803,7 +1805,7 @@ ExperimentResult RobotDishPile(const ReproduceOptions& opt) {
           if (cd.kind != ConstraintKind::kFrictionCone || cd.source != static_cast<int>(ci))
             continue;
           pen_dish_force = rec.result.gamma(cd.first_row + 2) / dt;
-          pen_dish_clamped = k < rec.result.near_rigid.size() && rec.result.near_rigid[k];
+          pen_dish_clamped = rec.result.laws.Constant(static_cast<int>(k), "near_rigid") != 0;
         }
       }
     }

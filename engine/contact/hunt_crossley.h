@@ -38,7 +38,6 @@
 
 #include "engine/contact/contact_model.h"
 #include "engine/math.h"
-#include "engine/solver.h"
 
 namespace contactlab {
 
