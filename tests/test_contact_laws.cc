@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -402,6 +403,9 @@ std::vector<LawCase> LimitExtremeCases() {
         for (double phi0 : {-1e3, 0.0, 1e3}) cases.push_back(MakeLimitCase(dt, k, tau, phi0));
   return cases;
 }
+
+// gtest prints a failing parameter with this (the row's name, not its bytes).
+void PrintTo(const LawRow& row, std::ostream* os) { *os << row.name; }
 
 const Regime kConeRegimes[] = {Regime::kStiction, Regime::kSliding, Regime::kNoContact};
 
@@ -905,8 +909,9 @@ TEST(ContactLawClosedForms, SimilarIsLaggedWithTheNormalImpulseAtZ) {
 TEST(ContactLawClosedForms, RegularizedStictionTolerance) {
   // Eq. 44: ε_s = max(v_s, σ w μ γ_n0). An impact (large γ_n0) takes the second branch, a resting
   // contact the first; the plain lagged and similar laws keep v_s.
-  const double mu = 1.0, dt = 2e-3, k = 1e7, d = 10;
-  // Resting 1 kg box: x0 = m g / k, γ_n0 = m g δt ≈ 0.02 N s, σ w μ γ_n0 ≈ 2e-5 < v_s.
+  // μ != 1 so that a missing factor μ shows.
+  const double mu = 0.7, dt = 2e-3, k = 1e7, d = 10;
+  // Resting 1 kg box: x0 = m g / k, γ_n0 = m g δt ≈ 0.02 N s, σ w μ γ_n0 ≈ 1.6e-5 < v_s.
   const double rest_x0 = kGravity / k;
   HuntCrossleyConstants c = PrepareHuntCrossley(ContactModelType::kLaggedRegularized, mu, dt, k,
                                                 d, -rest_x0, 0, kVs, kSigma, kW);
