@@ -137,8 +137,11 @@ LawCase MakeHuntCrossleyCase(ContactModelType type, double mu, double dt, double
     const double shift = similar ? c.mu * ComputeSoftNorm(vt(0), vt(1), c.eps_s).norm : 0.0;
     return c.v_hat + offset + shift;
   };
-  lc.sample = [c, vn_scale, vn_for](Regime regime, Rng& rng, Vec3* v) {
-    if (regime != Regime::kNoContact && !(c.k > 0)) return false;  // k = 0: n ≡ 0
+  // The lagged friction μ γ_n0 ‖v_t‖_s acts also where n = 0 (a separating contact).
+  const bool lagged_friction = !similar && c.mu * c.gamma_n0 > 0;
+  lc.sample = [c, vn_scale, vn_for, lagged_friction](Regime regime, Rng& rng, Vec3* v) {
+    if (regime == Regime::kNoContact && lagged_friction) return false;
+    if (regime != Regime::kNoContact && !(c.k > 0)) return false;  // k = 0: n ≡ 0, γ_n0 = 0
     double speed = 0;
     if (regime == Regime::kStiction) {
       speed = Coin(rng, 0.125) ? 0.0 : c.eps_s * LogUniform(rng, 1e-4, 0.999);
@@ -149,7 +152,10 @@ LawCase MakeHuntCrossleyCase(ContactModelType type, double mu, double dt, double
     }
     const Eigen::Vector2d vt = speed * RandomDirection(rng);
     const double offset = vn_scale * LogUniform(rng, 1e-6, 1.0);
-    *v << vt(0), vt(1), vn_for(vt, regime == Regime::kNoContact ? offset : -offset);
+    // Inside contact, or (lagged friction, one sample in four) separating.
+    const bool separated =
+        regime == Regime::kNoContact || (lagged_friction && Coin(rng, 0.25));
+    *v << vt(0), vt(1), vn_for(vt, separated ? offset : -offset);
     return true;
   };
   lc.boundaries = [c, vn_scale, vn_for](Rng& rng, std::vector<BoundaryPoint>* out) {
@@ -462,6 +468,10 @@ void CheckDerivativesAt(const LawCase& lc, const Vec3& v, CheckReport* report) {
     return;
   }
   const double gnorm_0 = BlockNorm(G, dim);
+  // The solvers' contract: no contact means γ = 0 and G = 0 (the constraint leaves H).
+  if (regime == Regime::kNoContact && (HeadNorm(g, dim) != 0 || gnorm_0 != 0)) {
+    report->Fail("no contact with gamma or G nonzero" + Describe(lc, v));
+  }
   // Symmetric, and PSD: eigenvalues >= −1e-13 ‖G‖ (rounding of sums of PSD terms).
   const MatX Gd = G.topLeftCorner(dim, dim);
   if ((Gd - Gd.transpose()).norm() > 4 * kEps * gnorm_0) {

@@ -116,7 +116,11 @@ double HuntCrossleyCost(ContactModelType type, const HuntCrossleyConstants& c, c
     }
   }
   if (regime) {
-    if (!(gn > 0)) {
+    // No contact only when the whole law is inactive (γ = 0 and G = 0): the lagged friction
+    // μ γ_n0 ‖v_t‖_s acts even when n(v_n) = 0.
+    const bool lagged_friction =
+        type != ContactModelType::kSimilar && c.mu * c.gamma_n0 > 0;
+    if (!(gn > 0) && !lagged_friction) {
       *regime = Regime::kNoContact;
     } else {
       *regime = sn.magnitude < c.eps_s ? Regime::kStiction : Regime::kSliding;
