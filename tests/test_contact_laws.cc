@@ -443,7 +443,7 @@ struct CheckReport {
 std::string Describe(const LawCase& lc, const Vec3& v) {
   char buf[160];
   std::snprintf(buf, sizeof(buf), " at v_c = (%.17g, %.17g, %.17g)", v(0), v(1), v(2));
-  return lc.label + buf;
+  return " | " + lc.label + buf;
 }
 
 double BlockNorm(const Mat3& G, int dim) { return dim == 3 ? G.norm() : std::abs(G(0, 0)); }
