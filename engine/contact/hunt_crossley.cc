@@ -55,8 +55,17 @@ double HuntCrossleyAntiderivative(const HuntCrossleyConstants& c, double v) {
 
 SoftNorm ComputeSoftNorm(double vt1, double vt2, double eps) {
   SoftNorm s;
-  s.magnitude = std::hypot(vt1, vt2);
-  s.root = std::hypot(s.magnitude, eps);
+  const double r2 = vt1 * vt1 + vt2 * vt2;
+  if ((r2 == 0 || (r2 >= std::numeric_limits<double>::min() && r2 <= 1e300)) && eps >= 1e-150 &&
+      eps <= 1e150) {
+    // Squares neither overflow nor lose precision as subnormals: plain square roots (std::hypot
+    // costs several times more).
+    s.magnitude = std::sqrt(r2);
+    s.root = std::sqrt(r2 + eps * eps);
+  } else {
+    s.magnitude = std::hypot(vt1, vt2);
+    s.root = std::hypot(s.magnitude, eps);
+  }
   // √(r² + ε²) − ε = r² / (√(r² + ε²) + ε), written r (r / (root + ε)) to avoid overflow.
   s.norm = s.magnitude * (s.magnitude / (s.root + eps));
   s.t_hat << vt1 / s.root, vt2 / s.root;
@@ -116,7 +125,11 @@ double HuntCrossleyCost(ContactModelType type, const HuntCrossleyConstants& c, c
     }
   }
   if (regime) {
-    if (!(gn > 0)) {
+    // No contact only when the whole law is inactive (γ = 0 and G = 0): the lagged friction
+    // μ γ_n0 ‖v_t‖_s acts even when n(v_n) = 0.
+    const bool lagged_friction =
+        type != ContactModelType::kSimilar && c.mu * c.gamma_n0 > 0;
+    if (!(gn > 0) && !lagged_friction) {
       *regime = Regime::kNoContact;
     } else {
       *regime = sn.magnitude < c.eps_s ? Regime::kStiction : Regime::kSliding;

@@ -26,8 +26,9 @@
 // γ_n0 = δt (f0)₊ (1 − d v_n0)₊ is the impulse of the force at the step's start (eq. 29).
 // ε_s = v_s, or max(v_s, σ w μ γ_n0) for lagged_regularized (eq. 44, "σ ≤" in the print is σ w).
 //
-// Regime: no contact when γ_n = 0 (a lagged contact may still carry its lagged friction
-// μ γ_n0 then); stiction when ‖v_t‖ < ε_s; sliding otherwise.
+// Regime: no contact when the law is inactive, γ = 0 and G = 0 (γ_n = 0, and for the lagged
+// laws also μ γ_n0 = 0: their friction acts on a contact that separates during the step);
+// otherwise stiction when ‖v_t‖ < ε_s, sliding when not.
 //
 // Preconditions (the parameter tables enforce them): δt > 0, k >= 0, d >= 0, μ >= 0, v_s > 0,
 // σ >= 0, w >= 0, all finite. No branch divides by a quantity that can be zero: 1/d is formed only
