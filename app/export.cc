@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
@@ -147,6 +148,10 @@ Files
   gamma.txt   impulses at the solution (num_rows) [N s]
   R.txt       SAP regularization R per row (num_rows) [s/kg]: cones R_t, R_t, R_n
   v_hat.txt   SAP stabilization velocity per row (num_rows) [m/s]: cones 0, 0, -phi0/(dt+tau_d)
+              (both "nan" under a Hunt-Crossley contact model, problem.json "contact_model")
+  law_constants.txt  per constraint: its law (linear, linear_limit, lagged, lagged_regularized,
+              similar) and its per-step constants as key=value (linear: R_n R_t v_hat_n
+              near_rigid; limits: R v_hat near_rigid; Hunt-Crossley: f0 n0 eps_s v_hat)
   Per constraint (one line each, problem.json order):
   mu.txt                friction coefficient (0 for unilateral rows)
   phi0.txt              signed distance at the start of the step [m] (rad for joint limits)
@@ -241,8 +246,31 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
   WriteVector(d / "bias.txt", p.StackedBias());
   WriteVector(d / "vc.txt", r.vc);
   WriteVector(d / "gamma.txt", r.gamma);
-  WriteVector(d / "R.txt", r.R);
-  WriteVector(d / "v_hat.txt", r.v_hat);
+  // SAP's R and v̂ per row under the linear model; a Hunt–Crossley model has no R: NaN rows
+  // (written "nan"), its constants are in law_constants.txt.
+  VecX R, v_hat;
+  if (!r.laws.LinearRows(&R, &v_hat)) {
+    R = VecX::Constant(p.num_rows, std::numeric_limits<double>::quiet_NaN());
+    v_hat = R;
+  }
+  WriteVector(d / "R.txt", R);
+  WriteVector(d / "v_hat.txt", v_hat);
+  {
+    // Per constraint: its law and its constants, "law key=value key=value ..." (%.17g).
+    const fs::path pc = d / "law_constants.txt";
+    std::ofstream f = OpenOut(pc);
+    char buf[64];
+    for (int i = 0; i < r.laws.num_constraints(); ++i) {
+      f << LawName(r.laws.Law(i));
+      const ModelConstants mc = r.laws.Describe(i);
+      for (int k = 0; k < mc.size; ++k) {
+        std::snprintf(buf, sizeof(buf), "%.17g", mc.items[k].value);
+        f << ' ' << mc.items[k].key << '=' << buf;
+      }
+      f << '\n';
+    }
+    CloseChecked(f, pc);
+  }
 
   std::vector<double> mu, phi0, k, tau, w, beta;
   Json constraints = Json::array();
@@ -291,6 +319,7 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
       {"vc", "v_c = J v + b, b in bias.txt"},
       {"matrices", "Matrix Market coordinate, 1-based, zeros omitted"},
       {"units", "SI: m, s, kg, N; impulses N s; angles rad"}};
+  j["contact_model"] = ContactModelName(r.laws.model());
   j["solver"] = {{"name", "SAP"},
                  {"sigma", params.sigma},
                  {"beta", params.beta},

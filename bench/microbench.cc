@@ -49,7 +49,8 @@ constexpr int kSteps = 60;
 struct Fixture {
   ContactProblem problem;
   SapParameters params;
-  SapRegularization reg;
+  ConstraintBundle laws;  // the linear laws of the step
+  VecX R, v_hat;          // their rows (num_rows): SAP's R and v̂
   VecX v;        // the step's solution
   VecX vc;       // J v + b at the solution
   MatX H;        // dense Hessian at v0
@@ -67,12 +68,13 @@ const Fixture& GetFixture() {
     const StepRecord& rec = sim.last_record();
     f->problem = rec.problem;
     f->params = scene.settings.sap;
-    f->reg = ComputeSapRegularization(f->problem, f->params);
+    f->laws = PrepareSapLaws(f->problem, f->params);
+    f->laws.LinearRows(&f->R, &f->v_hat);
     f->v = rec.result.v;
     f->problem.ConstraintVelocities(f->v, &f->vc);
-    f->H = SapDenseHessian(f->problem, f->reg, f->problem.v0);
+    f->H = SapDenseHessian(f->problem, f->laws, f->problem.v0);
     VecX gradient;
-    SapCost(f->problem, f->reg, f->problem.v0, &gradient, nullptr);
+    SapCost(f->problem, f->laws, f->problem.v0, &gradient, nullptr);
     f->dv = -f->H.llt().solve(gradient);
     for (const ConstraintData& c : f->problem.constraints) {
       f->num_cones += c.kind == ConstraintKind::kFrictionCone;
@@ -102,9 +104,9 @@ void BM_ConeProjection(benchmark::State& state) {
     if (c.kind != ConstraintKind::kFrictionCone) continue;
     const int r = c.first_row;
     Vec3 yi;
-    for (int k = 0; k < 3; ++k) yi[k] = -(f.vc[r + k] - f.reg.v_hat[r + k]) / f.reg.R[r + k];
+    for (int k = 0; k < 3; ++k) yi[k] = -(f.vc[r + k] - f.v_hat[r + k]) / f.R[r + k];
     y.push_back(yi);
-    R.push_back(f.reg.R.segment<3>(r));
+    R.push_back(f.R.segment<3>(r));
     mu.push_back(c.friction);
   }
   Vec3 gamma;
@@ -130,7 +132,7 @@ void BM_ConstraintCostAndG(benchmark::State& state) {
   std::vector<Mat3> G;
   std::vector<Regime> regime;
   for (auto _ : state) {
-    const double cost = SapConstraintCost(f.problem, f.reg, f.vc, &gamma, &G, &regime);
+    const double cost = SapConstraintCost(f.problem, f.laws, f.vc, &gamma, &G, &regime);
     benchmark::DoNotOptimize(cost);
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(f.problem.constraints.size()));
@@ -141,7 +143,7 @@ BENCHMARK(BM_ConstraintCostAndG)->Name("ConstraintCostAndG");
 void BM_DenseHessian(benchmark::State& state) {
   const Fixture& f = GetFixture();
   for (auto _ : state) {
-    MatX H = SapDenseHessian(f.problem, f.reg, f.v);
+    MatX H = SapDenseHessian(f.problem, f.laws, f.v);
     benchmark::DoNotOptimize(H.data());
   }
   SetProblemCounters(state, f);
@@ -196,7 +198,7 @@ FactorFixture* MakeFactorFixture(const std::string& scene_file, int steps, const
   const StepRecord& rec = sim.last_record();
   f->problem = rec.problem;
   const ContactProblem& p = f->problem;
-  const SapRegularization reg = ComputeSapRegularization(p, scene.settings.sap);
+  const ConstraintBundle reg = PrepareSapLaws(p, scene.settings.sap);
   VecX vc, gamma;
   std::vector<Mat3> G;
   std::vector<Regime> regime;
@@ -337,7 +339,7 @@ void BM_LineSearchEval(benchmark::State& state) {
   const double alpha = 0.5;
   for (auto _ : state) {
     v = f.problem.v0 + alpha * f.dv;
-    const double cost = SapCost(f.problem, f.reg, v, &gradient, &gamma);
+    const double cost = SapCost(f.problem, f.laws, v, &gradient, &gamma);
     const double slope = gradient.dot(f.dv);
     benchmark::DoNotOptimize(cost);
     benchmark::DoNotOptimize(slope);

@@ -154,10 +154,6 @@ EigenvalueBounds EstimateExtremeEigenvalues(const SparseMat& H, double tolerance
 
 SparseMat BuildSapHessian(const ContactProblem& problem, const SolverResult& result,
                           const VecX& v) {
-  SapRegularization reg;
-  reg.R = result.R;
-  reg.v_hat = result.v_hat;
-  reg.near_rigid = result.near_rigid;
   std::vector<Triplet> t;
   for (int tr = 0; tr < problem.num_trees(); ++tr) {
     const int s = problem.tree_v_start[tr];
@@ -170,7 +166,7 @@ SparseMat BuildSapHessian(const ContactProblem& problem, const SolverResult& res
     VecX vc, gamma;
     std::vector<Mat3> G;
     problem.ConstraintVelocities(v, &vc);
-    SapConstraintCost(problem, reg, vc, &gamma, &G, nullptr);
+    result.laws.Evaluate(vc, &gamma, &G, nullptr);
     for (size_t i = 0; i < problem.constraints.size(); ++i) {
       const ConstraintData& c = problem.constraints[i];
       const MatX Gi = G[i].topLeftCorner(c.num_rows, c.num_rows);
@@ -213,8 +209,8 @@ ConditioningReport AnalyzeConditioning(const ContactProblem& problem, const Solv
   ConditioningReport rep;
   rep.n = problem.nv;
   rep.num_rows = problem.num_rows;
-  if (result.v.size() != problem.nv || result.R.size() != problem.num_rows ||
-      result.v_hat.size() != problem.num_rows) {
+  if (result.v.size() != problem.nv || result.laws.num_rows() != problem.num_rows ||
+      result.laws.num_constraints() != static_cast<int>(problem.constraints.size())) {
     rep.ok = false;
     rep.converged = false;
     rep.message = "the result does not match the problem (no solve recorded?)";

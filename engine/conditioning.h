@@ -77,8 +77,8 @@ struct ConditioningReport {
   std::string message;
 };
 
-// H = A + JᵀGJ at `v` with the regularization `result` reports (R, v̂, near_rigid), so it is the
-// Hessian of the cost the solver minimized. Sparse, symmetric (both triangles), nv x nv [kg].
+// H = A + JᵀGJ at `v` with the laws `result` reports (its model and per-constraint constants),
+// so it is the Hessian of the cost the solver minimized. Sparse, symmetric (both triangles), nv x nv [kg].
 SparseMat BuildSapHessian(const ContactProblem& problem, const SolverResult& result,
                           const VecX& v);
 // J as a sparse matrix (num_rows x nv).

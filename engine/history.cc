@@ -27,8 +27,8 @@ std::size_t Bytes(const ContactProblem& p) {
 
 std::size_t Bytes(const SolverResult& r) {
   std::size_t b = sizeof(SolverResult);
-  b += Bytes(r.v) + Bytes(r.vc) + Bytes(r.gamma) + Bytes(r.R) + Bytes(r.v_hat);
-  b += r.regime.size() * sizeof(Regime) + r.near_rigid.size();
+  b += Bytes(r.v) + Bytes(r.vc) + Bytes(r.gamma) + r.laws.Bytes();
+  b += r.regime.size() * sizeof(Regime);
   b += r.stats.history.size() * sizeof(IterationRecord) + r.stats.message.size();
   b += r.stats.islands.size() * sizeof(IslandSummary);
   return b;

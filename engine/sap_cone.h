@@ -18,7 +18,7 @@
 #include <cmath>
 
 #include "engine/math.h"
-#include "engine/solver.h"
+#include "engine/contact/contact_model.h"
 
 namespace contactlab {
 

@@ -1,28 +1,15 @@
 // SAP cost, gradient and Hessian on a ContactProblem (paper eq. 24, §IV-A, App. D).
 #include "engine/sap_model.h"
 
-#include "engine/sap_cone.h"
 #include "engine/small_kernels.h"
 
 namespace contactlab {
 
-double SapConstraintCost(const ContactProblem& problem, const SapRegularization& reg,
+double SapConstraintCost(const ContactProblem& problem, const ConstraintBundle& laws,
                          const VecX& vc, VecX* gamma, std::vector<Mat3>* G,
                          std::vector<Regime>* regime) {
-  gamma->resize(problem.num_rows);
-  const int nc = static_cast<int>(problem.constraints.size());
-  if (G) G->resize(nc);
-  if (regime) regime->resize(nc);
-  double cost = 0;
-  for (int i = 0; i < nc; ++i) {
-    const ConstraintData& c = problem.constraints[i];
-    const int r = c.first_row;
-    Regime reg_i;
-    cost += SapConstraintCostOne(c, reg.R.data() + r, reg.v_hat.data() + r, vc.data() + r,
-                                 gamma->data() + r, G ? &(*G)[i] : nullptr, &reg_i);
-    if (regime) (*regime)[i] = reg_i;
-  }
-  return cost;
+  static_cast<void>(problem);
+  return laws.Evaluate(vc, gamma, G, regime);
 }
 
 void SapMultiplyA(const ContactProblem& problem, const VecX& x, VecX* y) {
@@ -44,11 +31,11 @@ void SapMultiplyJ(const ContactProblem& problem, const VecX& x, VecX* y) {
   }
 }
 
-double SapCost(const ContactProblem& problem, const SapRegularization& reg, const VecX& v,
+double SapCost(const ContactProblem& problem, const ConstraintBundle& laws, const VecX& v,
                VecX* gradient, VecX* gamma) {
   VecX vc, g, dv = v - problem.v_star, Adv;
   problem.ConstraintVelocities(v, &vc);
-  const double cost_R = SapConstraintCost(problem, reg, vc, &g, nullptr, nullptr);
+  const double cost_R = SapConstraintCost(problem, laws, vc, &g, nullptr, nullptr);
   SapMultiplyA(problem, dv, &Adv);
   if (gradient) {
     *gradient = Adv;
@@ -58,12 +45,12 @@ double SapCost(const ContactProblem& problem, const SapRegularization& reg, cons
   return 0.5 * dv.dot(Adv) + cost_R;
 }
 
-MatX SapDenseHessian(const ContactProblem& problem, const SapRegularization& reg,
+MatX SapDenseHessian(const ContactProblem& problem, const ConstraintBundle& laws,
                      const VecX& v) {
   VecX vc, g;
   std::vector<Mat3> G;
   problem.ConstraintVelocities(v, &vc);
-  SapConstraintCost(problem, reg, vc, &g, &G, nullptr);
+  SapConstraintCost(problem, laws, vc, &g, &G, nullptr);
   const MatX J = problem.DenseJ();
   MatX GJ(J.rows(), J.cols());
   for (size_t i = 0; i < problem.constraints.size(); ++i) {

@@ -1,8 +1,9 @@
 // SAP solver (Castro et al., "An Unconstrained Convex Formulation of Compliant Contact").
 //
-// Regularization (§V-B): R_n = max(β²/(4π²) w, 1/(δt k (δt + τ_d))) (eq. 29), R_t = σ w (eq. 30),
-// v̂_n = −φ0/(δt + τ_d). Newton iteration on ℓ_p (eq. 24, Alg. 2):
-//   γ = P_F(y(v)) (eq. 27), ∇ℓ = A(v − v*) − Jᵀγ, stop if ‖D∇ℓ‖ < ε_a + ε_r max(‖Dp‖, ‖DJᵀγ‖)
+// The constraints' laws (ℓ_i, γ_i, G_i and the regime) come prepared per step from the contact
+// model (engine/contact/constraint_bundle.h), walked one segment of a law at a time.
+// Newton iteration on ℓ_p (eq. 24, Alg. 2):
+//   γ = γ(v_c(v)) from the laws, ∇ℓ = A(v − v*) − Jᵀγ, stop if ‖D∇ℓ‖ < ε_a + ε_r max(‖Dp‖, ‖DJᵀγ‖)
 //   (eq. 26, D = diag(M)^(-1/2), p = M v), else H = A + JᵀGJ, Δv = −H⁻¹∇ℓ, and
 //   α = argmin ℓ(v + αΔv) by rtsafe on dℓ/dα (§IV-B) or Armijo backtracking (§IV-C), with the
 //   O(n) derivatives dℓ/dα = Δpᵀ(v(α) − v*) − Δv_cᵀγ(α), d²ℓ/dα² = ΔvᵀΔp + Δv_cᵀG(α)Δv_c,
@@ -113,13 +114,11 @@ inline double FiniteScreen(const double* x, Eigen::Index n) {
   return Eigen::Map<const VecX>(x, n).sum() * 0.0;
 }
 
-// True when every input CheckFinite examines is finite and every R is positive: a branch-free
-// screen over the arrays, so that the usual (valid) case costs one pass over the data.
-bool AllInputsFinite(const ContactProblem& p, const VecX& v_guess, const SapRegularization& reg) {
+// True when every input CheckFinite examines is finite: a branch-free screen over the arrays, so
+// that the usual (valid) case costs one pass over the data.
+bool AllInputsFinite(const ContactProblem& p, const VecX& v_guess) {
   double acc = FiniteScreen(p.v_star.data(), p.v_star.size()) +
-               FiniteScreen(v_guess.data(), v_guess.size()) +
-               FiniteScreen(reg.v_hat.data(), reg.v_hat.size()) +
-               FiniteScreen(reg.R.data(), reg.R.size());
+               FiniteScreen(v_guess.data(), v_guess.size());
   const bool have_M = static_cast<int>(p.M.size()) == p.num_trees();
   for (int t = 0; t < p.num_trees(); ++t) {
     acc += FiniteScreen(p.A[t].data(), p.A[t].size());
@@ -131,13 +130,14 @@ bool AllInputsFinite(const ContactProblem& p, const VecX& v_guess, const SapRegu
       acc += FiniteScreen(c.blocks[k].J.data(), c.blocks[k].J.size());
     }
   }
-  return acc == 0 && (reg.R.size() == 0 || reg.R.minCoeff() > 0);
+  return acc == 0;
 }
 
-// Finite-ness of every numerical input, with the first offender named.
+// Finite-ness of every numerical input and usability of the laws' constants (the laws' Check),
+// with the first offender named.
 std::string CheckFinite(const ContactProblem& p, const VecX& v_guess,
-                        const SapRegularization& reg) {
-  if (AllInputsFinite(p, v_guess, reg)) return {};
+                        const ConstraintBundle& laws) {
+  if (AllInputsFinite(p, v_guess)) return laws.Check();
   std::ostringstream os;
   if (!p.v_star.allFinite()) return "non-finite v_star";
   if (!v_guess.allFinite()) return "non-finite v_guess";
@@ -155,17 +155,12 @@ std::string CheckFinite(const ContactProblem& p, const VecX& v_guess,
     const ConstraintData& c = p.constraints[i];
     bool ok = c.bias.head(c.num_rows).allFinite();
     for (int k = 0; k < c.num_blocks; ++k) ok = ok && c.blocks[k].J.allFinite();
-    const auto R = reg.R.segment(c.first_row, c.num_rows);
-    const bool R_ok = R.allFinite() && (R.array() > 0).all();
-    if (!ok || !R_ok || !reg.v_hat.segment(c.first_row, c.num_rows).allFinite()) {
-      os << "constraint " << i << ": "
-         << (!ok ? "non-finite Jacobian or bias"
-                 : !R_ok ? "regularization R is not finite and positive (check w, k, tau_d)"
-                         : "non-finite stabilization velocity (check phi0)");
+    if (!ok) {
+      os << "constraint " << i << ": non-finite Jacobian or bias";
       return os.str();
     }
   }
-  return {};
+  return laws.Check();
 }
 
 }  // namespace
@@ -187,44 +182,20 @@ void SapParameters::Validate() const {
   CheckRange("memory_budget_mb", memory_budget_mb, 0, true, 1e9, true);
 }
 
-void ComputeSapRegularization(const ContactProblem& problem, const SapParameters& params,
-                              SapRegularization* out) {
-  SapRegularization& reg = *out;
-  const int nc = static_cast<int>(problem.constraints.size());
-  reg.R.setZero(problem.num_rows);
-  reg.v_hat.setZero(problem.num_rows);
-  reg.near_rigid.assign(nc, 0);
-  const double dt = problem.time_step;
-  for (int i = 0; i < nc; ++i) {
-    const ConstraintData& c = problem.constraints[i];
-    const bool cone = c.kind == ConstraintKind::kFrictionCone;
-    const double beta = c.beta > 0 ? c.beta : (cone ? params.beta : params.limit_beta);
-    const double tau = c.dissipation_time;
-    // w = 0 means J_i M⁻¹ J_iᵀ = 0, i.e. J_i = 0 (M ≻ 0): the constraint cannot change v and
-    // eqs. 29-30 give no scale. Any R > 0 then yields the same v; 1 [1/kg] keeps γ finite.
-    const double w = c.w > 0 ? c.w : 1.0;
-    // Near-rigid clamp β²w/(4π²) and compliant value 1/(δt k (δt + τ_d)); k = +∞ gives 0.
-    const double clamp = beta * beta / (4 * kPi * kPi) * w;
-    const double compliant = 1.0 / (dt * c.stiffness * (dt + tau));
-    const double Rn = std::max(clamp, compliant);
-    reg.near_rigid[i] = clamp > compliant ? 1 : 0;
-    const double vn_hat = -c.phi0 / (dt + tau);
-    if (cone) {
-      const double Rt = params.sigma * w;
-      reg.R.segment<3>(c.first_row) << Rt, Rt, Rn;
-      reg.v_hat.segment<3>(c.first_row) << 0, 0, vn_hat;
-    } else {
-      reg.R(c.first_row) = Rn;
-      reg.v_hat(c.first_row) = vn_hat;
-    }
-  }
+LawParameters SapLawParameters(const SapParameters& params, const ContactModelParameters& contact) {
+  LawParameters p;
+  p.contact = contact;
+  p.sigma = params.sigma;
+  p.beta = params.beta;
+  p.limit_beta = params.limit_beta;
+  return p;
 }
 
-SapRegularization ComputeSapRegularization(const ContactProblem& problem,
-                                           const SapParameters& params) {
-  SapRegularization reg;
-  ComputeSapRegularization(problem, params, &reg);
-  return reg;
+ConstraintBundle PrepareSapLaws(const ContactProblem& problem, const SapParameters& params,
+                                const ContactModelParameters& contact) {
+  ConstraintBundle laws;
+  laws.Prepare(problem, SapLawParameters(params, contact));
+  return laws;
 }
 
 // Working memory of one solve, kept between solves so that repeated solves of problems of the
@@ -232,11 +203,11 @@ SapRegularization ComputeSapRegularization(const ContactProblem& problem,
 struct SapSolver::Scratch {
   // Set on the child solvers of SolveIslands: their sub-problems are copies of parts of a problem
   // the parent has validated, so the structural and finiteness checks are skipped, and the
-  // parent reports R, v̂ and the near-rigid flags, so the child's result does not carry them.
+  // parent reports the laws' constants, so the child's result does not carry them.
   bool island_child = false;
   // DefaultMemoryBudgetBytes() when the solver was made (reads the environment once).
   std::int64_t default_budget = DefaultMemoryBudgetBytes();
-  SapRegularization reg;
+  ConstraintBundle laws;  // the step's prepared laws
   VecX D;             // nv, diag(M)^(-1/2) [1/√kg]
   VecX v;             // nv, current iterate [m/s]
   VecX vc;            // num_rows, J v + b [m/s]
@@ -260,7 +231,7 @@ struct SapSolver::Scratch {
   // Line-search partition over the search's current bracket (see ls_partition in Solve): the
   // constraints that may change regime there (projected per α), and per constraint its class.
   std::vector<int> ls_active;
-  std::vector<std::uint8_t> ls_class;
+  std::vector<LineRegion> ls_class;
   MatX A_dense;       // nv x nv [kg]
   MatX J_dense;       // num_rows x nv [-]
   MatX GJ;            // num_rows x nv
@@ -313,8 +284,10 @@ struct SapSolver::Scratch {
   int num_islands = 0;
 };
 
-SapSolver::SapSolver(const SapParameters& params) : scratch_(std::make_unique<Scratch>()) {
+SapSolver::SapSolver(const SapParameters& params, const ContactModelParameters& contact)
+    : scratch_(std::make_unique<Scratch>()) {
   set_parameters(params);
+  set_contact_model(contact);
 }
 
 SapSolver::~SapSolver() = default;
@@ -322,6 +295,21 @@ SapSolver::~SapSolver() = default;
 void SapSolver::set_parameters(const SapParameters& p) {
   p.Validate();
   params_ = p;
+}
+
+void SapSolver::set_contact_model(const ContactModelParameters& contact) {
+  const int type = static_cast<int>(contact.model);
+  if (type < 0 || type >= kNumContactModelTypes) {
+    throw std::invalid_argument("contact.model: unknown contact model (linear, lagged, "
+                                "lagged_regularized, similar)");
+  }
+  const double v_s = contact.stiction_tolerance;
+  if (!(v_s > 0 && v_s <= 1)) {
+    std::ostringstream os;
+    os << "contact.stiction_tolerance = " << v_s << " is out of range (0, 1]";
+    throw std::invalid_argument(os.str());
+  }
+  contact_ = contact;
 }
 
 namespace {
@@ -335,6 +323,16 @@ constexpr int kStackedTreeDofs = 64;
 constexpr int kStackRows = 192;
 
 using Clock = std::chrono::steady_clock;
+
+// v_c + αΔv_c of the kRows rows at r, as a Vec3 (a 1-row constraint uses the first entry).
+template <int kRows>
+inline Vec3 LineVelocity(const VecX& vc, const VecX& dvc, int r, double alpha) {
+  if constexpr (kRows == 3) {
+    return vc.segment<3>(r) + alpha * dvc.segment<3>(r);
+  } else {
+    return Vec3(vc(r) + alpha * dvc(r), 0, 0);
+  }
+}
 
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -379,17 +377,14 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   // Validation before any iteration.
   std::string error = s.island_child ? std::string() : CheckStructure(problem, v_guess);
   if (!error.empty()) {
-    result->R.resize(0);
-    result->v_hat.resize(0);
-    result->near_rigid.clear();
+    result->laws = ConstraintBundle{};
     return fail_input(error);
   }
-  ComputeSapRegularization(problem, prm, &s.reg);
+  s.laws.Prepare(problem, SapLawParameters(prm, contact_));
+  const ConstraintBundle& laws = s.laws;
   if (!s.island_child) {
-    result->R = s.reg.R;
-    result->v_hat = s.reg.v_hat;
-    result->near_rigid = s.reg.near_rigid;
-    error = CheckFinite(problem, v_guess, s.reg);
+    result->laws = s.laws;
+    error = CheckFinite(problem, v_guess, s.laws);
   }
   if (!error.empty()) return fail_input(error);
 
@@ -553,7 +548,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       cost_R = s.trial_cost_R;
     } else {
       problem.ConstraintVelocities(s.v, &s.vc);
-      cost_R = SapConstraintCost(problem, s.reg, s.vc, &s.gamma, &s.G, &s.regime);
+      cost_R = laws.Evaluate(s.vc, &s.gamma, &s.G, &s.regime);
     }
     s.trial_alpha = -1;
     s.dv_star = s.v - problem.v_star;
@@ -600,20 +595,24 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         Eigen::Map<MatX>(ch.BlockData(b), n, n) += problem.A[t];
       }
     }
-    for (int i = 0; i < nc; ++i) {
-      // No contact: G_i = 0 (γ_i = 0 in a neighbourhood), the constraint adds nothing to H.
+    // Per segment of one law (constraint order kept): whether G_i is diagonal in stiction.
+    laws.ForEachSegment([&](auto law, const auto*, const LawSegment& seg) {
+     using Law = decltype(law);
+     for (int i = seg.begin; i < seg.end; ++i) {
+      // No contact: G_i = 0 (the laws' contract), the constraint adds nothing to H.
       if (s.regime[i] == Regime::kNoContact) continue;
       const ConstraintData& c = problem.constraints[i];
       const Scratch::ConstraintBlocks& cb = s.cblocks[i];
       const int r = c.num_rows;
-      const bool stiction = s.regime[i] == Regime::kStiction;
+      const bool stiction = Law::kStictionHessianDiagonal && s.regime[i] == Regime::kStiction;
       const int stride = 3 * static_cast<int>(s.gj.size() / 6);
       for (int k = 0; k < c.num_blocks; ++k) {
         const TreeJacobianBlock& B = c.blocks[k];
         const int n = static_cast<int>(B.J.cols());
         double* GJ = s.gj.data() + k * stride;
         if (stiction && r == 3 && n == 6) {
-          // G_i is diagonal in stiction: GJ = diag(G_i) J, the same values as the full product.
+          // G_i is diagonal (the law says so in stiction): GJ = diag(G_i) J, the same values as
+          // the full product.
           kernels::Map<3, 6>(GJ).noalias() =
               s.G[i].diagonal().asDiagonal() * kernels::CMap<3, 6>(B.J.data());
         } else {
@@ -633,7 +632,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         const int nb = static_cast<int>(c.blocks[b].J.cols());
         kernels::AddJtGJ(Ja.data(), r, na, s.gj.data() + b * stride, nb, ch.BlockData(cb.off));
       }
-    }
+     }
+    });
     // Large trees: lower(H_tt) += Σ_i J_iᵀ G_i J_i as rank-kStackRows products of stacked rows.
     // A point on a body moves with the dofs of its ancestors only, which come first in a tree's
     // dof order, so J_i is zero past some column m_i (a contact on link k of a chain: m_i = k + 1)
@@ -718,66 +718,49 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   };
 
   // ℓ(α) and its derivatives along Δv (§IV-B), with the constraints partitioned over an
-  // interval [lo, hi] of α. Along the line y_i(α) = y_i(0) + αΔy_i is affine, and the stiction
-  // region F and the no-contact region (the polar cone in the R-norm) are convex, so a constraint
-  // in the same one of them at both ends stays in it on the whole interval: out of contact it
-  // adds nothing; in stiction γ_i = y_i and ½‖y_i‖²_R is a quadratic in α whose coefficients are
-  // summed once (ls_q). Only the other constraints (sliding, or crossing a boundary) are projected
-  // at each α, and the set shrinks as the search's bracket narrows.
+  // interval [lo, hi] of α. A law with fixed regions (kHasFixedRegions: the linear laws) is, on
+  // convex regions of v_c, either zero or a quadratic in v_c: for the linear law y_i(α) =
+  // y_i(0) + αΔy_i is affine, and the stiction region F and the no-contact region (the polar cone
+  // in the R-norm) are convex, so a constraint in the same one of them at both ends stays in it
+  // on the whole interval. Out of contact it adds nothing; in stiction ½‖y_i‖²_R is a quadratic in
+  // α whose coefficients are summed once (ls_q). Only the other constraints (sliding, crossing a
+  // boundary, or of a law without fixed regions) are evaluated at each α, and the set shrinks as
+  // the search's bracket narrows.
   double ell_A0 = 0, c1 = 0, c2 = 0;  // ℓ_A(0), Δpᵀ(v − v*), ΔvᵀΔp
-  double ls_q0 = 0, ls_q1 = 0, ls_q2 = 0;  // Σ over stiction-fixed constraints: ℓ_R = q0 + q1α + ½q2α²
-  enum : std::uint8_t { kActive = 0, kFixedNoContact = 1, kFixedStiction = 2 };
-  // Region class of constraint i at α: kFixedNoContact, kFixedStiction, or kActive (sliding, or
-  // a cone the partition does not classify: μ = 0 or R_t1 != R_t2). The same tests and the same
-  // floating-point operations as the projection at v_c = v_c + αΔv_c.
-  auto region_at = [&](int i, double alpha) -> std::uint8_t {
-    const ConstraintData& c = problem.constraints[i];
-    const int r = c.first_row;
-    if (c.kind == ConstraintKind::kFrictionCone) {
-      const double Rt = s.reg.R(r), Rn = s.reg.R(r + 2);
-      if (!(c.friction > 0) || Rt != s.reg.R(r + 1)) return kActive;
-      const double inv_t = 1.0 / Rt, inv_n = 1.0 / Rn;
-      const Vec3 vc = s.vc.segment<3>(r) + alpha * s.dvc.segment<3>(r);
-      const Vec3 y = -(vc - s.reg.v_hat.segment<3>(r)).cwiseProduct(Vec3(inv_t, inv_t, inv_n));
-      switch (SapConeRegion(y.head<2>().norm(), y(2), c.friction, Rt, Rn)) {
-        case Regime::kStiction: return kFixedStiction;
-        case Regime::kNoContact: return kFixedNoContact;
-        default: return kActive;
-      }
-    }
-    const double vc = s.vc(r) + alpha * s.dvc(r);
-    const double y = -(vc - s.reg.v_hat(r)) / s.reg.R(r);
-    return y > 0 ? kFixedStiction : kFixedNoContact;
-  };
-  // Moves the constraints of ls_active that keep one convex region over [lo, hi] out of it.
+  double ls_q[3] = {0, 0, 0};  // Σ over quadratic-fixed constraints: ℓ_c = q0 + q1α + ½q2α²
+  // Moves the constraints of ls_active that keep one fixed region over [lo, hi] out of it.
   auto ls_partition = [&](double lo, double hi) {
-    size_t kept = 0;
-    for (size_t k = 0; k < s.ls_active.size(); ++k) {
-      const int i = s.ls_active[k];
-      const std::uint8_t a = region_at(i, lo);
-      if (a == kActive || region_at(i, hi) != a) {
-        s.ls_active[kept++] = i;
-        continue;
+    size_t kept = 0, a = 0;
+    const size_t num_active = s.ls_active.size();
+    laws.ForEachSegment([&](auto law, const auto* K, const LawSegment& seg) {
+      using Law = decltype(law);
+      for (; a < num_active && s.ls_active[a] < seg.end; ++a) {
+        const int i = s.ls_active[a];
+        if constexpr (!Law::kHasFixedRegions) {
+          s.ls_active[kept++] = i;
+        } else {
+          const int r = seg.first_row + Law::kRows * (i - seg.begin);
+          const auto& k = K[i - seg.begin];
+          const LineRegion at_lo = Law::Region(k, LineVelocity<Law::kRows>(s.vc, s.dvc, r, lo));
+          if (at_lo == LineRegion::kVaries ||
+              Law::Region(k, LineVelocity<Law::kRows>(s.vc, s.dvc, r, hi)) != at_lo) {
+            s.ls_active[kept++] = i;
+            continue;
+          }
+          s.ls_class[i] = at_lo;
+          if (at_lo == LineRegion::kFixedQuadratic) {
+            Law::AddQuadratic(k, s.vc.data() + r, s.dvc.data() + r, ls_q);
+          }
+        }
       }
-      s.ls_class[i] = a;
-      if (a == kFixedNoContact) continue;
-      const ConstraintData& c = problem.constraints[i];
-      for (int k2 = 0; k2 < c.num_rows; ++k2) {
-        const int row = c.first_row + k2;
-        const double R = s.reg.R(row);
-        const double y0 = -(s.vc(row) - s.reg.v_hat(row)) / R, dy = -s.dvc(row) / R;
-        ls_q0 += 0.5 * R * y0 * y0;
-        ls_q1 += R * y0 * dy;
-        ls_q2 += R * dy * dy;
-      }
-    }
+    });
     s.ls_active.resize(kept);
   };
   auto ls_begin = [&](double lo, double hi) {
     s.ls_active.resize(nc);
     for (int i = 0; i < nc; ++i) s.ls_active[i] = i;
-    s.ls_class.assign(nc, kActive);
-    ls_q0 = ls_q1 = ls_q2 = 0;
+    s.ls_class.assign(nc, LineRegion::kVaries);
+    ls_q[0] = ls_q[1] = ls_q[2] = 0;
     s.vc_trial.resize(nr);
     s.gamma_trial.resize(nr);
     s.G_trial.resize(nc);
@@ -785,59 +768,57 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     ls_partition(lo, hi);
   };
   auto line_eval = [&](double alpha, double* d1, double* d2) {
-    double cost_R = ls_q0 + alpha * (ls_q1 + 0.5 * alpha * ls_q2);
+    double cost_R = ls_q[0] + alpha * (ls_q[1] + 0.5 * alpha * ls_q[2]);
     double dvc_gamma = 0, q = 0;
-    for (const int i : s.ls_active) {
-      const ConstraintData& c = problem.constraints[i];
-      const int r = c.first_row;
-      Regime reg_i;
-      Mat3* G = d2 ? &s.G_trial[i] : nullptr;
-      if (c.num_rows == 3) {
-        s.vc_trial.segment<3>(r) = s.vc.segment<3>(r) + alpha * s.dvc.segment<3>(r);
-      } else {
-        s.vc_trial(r) = s.vc(r) + alpha * s.dvc(r);
+    size_t a = 0;
+    const size_t num_active = s.ls_active.size();
+    laws.ForEachSegment([&](auto law, const auto* K, const LawSegment& seg) {
+      using Law = decltype(law);
+      for (; a < num_active && s.ls_active[a] < seg.end; ++a) {
+        const int i = s.ls_active[a];
+        const int r = seg.first_row + Law::kRows * (i - seg.begin);
+        Regime reg_i;
+        Mat3* G = d2 ? &s.G_trial[i] : nullptr;
+        if constexpr (Law::kRows == 3) {
+          s.vc_trial.segment<3>(r) = s.vc.segment<3>(r) + alpha * s.dvc.segment<3>(r);
+        } else {
+          s.vc_trial(r) = s.vc(r) + alpha * s.dvc(r);
+        }
+        cost_R += Law::Cost(K[i - seg.begin], s.vc_trial.data() + r, s.gamma_trial.data() + r, G,
+                            &reg_i);
+        if constexpr (Law::kRows == 3) {
+          const auto x = s.dvc.segment<3>(r);
+          dvc_gamma += x.dot(s.gamma_trial.segment<3>(r));
+          if (d2) q += x.dot(*G * x);
+        } else {
+          dvc_gamma += s.dvc(r) * s.gamma_trial(r);
+          if (d2) q += s.dvc(r) * (*G)(0, 0) * s.dvc(r);
+        }
+        if (d2) s.regime_trial[i] = reg_i;
       }
-      cost_R += SapConstraintCostOne(c, s.reg.R.data() + r, s.reg.v_hat.data() + r,
-                                     s.vc_trial.data() + r, s.gamma_trial.data() + r, G, &reg_i);
-      if (c.num_rows == 3) {
-        const auto x = s.dvc.segment<3>(r);
-        dvc_gamma += x.dot(s.gamma_trial.segment<3>(r));
-        if (d2) q += x.dot(*G * x);
-      } else {
-        dvc_gamma += s.dvc(r) * s.gamma_trial(r);
-        if (d2) q += s.dvc(r) * (*G)(0, 0) * s.dvc(r);
-      }
-      if (d2) s.regime_trial[i] = reg_i;
-    }
+    });
     s.trial_alpha = d2 ? alpha : -1;
     s.trial_cost_R = cost_R;
-    if (d1) *d1 = c1 + alpha * c2 + ls_q1 + alpha * ls_q2 - dvc_gamma;
-    if (d2) *d2 = c2 + ls_q2 + q;
+    if (d1) *d1 = c1 + alpha * c2 + ls_q[1] + alpha * ls_q[2] - dvc_gamma;
+    if (d2) *d2 = c2 + ls_q[2] + q;
     return ell_A0 + alpha * c1 + 0.5 * alpha * alpha * c2 + cost_R;
   };
   // Completes the trial evaluation at α = trial_alpha with the constraints the partition fixed
-  // (the others were projected at that α), so that it can serve as the next iterate's.
+  // (the others were evaluated at that α), so that it can serve as the next iterate's.
   auto ls_complete_trial = [&]() {
     const double alpha = s.trial_alpha;
-    for (int i = 0; i < nc; ++i) {
-      if (s.ls_class[i] == kActive) continue;
-      const ConstraintData& c = problem.constraints[i];
-      const int r = c.first_row, n = c.num_rows;
-      Mat3& G = s.G_trial[i];
-      G.setZero();
-      for (int k = 0; k < n; ++k) s.vc_trial(r + k) = s.vc(r + k) + alpha * s.dvc(r + k);
-      if (s.ls_class[i] == kFixedNoContact) {
-        s.gamma_trial.segment(r, n).setZero();
-        s.regime_trial[i] = Regime::kNoContact;
-        continue;
+    laws.ForEachSegment([&](auto law, const auto* K, const LawSegment& seg) {
+      using Law = decltype(law);
+      if constexpr (Law::kHasFixedRegions) {
+        int r = seg.first_row;
+        for (int i = seg.begin; i < seg.end; ++i, r += Law::kRows) {
+          if (s.ls_class[i] == LineRegion::kVaries) continue;
+          for (int k = 0; k < Law::kRows; ++k) s.vc_trial(r + k) = s.vc(r + k) + alpha * s.dvc(r + k);
+          Law::EvalFixed(K[i - seg.begin], s.ls_class[i], s.vc_trial.data() + r,
+                         s.gamma_trial.data() + r, &s.G_trial[i], &s.regime_trial[i]);
+        }
       }
-      for (int k = 0; k < n; ++k) {
-        const double inv = 1.0 / s.reg.R(r + k);
-        s.gamma_trial(r + k) = -(s.vc_trial(r + k) - s.reg.v_hat(r + k)) * inv;
-        G(k, k) = inv;
-      }
-      s.regime_trial[i] = Regime::kStiction;
-    }
+    });
   };
 
   stats.history.reserve(std::min(prm.max_iterations + 1, 128));
@@ -1041,26 +1022,12 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   stats.iterations = m;
   stats.cost = cost;
   stats.momentum_error = stats.history.back().momentum_residual;
-  double slack = 0;
-  for (const ConstraintData& c : problem.constraints) {
-    const auto g_i = s.vc.segment(c.first_row, c.num_rows) -
-                     s.reg.v_hat.segment(c.first_row, c.num_rows) +
-                     s.reg.R.segment(c.first_row, c.num_rows)
-                         .cwiseProduct(s.gamma.segment(c.first_row, c.num_rows));
-    slack += std::abs(g_i.dot(s.gamma.segment(c.first_row, c.num_rows)));
-  }
+  const double slack = laws.ComplementaritySlack(s.vc, s.gamma);
   stats.complementarity_error = (nc > 0 && cost > 0) ? slack / nc / cost : 0.0;
   result->v = s.v;
   result->vc = s.vc;
   result->gamma = s.gamma;
   result->regime = s.regime;
-  // Unilateral rows: stiction when the impulse is active, else no contact.
-  for (int i = 0; i < nc; ++i) {
-    const ConstraintData& c = problem.constraints[i];
-    if (c.kind == ConstraintKind::kUnilateral) {
-      result->regime[i] = s.gamma(c.first_row) > 0 ? Regime::kStiction : Regime::kNoContact;
-    }
-  }
   stats.solve_ms = MsSince(t_start);
   return stats.status;
 }
@@ -1185,9 +1152,10 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     isl.trees.clear();
     isl.constraints.clear();
     if (!isl.solver) {
-      isl.solver = std::make_unique<SapSolver>(child_params);
+      isl.solver = std::make_unique<SapSolver>(child_params, contact_);
     } else {
       isl.solver->params_ = child_params;
+      isl.solver->contact_ = contact_;
     }
     isl.solver->scratch_->island_child = true;
   }
@@ -1339,14 +1307,7 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     rec.alpha = std::isfinite(alpha) ? alpha : 0.0;
   }
   stats.momentum_error = stats.history.back().momentum_residual;
-  double slack = 0;
-  for (const ConstraintData& c : problem.constraints) {
-    const auto g_i = result->vc.segment(c.first_row, c.num_rows) -
-                     s.reg.v_hat.segment(c.first_row, c.num_rows) +
-                     s.reg.R.segment(c.first_row, c.num_rows)
-                         .cwiseProduct(result->gamma.segment(c.first_row, c.num_rows));
-    slack += std::abs(g_i.dot(result->gamma.segment(c.first_row, c.num_rows)));
-  }
+  const double slack = s.laws.ComplementaritySlack(result->vc, result->gamma);
   stats.complementarity_error = (nc > 0 && stats.cost > 0) ? slack / nc / stats.cost : 0.0;
   return true;
 }

@@ -1,15 +1,16 @@
 // SAP: the Semi-Analytic Primal solver of Castro et al., "An Unconstrained Convex Formulation of
 // Compliant Contact" (seed 000). Symbols follow the paper.
 //
-// Per step it minimizes the strongly convex, C¹ cost (eq. 24)
-//   ℓ_p(v) = ½‖v − v*‖²_A + Σ_i ½‖P_F(y_i(v))‖²_{R_i},   y_i = −R_i⁻¹(v_c,i − v̂_i)
+// Per step it minimizes the strongly convex cost (eq. 24; seed 004 eq. 2)
+//   ℓ_p(v) = ½‖v − v*‖²_A + Σ_i ℓ_i(v_c,i),   v_c = J v + b,
 // by Newton's method with H = A + JᵀGJ (§IV-A) and an exact (rtsafe) or backtracking line
-// search (§IV-B,C). The projection P_F onto the friction cone in the R-norm is analytic in three
-// regions (eq. 27, App. C). Regularization from physical parameters (§V-B):
-//   R_n = max(β²/(4π²) w_i, 1/(δt k (δt + τ_d))),  R_t = σ w_i,  v̂_n = −φ0/(δt + τ_d).
+// search (§IV-B,C). The per-constraint laws ℓ_i, γ_i = −∂ℓ_i/∂v_c, G_i come from the contact
+// model (engine/contact/constraint_bundle.h, prepared once per step): the linear model is SAP's
+// law ℓ_i = ½‖P_F(y_i)‖²_{R_i} with R, v̂ from σ, β (§V-B); the Hunt–Crossley models are seed
+// 004's. The solver only evaluates the laws; it never sees R or v̂.
 // Stopping criterion (eq. 26): ‖D∇ℓ‖ < ε_a + ε_r max(‖Dp‖, ‖DJᵀγ‖), D = diag(M)^(-1/2), p = M v,
 // checked before factorizing, so an exact guess costs 0 iterations. A cost-stagnation test stops
-// at round-off. Joint limits are unilateral rows with γ = max(0, y).
+// at round-off. Joint limits use the linear unilateral law γ = max(0, y) under every model.
 //
 // Contracts: the problem's A blocks are SPD; rows of J are finite. Non-finite input gives
 // kNonFiniteInput without iterating. The cost decreases monotonically (up to round-off slop).
@@ -18,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/contact/constraint_bundle.h"
 #include "engine/solver.h"
 
 namespace contactlab {
@@ -59,27 +61,27 @@ struct SapParameters {
   void Validate() const;
 };
 
-// Per-constraint SAP regularization (exposed for the UI inspector and tests).
-struct SapRegularization {
-  VecX R;        // num_rows
-  VecX v_hat;    // num_rows
-  std::vector<std::uint8_t> near_rigid;  // per constraint
-};
-SapRegularization ComputeSapRegularization(const ContactProblem& problem,
-                                           const SapParameters& params);
-// In place (no allocation when the problem's sizes are unchanged).
-void ComputeSapRegularization(const ContactProblem& problem, const SapParameters& params,
-                              SapRegularization* reg);
+// The laws of a step for the SAP solver: the contact model and v_s from `contact`, σ, β and
+// limit_beta from `params`.
+LawParameters SapLawParameters(const SapParameters& params,
+                               const ContactModelParameters& contact = {});
+// The prepared laws of `problem` (for the tests, the inspector and the conditioning tools).
+ConstraintBundle PrepareSapLaws(const ContactProblem& problem, const SapParameters& params,
+                                const ContactModelParameters& contact = {});
 
 class SapSolver final : public ContactSolver {
  public:
-  explicit SapSolver(const SapParameters& params = {});
+  explicit SapSolver(const SapParameters& params = {},
+                     const ContactModelParameters& contact = {});
   ~SapSolver() override;
   const char* name() const override { return "SAP"; }
   SolverStatus Solve(const ContactProblem& problem, const VecX& v_guess,
                      SolverResult* result) override;
   const SapParameters& parameters() const { return params_; }
   void set_parameters(const SapParameters& p);  // validates
+  // The contact model whose laws the next solves minimize (joint limits: the linear law).
+  const ContactModelParameters& contact_model() const { return contact_; }
+  void set_contact_model(const ContactModelParameters& contact);  // validates
 
  private:
   // The island path of Solve on a validated problem: one child solve per island, merged into
@@ -87,6 +89,7 @@ class SapSolver final : public ContactSolver {
   bool SolveIslands(const ContactProblem& problem, const VecX& v_guess, SolverResult* result);
 
   SapParameters params_;
+  ContactModelParameters contact_;
   struct Scratch;
   std::unique_ptr<Scratch> scratch_;  // reused between solves
 };

@@ -172,7 +172,7 @@ Simulator::Simulator(Model model, StepSettings settings)
   }
   multibody_ = std::make_unique<Multibody>(&model_);
   collision_ = std::make_unique<CollisionDetector>(&model_);
-  solver_ = std::make_unique<SapSolver>(settings_.sap);
+  solver_ = std::make_unique<SapSolver>(settings_.sap, settings_.contact);
   // Bounding radius of each body's geometry about its COM, for the speculative margin.
   body_radius_.assign(model_.bodies.size(), 0.0);
   for (const Geom& g : model_.geoms) {
@@ -222,6 +222,7 @@ Simulator::~Simulator() = default;
 
 void Simulator::set_settings(const StepSettings& s) {
   s.Validate();
+  solver_->set_contact_model(s.contact);  // validates before anything changes
   settings_ = s;
   solver_->set_parameters(settings_.sap);
 }
@@ -891,6 +892,11 @@ void Simulator::SetPerturbation(const Perturbation& p) {
 }
 
 SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& params) const {
+  return Resolve(record, params, settings_.contact);
+}
+
+SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& params,
+                                const ContactModelParameters& contact) const {
   params.Validate();
   ContactProblem problem = record.problem;
   // Materials may have been edited since the step was recorded: refresh the physical data.
@@ -905,7 +911,7 @@ SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& p
     cd.friction = mat.friction;
     cd.hunt_crossley_dissipation = mat.hunt_crossley_dissipation;
   }
-  SapSolver solver(params);
+  SapSolver solver(params, contact);
   SolverResult result;
   solver.Solve(problem, record.before.v, &result);
   return result;

@@ -182,9 +182,13 @@ class Simulator {
   void set_step_count(int n) { step_count_ = n; }
 
   // Re-solves a recorded step's contact problem with other solver parameters (the problem's
-  // constraint data is physical, so σ, β and tolerances take effect). Materials edited since
-  // are applied by RebuildProblem below.
+  // constraint data is physical, so σ, β and tolerances take effect) and the current contact
+  // model (settings().contact). Materials edited since are applied by RebuildProblem below.
   SolverResult Resolve(const StepRecord& record, const SapParameters& params) const;
+  // The same with another contact model: the frozen problem (its φ0, v0, k, τ_d, d, μ, w) is
+  // solved under that model's laws, e.g. to overlay its curve on the recorded one.
+  SolverResult Resolve(const StepRecord& record, const SapParameters& params,
+                       const ContactModelParameters& contact) const;
 
   // Mouse perturbation (engine/perturbation.h), applied by every Step() until cleared: the force
   // f = k (target_W − p_W) − c v_p on the grabbed point, with p_W and v_p taken at the step's

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/contact/constraint_bundle.h"
+#include "engine/contact/contact_model.h"
 #include "engine/contact_problem.h"
 
 namespace contactlab {
@@ -28,9 +30,6 @@ enum class SolverStatus {
 };
 const char* SolverStatusName(SolverStatus s);
 
-// Per-constraint regime after the projection (SAP paper Table/Appendix C).
-enum class Regime : std::uint8_t { kStiction = 0, kSliding = 1, kNoContact = 2 };
-const char* RegimeName(Regime r);
 
 // One Newton iteration. Iteration 0 records the state at the guess (alpha = 0).
 struct IterationRecord {
@@ -64,7 +63,9 @@ struct SolverStats {
   std::vector<IslandSummary> islands;
   std::vector<IterationRecord> history;  // iterations + 1 entries
   double momentum_error = 0;             // e_m at the returned v
-  double complementarity_error = 0;      // e_μ (eq. 33) at the returned v
+  // e_μ (eq. 33) at the returned v: the round-off of the linear law's cone projection; laws
+  // without a projection (Hunt–Crossley) add no terms.
+  double complementarity_error = 0;
   double cost = 0;                       // final ℓ_p
   double solve_ms = 0;                   // wall time of Solve()
   std::string message;                   // detail for a failure status
@@ -74,10 +75,10 @@ struct SolverResult {
   VecX v;                        // nv, velocities at the end of the step
   VecX vc;                       // num_rows, constraint velocities J v + b
   VecX gamma;                    // num_rows, impulses [N s] (cone rows: t1, t2, n)
-  VecX R;                        // num_rows, regularization used (SAP)
-  VecX v_hat;                    // num_rows, stabilization velocities used (SAP)
-  std::vector<Regime> regime;    // per constraint
-  std::vector<std::uint8_t> near_rigid;  // per constraint: 1 if R_n came from the β clamp
+  std::vector<Regime> regime;    // per constraint, as the constraint's law reports it
+  // The contact model and the per-constraint constants of the laws the solve used (linear law:
+  // R, v̂, the near-rigid flag; Hunt–Crossley: f₀, n₀, ε_s, v̂). Empty after a structural error.
+  ConstraintBundle laws;
   SolverStats stats;
 };
 

@@ -108,11 +108,7 @@ StepRecord* ClutterStep::record_ = nullptr;
 TEST_F(ClutterStep, HessianMatchesTheSolversDenseHessian) {
   const StepRecord& r = *record_;
   ASSERT_GT(r.metrics.num_contacts, 10);
-  SapRegularization reg;
-  reg.R = r.result.R;
-  reg.v_hat = r.result.v_hat;
-  reg.near_rigid = r.result.near_rigid;
-  const MatX dense = SapDenseHessian(r.problem, reg, r.result.v);
+  const MatX dense = SapDenseHessian(r.problem, r.result.laws, r.result.v);
   const MatX sparse = MatX(BuildSapHessian(r.problem, r.result, r.result.v));
   // Same terms summed in another order: equal to round-off relative to the largest entry.
   EXPECT_LE((dense - sparse).cwiseAbs().maxCoeff(), 1e-12 * dense.cwiseAbs().maxCoeff());

@@ -159,12 +159,16 @@ TEST(ContactRows, FieldsComeFromContactConstraintAndResult) {
   cd.dissipation_time = 0.01;
   cd.phi0 = -2e-4;
   cd.source = 0;
+  // w = 4/kg at δt = 10 ms: the β clamp w/(4π²) = 0.101 exceeds 1/(δt k (δt + τ_d)) = 0.05, so
+  // R_n = 4/(4π²) is near-rigid; R_t = σ w = 4e-3 (eqs. 29-30).
+  cd.w = 4;
+  r.problem.time_step = 0.01;
+  r.problem.num_rows = 3;
   r.problem.constraints.push_back(cd);
   r.result.gamma = Vec3(0.3, 0.4, 2.0);
   r.result.vc = Vec3(1e-6, 0.0, -3e-5);
-  r.result.R = Vec3(1e-3, 1e-3, 4e-2);
+  r.result.laws = PrepareSapLaws(r.problem, SapParameters{});
   r.result.regime = {Regime::kStiction};
-  r.result.near_rigid = {1};
   const std::vector<ContactRow> rows = BuildContactRows(model, r);
   ASSERT_EQ(rows.size(), 2u) << "one row per contact";
   EXPECT_EQ(rows[0].body_a, "world");
@@ -174,10 +178,14 @@ TEST(ContactRows, FieldsComeFromContactConstraintAndResult) {
   EXPECT_NEAR(rows[0].gamma_t, 0.5, 1e-15);
   EXPECT_NEAR(rows[0].saturation, 0.5, 1e-15) << "0.5 / (0.5 * 2)";
   EXPECT_DOUBLE_EQ(rows[0].v_n, -3e-5);
-  EXPECT_DOUBLE_EQ(rows[0].R_n, 4e-2);
-  EXPECT_DOUBLE_EQ(rows[0].R_t, 1e-3);
+  double R_n = 0, R_t = 0, near_rigid = 0;
+  ASSERT_TRUE(rows[0].constants.Find("R_n", &R_n));
+  ASSERT_TRUE(rows[0].constants.Find("R_t", &R_t));
+  ASSERT_TRUE(rows[0].constants.Find("near_rigid", &near_rigid));
+  EXPECT_DOUBLE_EQ(R_n, 4 / (4 * kPi * kPi));
+  EXPECT_DOUBLE_EQ(R_t, 1e-3 * 4);
   EXPECT_EQ(rows[0].regime, Regime::kStiction);
-  EXPECT_TRUE(rows[0].near_rigid);
+  EXPECT_EQ(near_rigid, 1.0);
   EXPECT_DOUBLE_EQ(rows[0].stiffness, 1e5);
   EXPECT_EQ(rows[1].constraint, -1);
   EXPECT_EQ(rows[1].body_b, "ball");

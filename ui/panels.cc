@@ -562,15 +562,36 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
                                 ImGuiTableFlags_SizingFixedFit;
   static const char* kHeaders[] = {"#",         "body A",      "body B",        "phi [m]",
                                    "v_n [m/s]", "|v_t| [m/s]", "gamma_n [N s]", "|gamma_t| [N s]",
-                                   "regime",    "k [N/m]",     "tau_d [s]",     "R_n",
-                                   "R_t",       "near-rigid"};
-  constexpr int kColumns = sizeof(kHeaders) / sizeof(kHeaders[0]);
-  if (!ImGui::BeginTable("contacts", kColumns, flags, ImGui::GetContentRegionAvail())) {
+                                   "regime",    "k [N/m]",     "tau_d [s]"};
+  constexpr int kFixedColumns = sizeof(kHeaders) / sizeof(kHeaders[0]);
+  // Then the constants of the contact model's law (every contact of a step has the same law),
+  // named from the first row that has a constraint: linear R_n, R_t, v̂_n, near-rigid;
+  // Hunt–Crossley f₀, n₀, ε_s, v̂.
+  const ContactRow* named = nullptr;
+  for (const ContactRow& r : rows) {
+    if (r.constraint >= 0 && r.constants.size > 0) {
+      named = &r;
+      break;
+    }
+  }
+  const int num_constants = named ? named->constants.size : 0;
+  std::vector<std::string> constant_headers;
+  for (int k = 0; k < num_constants; ++k) {
+    const ModelConstant& mc = named->constants.items[k];
+    constant_headers.push_back(mc.unit[0] ? std::string(mc.symbol) + " [" + mc.unit + "]"
+                                          : std::string(mc.symbol));
+  }
+  const int kColumns = kFixedColumns + num_constants;
+  // One table id per law, so that a model switch starts a table with its own columns.
+  char table_id[48];
+  std::snprintf(table_id, sizeof(table_id), "contacts_%s", named ? LawName(named->law) : "none");
+  if (!ImGui::BeginTable(table_id, kColumns, flags, ImGui::GetContentRegionAvail())) {
     return false;
   }
   ImGui::TableSetupScrollFreeze(1, 1);
   // Fixed-fit columns without user resizing are auto-fitted to the visible rows every frame.
   for (const char* h : kHeaders) ImGui::TableSetupColumn(h);
+  for (const std::string& h : constant_headers) ImGui::TableSetupColumn(h.c_str());
   ImGui::TableHeadersRow();
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(rows.size()));
@@ -604,12 +625,20 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
       ImGui::TableNextColumn();
       ImGui::TextColored(ToImVec4(RegimeColor(static_cast<int>(r.regime))), "%s",
                          r.constraint < 0 ? "(none)" : RegimeName(r.regime));
-      for (double v : {r.stiffness, r.dissipation_time, r.R_n, r.R_t}) {
+      for (double v : {r.stiffness, r.dissipation_time}) {
         ImGui::TableNextColumn();
         ImGui::Text("%.3e", v);
       }
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(r.near_rigid ? "yes" : "no");
+      for (int k = 0; k < num_constants; ++k) {
+        ImGui::TableNextColumn();
+        if (k >= r.constants.size) continue;
+        const ModelConstant& mc = r.constants.items[k];
+        if (mc.is_flag) {
+          ImGui::TextUnformatted(mc.value != 0 ? "yes" : "no");
+        } else {
+          ImGui::Text("% .3e", mc.value);
+        }
+      }
     }
   }
   ImGui::EndTable();

@@ -265,12 +265,11 @@ std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& r
       r.v_n = res.vc[f + 2];
       r.v_t = res.vc.segment<2>(f).norm();
     }
-    if (f + 3 <= res.R.size()) {
-      r.R_t = res.R[f];
-      r.R_n = res.R[f + 2];
+    if (k < res.laws.num_constraints()) {
+      r.law = res.laws.Law(k);
+      r.constants = res.laws.Describe(k);
     }
     if (k < static_cast<int>(res.regime.size())) r.regime = res.regime[k];
-    if (k < static_cast<int>(res.near_rigid.size())) r.near_rigid = res.near_rigid[k] != 0;
     r.loaded_at_gap = r.phi > 0 && r.gamma_n > 0;
   }
   return rows;

@@ -125,8 +125,10 @@ struct ContactRow {
   Regime regime = Regime::kNoContact;
   double stiffness = 0;         // k [N/m]
   double dissipation_time = 0;  // τ_d [s]
-  double R_n = 0, R_t = 0;      // SAP regularization (normal, tangential)
-  bool near_rigid = false;      // R_n from the β clamp
+  // The constraint's law and its per-step constants with symbols and units (linear: R_n, R_t,
+  // v̂_n, near-rigid; Hunt–Crossley: f₀, n₀, ε_s, v̂); size 0 without a constraint.
+  LawKind law = LawKind::kLinearCone;
+  ModelConstants constants;
   // γ_n > 0 at φ > 0: SAP pushes before the surfaces touch (LoadedAtPositiveGap,
   // engine/debug_draw.h), when φ < (δt + τ_d)(μ ‖v_t‖ − v_n).
   bool loaded_at_gap = false;

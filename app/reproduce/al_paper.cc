@@ -146,7 +146,7 @@ void RobotDishPile(Experiment& ex, const ReproduceOptions& opt) {
           if (cd.kind != ConstraintKind::kFrictionCone || cd.source != static_cast<int>(ci))
             continue;
           pen_dish_force = rec.result.gamma(cd.first_row + 2) / dt;
-          pen_dish_clamped = k < rec.result.near_rigid.size() && rec.result.near_rigid[k];
+          pen_dish_clamped = rec.result.laws.Constant(static_cast<int>(k), "near_rigid") != 0;
         }
       }
     }

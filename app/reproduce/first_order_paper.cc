@@ -346,7 +346,9 @@ FoundationRun RunFoundation(const FoundationSetup& f) {
   double w0_lo = 1e300, w0_hi = -1e300, t_lo = 1e300, t_hi = -1e300;
   const RunLog log = Run(sc, steps, [&](const Simulator& sim, const StepRecord& rec) {
     int nr = 0;
-    for (std::uint8_t x : rec.result.near_rigid) nr += x;
+    for (int i = 0; i < rec.result.laws.num_constraints(); ++i) {
+      nr += rec.result.laws.Constant(i, "near_rigid") != 0 ? 1 : 0;
+    }
     r.near_rigid_max = std::max(r.near_rigid_max, nr);
     const double t = rec.after.time;
     // Record every 10 ms of simulated time (cheap: 100 or fewer samples a run).

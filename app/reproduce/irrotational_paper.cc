@@ -99,7 +99,8 @@ void ConveyorBelt(Experiment& ex, const ReproduceOptions& opt) {
       if (rec.result.regime[i] == Regime::kStiction) ++st;
       if (rec.result.regime[i] == Regime::kSliding) {
         ++sl;
-        rest_offset += (dt + tau) * rec.result.R(c.first_row + 2) * rec.result.gamma(c.first_row + 2);
+        rest_offset += (dt + tau) * rec.result.laws.Constant(static_cast<int>(i), "R_n") *
+                         rec.result.gamma(c.first_row + 2);
         slip = std::max(slip, rec.result.vc.segment<2>(c.first_row).norm());
       }
     }

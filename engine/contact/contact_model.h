@@ -27,6 +27,14 @@ enum class ContactModelType : std::uint8_t {
 };
 constexpr int kNumContactModelTypes = 4;
 
+// State of one constraint at a constraint velocity, as its law reports it. kNoContact means that
+// the constraint is inactive there: γ_i = 0 and G_i = 0 (a solver may drop it from H).
+// kStiction / kSliding: the law's friction regimes (linear law: the regions of SAP's projection,
+// paper Appendix C; Hunt–Crossley laws: ‖v_t‖ below / above ε_s). Joint limits: kStiction when
+// the limit pushes, else kNoContact.
+enum class Regime : std::uint8_t { kStiction = 0, kSliding = 1, kNoContact = 2 };
+const char* RegimeName(Regime r);  // "stiction", "sliding", "no_contact" (engine/solver.cc)
+
 // "linear", "lagged", "lagged_regularized", "similar" (the scene file's spelling).
 const char* ContactModelName(ContactModelType type);
 // Inverse of ContactModelName; false for an unknown name.

@@ -1,0 +1,371 @@
+// The per-constraint laws a contact model is made of, as small types a solver is instantiated
+// over (one dispatch per group of constraints, no virtual call per constraint).
+//
+// A law turns the velocity v_c,i of one constraint (3 rows t1, t2, n for a contact, 1 row for a
+// joint limit) into a convex cost ℓ_i(v_c), its impulse γ_i = −∂ℓ_i/∂v_c and its Hessian
+// G_i = ∂²ℓ_i/∂v_c² ⪰ 0 (seed 004, §II and §2.4 of the digest: MakeData / CalcData). Every law
+// provides, as static members of its type:
+//
+//   kRows                      rows per constraint (3 or 1)
+//   Constants                  what Prepare computes once per step (R, v̂; f₀, n₀, ε_s, ...)
+//   Prepare(c, dt, vn0, p)     constants from δt, w_i, the constraint's physical data (k, τ_d,
+//                              d, μ, φ0), the normal velocity v_n0 at the step's start
+//                              (v_c0 = J_i v0 + b_i) and the model's parameters p
+//   Cost(K, vc, γ, G, regime)  ℓ_i [J]; writes γ_i, G_i (when G != nullptr; a 1-row law uses
+//                              G(0,0)) and the regime (never null). Contract: kNoContact only
+//                              where γ_i = 0 and G_i = 0, so that a solver may leave it out of H.
+//   Check(K)                   nullptr when the constants are usable (finite, R > 0), else what
+//                              is wrong, for the solver's kNonFiniteInput message
+//   Slack(K, vc, γ)            the constraint's term of e_μ (SAP paper eq. 33): |g_iᵀγ_i| with
+//                              g_i = v_c − v̂ + Rγ for the linear law, 0 for laws without a cone
+//                              projection
+//   Describe(K)                the constants with symbols and units, for the inspector
+//   kHasFixedRegions           true for a law whose cost is quadratic (or zero) on convex
+//                              regions of v_c, so that a line search can classify a constraint
+//                              once over an interval of α instead of evaluating it at every α:
+//     Region(K, vc)            LineRegion at v_c
+//     AddQuadratic(K, vc, dvc, q)  adds ℓ_i(v_c + αΔv_c) = q0 + q1 α + ½ q2 α² of the quadratic
+//                              region to q[0..2]
+//     EvalFixed(K, region, vc, γ, G, regime)  γ_i, G_i and the regime in a fixed region
+//   kStictionHessianDiagonal   G_i is diagonal whenever the regime is kStiction (a fast path of
+//                              the Hessian assembly)
+//
+// Laws here: LinearConeLaw (SAP's regularized friction cone, seed 000 eqs. 27-30), LinearLimitLaw
+// (the unilateral spring-damper of joint limits), HuntCrossleyLaw<type> (seed 004's lagged,
+// regularized lagged and similar laws, engine/contact/hunt_crossley.h).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "engine/contact/contact_model.h"
+#include "engine/contact/hunt_crossley.h"
+#include "engine/contact_problem.h"
+#include "engine/math.h"
+#include "engine/sap_cone.h"
+
+namespace contactlab {
+
+// Parameters of the laws of one step: the contact model and its v_s, and the linear law's σ and
+// β (SapParameters::sigma, beta, limit_beta; σ also sets the regularized lagged ε_s, eq. 44).
+struct LawParameters {
+  ContactModelParameters contact;
+  double sigma = 1e-3;       // σ [-]
+  double beta = 1.0;         // β [-] of contacts
+  double limit_beta = 0.1;   // β [-] of joint limits
+};
+
+// One named constant of a constraint's law, for the inspector and exports.
+struct ModelConstant {
+  const char* symbol = "";  // as in the papers: "R_n", "v̂_n", "f₀", ...
+  const char* key = "";     // ASCII spelling for files and tables: "R_n", "v_hat_n", "f0", ...
+  const char* unit = "";    // "1/kg", "m/s", "N", "N s", "" for flags
+  double value = 0;
+  bool is_flag = false;     // a yes/no value (1/0)
+};
+struct ModelConstants {
+  int size = 0;
+  std::array<ModelConstant, 5> items;
+  void Add(const char* symbol, const char* key, const char* unit, double value,
+           bool is_flag = false) {
+    items[size++] = ModelConstant{symbol, key, unit, value, is_flag};
+  }
+  // Value of the constant with this key; false when the law has none.
+  bool Find(const char* key, double* value) const;
+};
+
+// Where a constraint is along a line search (LinearConeLaw / LinearLimitLaw only).
+enum class LineRegion : std::uint8_t {
+  kVaries = 0,          // not classified: evaluate at every α
+  kFixedZero = 1,       // γ = 0, G = 0, ℓ = 0 (no contact)
+  kFixedQuadratic = 2,  // ℓ quadratic in v_c (stiction: γ = y)
+};
+
+// SAP's law (seed 000): γ = P_F(y), y = −R⁻¹(v_c − v̂), ℓ = ½γᵀRγ, with (§V-B)
+//   R_n = max(β²/(4π²) w, 1/(δt k (δt + τ_d))) (eq. 29),  R_t = σ w (eq. 30),
+//   v̂ = (0, 0, −φ0/(δt + τ_d)),
+// near-rigid when the β clamp sets R_n. w = 0 (J_i = 0: the constraint cannot change v) uses
+// w = 1 [1/kg]: any R > 0 then gives the same v, and γ stays finite.
+struct LinearConeLaw {
+  static constexpr int kRows = 3;
+  static constexpr bool kHasFixedRegions = true;
+  static constexpr bool kStictionHessianDiagonal = true;
+  struct Constants {
+    double Rt = 0, Rn = 0;        // R_t, R_n [1/kg]
+    double inv_t = 0, inv_n = 0;  // 1/R_t, 1/R_n [kg]
+    double vn_hat = 0;            // v̂_n [m/s]
+    double mu = 0;                // μ [-]
+    bool near_rigid = false;      // R_n from the β clamp
+  };
+
+  static Constants Prepare(const ConstraintData& c, double dt, double /*vn0*/,
+                           const LawParameters& p) {
+    const double beta = c.beta > 0 ? c.beta : p.beta;
+    const double tau = c.dissipation_time;
+    const double w = c.w > 0 ? c.w : 1.0;
+    // Near-rigid clamp β²w/(4π²) and compliant value 1/(δt k (δt + τ_d)); k = +∞ gives 0.
+    const double clamp = beta * beta / (4 * kPi * kPi) * w;
+    const double compliant = 1.0 / (dt * c.stiffness * (dt + tau));
+    Constants K;
+    K.Rn = std::max(clamp, compliant);
+    K.near_rigid = clamp > compliant;
+    K.Rt = p.sigma * w;
+    K.inv_t = 1.0 / K.Rt;
+    K.inv_n = 1.0 / K.Rn;
+    K.vn_hat = -c.phi0 / (dt + tau);
+    K.mu = c.friction;
+    return K;
+  }
+
+  static double Cost(const Constants& K, const double* vc, double* gamma, Mat3* G,
+                     Regime* regime) {
+    const Eigen::Map<const Vec3> v(vc);
+    const Vec3 vh(0, 0, K.vn_hat);
+    Vec3 g;
+    if (K.mu > 0) {
+      // y = −R⁻¹(v_c − v̂), elementwise since R is diagonal, with R⁻¹ formed once per step.
+      const Vec3 y = -(v - vh).cwiseProduct(Vec3(K.inv_t, K.inv_t, K.inv_n));
+      *regime = ProjectConeWithInverses(y, K.mu, K.Rt, K.Rn, K.inv_t, K.inv_n, &g, G);
+    } else {
+      const Vec3 y = -(v - vh).cwiseQuotient(Vec3(K.Rt, K.Rt, K.Rn));
+      *regime = SapProjectCone(y, K.mu, K.Rt, K.Rn, &g, G);
+    }
+    gamma[0] = g(0);
+    gamma[1] = g(1);
+    gamma[2] = g(2);
+    return 0.5 * (K.Rt * g(0) * g(0) + K.Rt * g(1) * g(1) + K.Rn * g(2) * g(2));
+  }
+
+  static LineRegion Region(const Constants& K, const Vec3& vc) {
+    if (!(K.mu > 0)) return LineRegion::kVaries;
+    const Vec3 y = -(vc - Vec3(0, 0, K.vn_hat)).cwiseProduct(Vec3(K.inv_t, K.inv_t, K.inv_n));
+    switch (SapConeRegion(y.head<2>().norm(), y(2), K.mu, K.Rt, K.Rn)) {
+      case Regime::kStiction: return LineRegion::kFixedQuadratic;
+      case Regime::kNoContact: return LineRegion::kFixedZero;
+      default: return LineRegion::kVaries;
+    }
+  }
+
+  // In stiction γ = y and ℓ = ½ Σ_rows R y², y(α) = y0 + α dy.
+  static void AddQuadratic(const Constants& K, const double* vc, const double* dvc, double* q) {
+    const double R[3] = {K.Rt, K.Rt, K.Rn}, vh[3] = {0, 0, K.vn_hat};
+    for (int k = 0; k < 3; ++k) {
+      const double y0 = -(vc[k] - vh[k]) / R[k], dy = -dvc[k] / R[k];
+      q[0] += 0.5 * R[k] * y0 * y0;
+      q[1] += R[k] * y0 * dy;
+      q[2] += R[k] * dy * dy;
+    }
+  }
+
+  static void EvalFixed(const Constants& K, LineRegion region, const double* vc, double* gamma,
+                        Mat3* G, Regime* regime) {
+    G->setZero();
+    if (region == LineRegion::kFixedZero) {
+      gamma[0] = gamma[1] = gamma[2] = 0;
+      *regime = Regime::kNoContact;
+      return;
+    }
+    const double inv[3] = {K.inv_t, K.inv_t, K.inv_n}, vh[3] = {0, 0, K.vn_hat};
+    for (int k = 0; k < 3; ++k) {
+      gamma[k] = -(vc[k] - vh[k]) * inv[k];
+      (*G)(k, k) = inv[k];
+    }
+    *regime = Regime::kStiction;
+  }
+
+  static const char* Check(const Constants& K) {
+    if (!(std::isfinite(K.Rt) && std::isfinite(K.Rn) && K.Rt > 0 && K.Rn > 0)) {
+      return "regularization R is not finite and positive (check w, k, tau_d)";
+    }
+    if (!std::isfinite(K.vn_hat)) return "non-finite stabilization velocity (check phi0)";
+    return nullptr;
+  }
+
+  static double Slack(const Constants& K, const double* vc, const double* gamma) {
+    const double g0 = vc[0] + K.Rt * gamma[0];
+    const double g1 = vc[1] + K.Rt * gamma[1];
+    const double g2 = (vc[2] - K.vn_hat) + K.Rn * gamma[2];
+    return std::abs(g0 * gamma[0] + g1 * gamma[1] + g2 * gamma[2]);
+  }
+
+  static ModelConstants Describe(const Constants& K) {
+    ModelConstants d;
+    d.Add("R_n", "R_n", "1/kg", K.Rn);
+    d.Add("R_t", "R_t", "1/kg", K.Rt);
+    d.Add("v̂_n", "v_hat_n", "m/s", K.vn_hat);
+    d.Add("near-rigid", "near_rigid", "", K.near_rigid ? 1 : 0, true);
+    return d;
+  }
+  // The rows of R and v̂ (3 each), as SAP's paper writes them.
+  static void Rows(const Constants& K, double* R, double* v_hat) {
+    R[0] = R[1] = K.Rt;
+    R[2] = K.Rn;
+    v_hat[0] = v_hat[1] = 0;
+    v_hat[2] = K.vn_hat;
+  }
+};
+
+// Joint limits: SAP's law on a unilateral row, K = ℝ⁺: γ = max(0, y), y = −(v_c − v̂)/R,
+// ℓ = ½Rγ², R = max(β²/(4π²) w, 1/(δt k (δt + τ_d))) with β = limit_beta, v̂ = −φ0/(δt + τ_d).
+struct LinearLimitLaw {
+  static constexpr int kRows = 1;
+  static constexpr bool kHasFixedRegions = true;
+  static constexpr bool kStictionHessianDiagonal = true;
+  struct Constants {
+    double R = 0;         // [1/kg] (or [1/(kg m²)])
+    double inv = 0;       // 1/R
+    double v_hat = 0;     // v̂ [m/s] (or [rad/s])
+    bool near_rigid = false;
+  };
+
+  static Constants Prepare(const ConstraintData& c, double dt, double /*vn0*/,
+                           const LawParameters& p) {
+    const double beta = c.beta > 0 ? c.beta : p.limit_beta;
+    const double tau = c.dissipation_time;
+    const double w = c.w > 0 ? c.w : 1.0;
+    const double clamp = beta * beta / (4 * kPi * kPi) * w;
+    const double compliant = 1.0 / (dt * c.stiffness * (dt + tau));
+    Constants K;
+    K.R = std::max(clamp, compliant);
+    K.near_rigid = clamp > compliant;
+    K.inv = 1.0 / K.R;
+    K.v_hat = -c.phi0 / (dt + tau);
+    return K;
+  }
+
+  static double Cost(const Constants& K, const double* vc, double* gamma, Mat3* G,
+                     Regime* regime) {
+    const double y = -(vc[0] - K.v_hat) / K.R;
+    double dg;
+    *regime = SapProjectUnilateral(y, K.R, gamma, &dg);
+    if (G) {
+      G->setZero();
+      (*G)(0, 0) = dg;
+    }
+    return 0.5 * K.R * gamma[0] * gamma[0];
+  }
+
+  static LineRegion Region(const Constants& K, const Vec3& vc) {
+    const double y = -(vc(0) - K.v_hat) / K.R;
+    return y > 0 ? LineRegion::kFixedQuadratic : LineRegion::kFixedZero;
+  }
+
+  static void AddQuadratic(const Constants& K, const double* vc, const double* dvc, double* q) {
+    const double y0 = -(vc[0] - K.v_hat) / K.R, dy = -dvc[0] / K.R;
+    q[0] += 0.5 * K.R * y0 * y0;
+    q[1] += K.R * y0 * dy;
+    q[2] += K.R * dy * dy;
+  }
+
+  static void EvalFixed(const Constants& K, LineRegion region, const double* vc, double* gamma,
+                        Mat3* G, Regime* regime) {
+    G->setZero();
+    if (region == LineRegion::kFixedZero) {
+      gamma[0] = 0;
+      *regime = Regime::kNoContact;
+      return;
+    }
+    gamma[0] = -(vc[0] - K.v_hat) * K.inv;
+    (*G)(0, 0) = K.inv;
+    *regime = Regime::kStiction;
+  }
+
+  static const char* Check(const Constants& K) {
+    if (!(std::isfinite(K.R) && K.R > 0)) {
+      return "regularization R is not finite and positive (check w, k, tau_d)";
+    }
+    if (!std::isfinite(K.v_hat)) return "non-finite stabilization velocity (check phi0)";
+    return nullptr;
+  }
+
+  static double Slack(const Constants& K, const double* vc, const double* gamma) {
+    const double g = (vc[0] - K.v_hat) + K.R * gamma[0];
+    return std::abs(g * gamma[0]);
+  }
+
+  static ModelConstants Describe(const Constants& K) {
+    ModelConstants d;
+    d.Add("R", "R", "1/kg", K.R);
+    d.Add("v̂", "v_hat", "m/s", K.v_hat);
+    d.Add("near-rigid", "near_rigid", "", K.near_rigid ? 1 : 0, true);
+    return d;
+  }
+  static void Rows(const Constants& K, double* R, double* v_hat) {
+    R[0] = K.R;
+    v_hat[0] = K.v_hat;
+  }
+};
+
+// Seed 004's Hunt–Crossley laws (engine/contact/hunt_crossley.h) for kType = kLagged,
+// kLaggedRegularized or kSimilar. Constants per step: f₀ = k x0 with x0 = −φ0, v̂ = min(x0/δt,
+// 1/d), γ_n0 = δt (f₀)₊ (1 − d v_n0)₊ and ε_s (v_s, or max(v_s, σ w μ γ_n0) when regularized).
+//
+// γ_n0 comes from the state at the step's start (x0 = −φ0 of this step's geometry and v_n0 of
+// v_c0 = J_i v0 + b_i), as Drake computes it, so no contact is matched between steps. For a new
+// contact this means: one found already overlapping (φ0 < 0) starts with the lagged friction of
+// its current overlap at its current approach speed; one found ahead of touching (φ0 >= 0, the
+// speculative margin) has γ_n0 = 0, so the lagged models put no friction on it during the step
+// in which it closes (its normal impulse is implicit and acts at once) and friction starts the
+// step after. The similar model's friction is implicit and has no such delay.
+//
+// The lagged friction μ γ_n0 ‖v_t‖_s acts even on a contact that separates during the step
+// (γ_n = 0): its regime is then kStiction or kSliding by ‖v_t‖ against ε_s, kNoContact only
+// when μ γ_n0 = 0 as well (the solver's contract: kNoContact means γ_i = 0 and G_i = 0).
+template <ContactModelType kType>
+struct HuntCrossleyLaw {
+  static_assert(kType != ContactModelType::kLinear, "the linear model is LinearConeLaw");
+  static constexpr int kRows = 3;
+  static constexpr bool kHasFixedRegions = false;
+  static constexpr bool kStictionHessianDiagonal = false;
+  using Constants = HuntCrossleyConstants;
+
+  static Constants Prepare(const ConstraintData& c, double dt, double vn0,
+                           const LawParameters& p) {
+    return PrepareHuntCrossley(kType, c.friction, dt, c.stiffness, c.hunt_crossley_dissipation,
+                               c.phi0, vn0, p.contact.stiction_tolerance, p.sigma, c.w);
+  }
+
+  static double Cost(const Constants& K, const double* vc, double* gamma, Mat3* G,
+                     Regime* regime) {
+    const double cost = HuntCrossleyCost(kType, K, vc, gamma, G, regime);
+    if (kType != ContactModelType::kSimilar && *regime == Regime::kNoContact &&
+        K.mu * K.gamma_n0 > 0) {
+      *regime = std::hypot(vc[0], vc[1]) < K.eps_s ? Regime::kStiction : Regime::kSliding;
+    }
+    return cost;
+  }
+
+  // Not used (kHasFixedRegions is false); present so that generic code compiles.
+  static LineRegion Region(const Constants&, const Vec3&) { return LineRegion::kVaries; }
+  static void AddQuadratic(const Constants&, const double*, const double*, double*) {}
+  static void EvalFixed(const Constants&, LineRegion, const double*, double*, Mat3*, Regime*) {}
+
+  static const char* Check(const Constants& K) {
+    if (!(std::isfinite(K.f0) && std::isfinite(K.v_hat) && std::isfinite(K.gamma_n0) &&
+          std::isfinite(K.eps_s) && std::isfinite(K.k) && std::isfinite(K.d) &&
+          std::isfinite(K.mu) && K.eps_s > 0)) {
+      return "Hunt-Crossley constants are not finite (check k, d, mu, phi0, v0)";
+    }
+    return nullptr;
+  }
+
+  // No cone projection: γ is a smooth function of v_c, e_μ has no terms.
+  static double Slack(const Constants&, const double*, const double*) { return 0; }
+
+  static ModelConstants Describe(const Constants& K) {
+    ModelConstants d;
+    d.Add("f₀", "f0", "N", K.f0);
+    d.Add("n₀", "n0", "N s", K.gamma_n0);
+    d.Add("ε_s", "eps_s", "m/s", K.eps_s);
+    d.Add("v̂", "v_hat", "m/s", K.v_hat);
+    return d;
+  }
+  static void Rows(const Constants&, double*, double*) {}
+};
+
+using LaggedLaw = HuntCrossleyLaw<ContactModelType::kLagged>;
+using LaggedRegularizedLaw = HuntCrossleyLaw<ContactModelType::kLaggedRegularized>;
+using SimilarLaw = HuntCrossleyLaw<ContactModelType::kSimilar>;
+
+}  // namespace contactlab
