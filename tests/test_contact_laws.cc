@@ -216,15 +216,16 @@ std::vector<LawCase> SimilarExtremeCases() {
   return HuntCrossleyExtremeCases(ContactModelType::kSimilar);
 }
 
-// --- The linear (SAP) law and the unilateral limit law, through SapConstraintCostOne ---------
+// --- The linear (SAP) law and the unilateral limit law, through the prepared laws ------------
 
 struct SapLawConstants {
   ConstraintData cd;
+  ConstraintBundle laws;      // the constraint's prepared law
   Vec3 R = Vec3::Ones();      // (R_t, R_t, R_n) or (R, ·, ·) [1/kg]
   Vec3 v_hat = Vec3::Zero();  // [m/s]
 };
 
-// R and v̂ exactly as the solver computes them (ComputeSapRegularization, σ = 1e-3, β = 1,
+// R and v̂ exactly as the solver computes them (PrepareSapLaws, σ = 1e-3, β = 1,
 // limit β = 0.1) for one constraint.
 SapLawConstants MakeSapConstants(ConstraintKind kind, double dt, double k, double tau, double mu,
                                  double phi0, double w) {
@@ -241,10 +242,12 @@ SapLawConstants MakeSapConstants(ConstraintKind kind, double dt, double k, doubl
   p.time_step = dt;
   p.constraints = {s.cd};
   p.num_rows = s.cd.num_rows;
-  const SapRegularization reg = ComputeSapRegularization(p, SapParameters{});
+  s.laws = PrepareSapLaws(p, SapParameters{});
+  VecX R, v_hat;
+  s.laws.LinearRows(&R, &v_hat);
   for (int i = 0; i < s.cd.num_rows; ++i) {
-    s.R(i) = reg.R(i);
-    s.v_hat(i) = reg.v_hat(i);
+    s.R(i) = R(i);
+    s.v_hat(i) = v_hat(i);
   }
   return s;
 }
@@ -254,8 +257,15 @@ EvalFn SapEval(const SapLawConstants& s) {
     Regime local;
     g->setZero();
     if (G) G->setZero();
-    return SapConstraintCostOne(s.cd, s.R.data(), s.v_hat.data(), v.data(), g->data(), G,
-                                r ? r : &local);
+    const int n = s.cd.num_rows;
+    VecX gamma;
+    std::vector<Mat3> Gs;
+    std::vector<Regime> regimes;
+    const double cost = s.laws.Evaluate(v.head(n), &gamma, G ? &Gs : nullptr, &regimes);
+    g->head(n) = gamma;
+    if (G) *G = Gs[0];
+    *(r ? r : &local) = regimes[0];
+    return cost;
   };
 }
 
