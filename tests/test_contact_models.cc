@@ -10,8 +10,8 @@
 //   (d) a resting box under the lagged model: Σγ_n = m g δt and the rest penetration of its
 //       contacts m g / (n_c k).
 // The pair's values are set with a pair override, so k, τ_d, d and μ below are the contact's.
-// DISABLED_ tests need the Hunt–Crossley models wired into the solver (until then every model
-// runs the linear law, and they fail: checked).
+// The lagged/similar tests fail when the model choice does not reach the solver (every model then
+// runs the linear law: checked before the Hunt–Crossley laws were wired in).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -183,7 +183,7 @@ TEST(ContactModels, LinearSlidingBoxGlidesAtTheBand) {
 // m g/(4k) = 2.5 µm (the corners share the weight unevenly under the friction moment, a tilt of
 // ~1e-5 rad), against the linear model's 1-11 mm band and 3 cm hop; |v_n| < 1e-4 m/s against the
 // linear model's −0.027 m/s while sliding.
-TEST(ContactModels, DISABLED_LaggedSlidingBoxHasNoGlidingOffset) {
+TEST(ContactModels, LaggedSlidingBoxHasNoGlidingOffset) {
   const PairValues pv;
   const double z_rest = kBoxSide / 2 - kBoxMass * kG / (4 * pv.k);
   const Trace tr = Simulate(SlidingCube(pv, kBoxMass, kBoxSide, kBoxSpeed, 0),
@@ -208,7 +208,7 @@ TEST(ContactModels, DISABLED_LaggedSlidingBoxHasNoGlidingOffset) {
 // (friction balances the push). With d = 0 the similar model's contact carries m g at
 // z = v_n − μ‖v_t‖_s, i.e. at a penetration smaller by μ δt ‖v_t‖_s: the cube floats
 // μ δt ‖v_t‖_s above the lagged equilibrium (5 mm at δt = 10 ms).
-TEST(ContactModels, DISABLED_SimilarFloatsMuDtSlipAboveLagged) {
+TEST(ContactModels, SimilarFloatsMuDtSlipAboveLagged) {
   PairValues pv;
   pv.d = 0;
   const double dt = 1e-2, mass = 1.0, side = 0.1, v0 = 1.0;
@@ -275,7 +275,7 @@ TEST(ContactModels, LinearSphereLaunchedSlidingHops) {
 // Lagged model: no gliding and a normal law blind to the slip, so the sphere stays at its rest
 // height up to the solver's tolerance. Bound 1 µm = a fifth of the rest penetration
 // m g/k = 4.9 µm and 1e-4 of the linear model's hop.
-TEST(ContactModels, DISABLED_LaggedSphereLaunchedSlidingStaysOnTheFloor) {
+TEST(ContactModels, LaggedSphereLaunchedSlidingStaysOnTheFloor) {
   const PairValues pv;
   const double z_rest = kBallRadius - kBallMass * kG / pv.k;
   const Trace tr = Simulate(SlidingSphere(pv, kBallMass, kBallRadius, kBallSpeed),
@@ -293,7 +293,7 @@ TEST(ContactModels, DISABLED_LaggedSphereLaunchedSlidingStaysOnTheFloor) {
 // and each of the four corners sits at the rest penetration m g/(4 k) (v_n = 0 in n(v)). At
 // k = 1e8 N/m the linear model's near-rigid clamp would hold the corners ~50 times deeper
 // (R_n = β² w/(4π²) > 1/(δt k (δt + τ_d))); the Hunt–Crossley law has no clamp.
-TEST(ContactModels, DISABLED_LaggedRestingBoxCarriesWeightAtRestPenetration) {
+TEST(ContactModels, LaggedRestingBoxCarriesWeightAtRestPenetration) {
   const PairValues pv;
   const double dt = 1e-3, mass = 1.0, side = 0.1;
   for (double k : {1e6, 1e8})
