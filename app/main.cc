@@ -36,14 +36,6 @@ namespace {
 constexpr int kExitSceneError = 2;
 constexpr int kExitFailure = 1;
 
-// The files `export-step` writes into its --out directory (app/export.h, ExportStepProblem).
-constexpr const char* kExportStepFiles[] = {
-    "A.mtx",  "M.mtx",     "J.mtx",          "v_star.txt",
-    "v0.txt", "guess.txt", "solution_v.txt", "bias.txt",
-    "R.txt",  "v_hat.txt", "gamma.txt",      "vc.txt",
-    "mu.txt", "phi0.txt",  "stiffness.txt",  "dissipation_time.txt",
-    "w.txt",  "beta.txt",  "problem.json",   "README.txt"};
-
 // CLI11 check: a finite number > 0.
 std::string CheckPositive(const std::string& text) {
   try {
@@ -214,7 +206,7 @@ int main(int argc, char** argv) {
       }
       const contactlab::Scene scene = contactlab::LoadScene(scene_path);
       std::vector<contactlab::CliFile> outputs;
-      for (const char* name : kExportStepFiles) {
+      for (const std::string& name : contactlab::ExportStepFileNames()) {
         outputs.push_back({"--out", (std::filesystem::path(export_dir) / name).string()});
       }
       contactlab::CheckOutputFiles(contactlab::SceneInputFiles(scene), outputs);
