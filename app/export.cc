@@ -389,4 +389,14 @@ int ExportStepFromRun(const std::string& scene_path, int step, const std::string
   return 1;
 }
 
+const std::vector<std::string>& ExportStepFileNames() {
+  static const std::vector<std::string> names = {
+      "A.mtx",  "M.mtx",     "J.mtx",          "v_star.txt",
+      "v0.txt", "guess.txt", "solution_v.txt", "bias.txt",
+      "R.txt",  "v_hat.txt", "gamma.txt",      "vc.txt",
+      "mu.txt", "phi0.txt",  "stiffness.txt",  "dissipation_time.txt",
+      "w.txt",  "beta.txt",  "problem.json",   "README.txt"};
+  return names;
+}
+
 }  // namespace contactlab

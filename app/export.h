@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "engine/history.h"
 #include "engine/sap_solver.h"
@@ -42,6 +43,9 @@ void WriteIterationsJson(const StepRecord& record, std::ostream& out);
 // Throws std::runtime_error when a file cannot be written.
 void ExportStepProblem(const StepRecord& record, const SapParameters& params,
                        const std::string& dir);
+
+// The names of the files ExportStepProblem writes into its directory.
+const std::vector<std::string>& ExportStepFileNames();
 
 // `contactlab export-step SCENE --step N --out DIR`: loads SCENE, runs it from its default state
 // through step N (StepRecord::step, 0 = the first step, i.e. N + 1 steps; the line with

@@ -9,11 +9,11 @@
 //                         [--seconds S] [--input FILE] [--trajectory FILE]
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
 // Exit status: 0 success, 2 scene or usage error (message on stderr: a bad option value is
-// refused with its valid range), 1 other runtime failure; `run` also: 3 a step failed or the state became non-finite (the run
-// stops there), 4 divergence warnings without failed steps (RunSummary::ExitStatus). A run is 1 to
-// kMaxRunSteps (10^8) steps (--steps, --duration and the scene's duration; exit 2 otherwise), and
-// no output file may be an input file (the scene, its meshes, --reference; reproduce: the paper
-// scenes) or another output (exit 2; app/output_files.h).
+// refused with its valid range), 1 other runtime failure; `run` also: 3 a step failed or the state
+// became non-finite (the run stops there), 4 divergence warnings without failed steps
+// (RunSummary::ExitStatus). A run is 1 to kMaxRunSteps (10^8) steps (--steps, --duration and the
+// scene's duration; exit 2 otherwise), and no output file may be an input file (the scene, its
+// meshes, --reference; reproduce: the paper scenes) or another output (exit 2; app/output_files.h).
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <filesystem>
@@ -35,14 +35,6 @@ namespace {
 
 constexpr int kExitSceneError = 2;
 constexpr int kExitFailure = 1;
-
-// The files `export-step` writes into its --out directory (app/export.h, ExportStepProblem).
-constexpr const char* kExportStepFiles[] = {
-    "A.mtx",  "M.mtx",     "J.mtx",          "v_star.txt",
-    "v0.txt", "guess.txt", "solution_v.txt", "bias.txt",
-    "R.txt",  "v_hat.txt", "gamma.txt",      "vc.txt",
-    "mu.txt", "phi0.txt",  "stiffness.txt",  "dissipation_time.txt",
-    "w.txt",  "beta.txt",  "problem.json",   "README.txt"};
 
 // CLI11 check: a finite number > 0.
 std::string CheckPositive(const std::string& text) {
@@ -78,8 +70,9 @@ void CheckReproduceOutputs(const CLI::App& cmd) {
       // A scene that does not load is reported by the experiment that reads it.
     }
   }
-  std::vector<contactlab::CliFile> outputs{{"--out", (std::filesystem::path(out) / "results.json").string()},
-                                           {"--out", (std::filesystem::path(out) / "report.md").string()}};
+  std::vector<contactlab::CliFile> outputs{
+      {"--out", (std::filesystem::path(out) / "results.json").string()},
+      {"--out", (std::filesystem::path(out) / "report.md").string()}};
   for (contactlab::CliFile& f : contactlab::FilesInDirectory(out, "--out")) {
     if (std::filesystem::path(f.path).extension() == ".png") outputs.push_back(std::move(f));
   }
@@ -214,7 +207,7 @@ int main(int argc, char** argv) {
       }
       const contactlab::Scene scene = contactlab::LoadScene(scene_path);
       std::vector<contactlab::CliFile> outputs;
-      for (const char* name : kExportStepFiles) {
+      for (const std::string& name : contactlab::ExportStepFileNames()) {
         outputs.push_back({"--out", (std::filesystem::path(export_dir) / name).string()});
       }
       contactlab::CheckOutputFiles(contactlab::SceneInputFiles(scene), outputs);
@@ -247,9 +240,8 @@ int main(int argc, char** argv) {
     }
     std::vector<contactlab::CliFile> inputs = contactlab::SceneInputFiles(scene);
     inputs.push_back({"--reference", run_options.reference_path});
-    contactlab::CheckOutputFiles(
-        inputs,
-        {{"--stats", run_options.stats_path}, {"--trajectory", run_options.trajectory_path}});
+    contactlab::CheckOutputFiles(inputs, {{"--stats", run_options.stats_path},
+                                          {"--trajectory", run_options.trajectory_path}});
     const contactlab::RunSummary summary = contactlab::RunHeadless(scene, run_options, std::cout);
     if (summary.stopped_at_step >= 0) std::cerr << "run stopped: " << summary.stop_reason << '\n';
     return summary.ExitStatus();

@@ -320,21 +320,20 @@ void CheckStl(std::string_view bytes, const std::string& name, const MeshLimits&
                                     std::to_string(limits.max_triangles));
   }
   if (84 + 50 * n != bytes.size()) {
-    Fail(MeshErrorKind::kMalformed, AtByte(name, 80) + ": triangle count: binary STL header declares " +
-                                        std::to_string(n) + " triangles (84 + 50 * " + std::to_string(n) + " = " +
-                                        std::to_string(84 + 50 * n) + " bytes) but the file has " +
-                                        std::to_string(bytes.size()) + " bytes");
+    Fail(MeshErrorKind::kMalformed,
+         AtByte(name, 80) + ": triangle count: binary STL header declares " + std::to_string(n) +
+             " triangles (84 + 50 * " + std::to_string(n) + " = " + std::to_string(84 + 50 * n) +
+             " bytes) but the file has " + std::to_string(bytes.size()) + " bytes");
   }
   for (uint64_t t = 0; t < n; ++t) {
     const unsigned char* rec = u + 84 + 50 * t;
     for (int k = 0; k < 9; ++k) {
       float x = LeFloat(rec + 12 + 4 * k);
       if (!std::isfinite(x) || std::abs(x) > limits.max_coordinate) {
-        Fail(MeshErrorKind::kBadNumber, AtByte(name, 84 + 50 * t + 12 + 4 * k) + ": triangle " +
-                                            std::to_string(t) + " vertex " +
-                                            std::to_string(k / 3) + ": " + kAxisNames[k % 3] +
-                                            " = " + Num(x) + " is not a finite number within ±" +
-                                            Num(limits.max_coordinate));
+        Fail(MeshErrorKind::kBadNumber,
+             AtByte(name, 84 + 50 * t + 12 + 4 * k) + ": triangle " + std::to_string(t) +
+                 " vertex " + std::to_string(k / 3) + ": " + kAxisNames[k % 3] + " = " + Num(x) +
+                 " is not a finite number within ±" + Num(limits.max_coordinate));
       }
     }
   }
@@ -528,10 +527,9 @@ void CheckPly(std::string_view bytes, const std::string& name, const MeshLimits&
     }
     if (offset + size > body.size()) {
       Fail(MeshErrorKind::kMalformed, AtByte(name, bytes.size()) + ": PLY file ends inside " +
-                                          e.name + " record " +
-                                          std::to_string(r) + " of the " + std::to_string(e.count) +
-                                          " its header declares (" + std::to_string(body.size()) +
-                                          " bytes after the header)");
+                                          e.name + " record " + std::to_string(r) + " of the " +
+                                          std::to_string(e.count) + " its header declares (" +
+                                          std::to_string(body.size()) + " bytes after the header)");
     }
     value_at = header_end + offset;
     unsigned char b[8];
@@ -812,7 +810,8 @@ void CheckGltfJson(std::string_view json, const std::string& name, const MeshLim
 void CheckGlb(std::string_view bytes, const std::string& name, const MeshLimits& limits) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 20 || Le32(u) != 0x46546C67u) {
-    Fail(MeshErrorKind::kMalformed, AtByte(name, 0) + ": magic: not a binary glTF (no 'glTF' header)");
+    Fail(MeshErrorKind::kMalformed,
+         AtByte(name, 0) + ": magic: not a binary glTF (no 'glTF' header)");
   }
   const uint64_t length = Le32(u + 8), json_len = Le32(u + 12);
   if (length != bytes.size()) {
@@ -821,8 +820,10 @@ void CheckGlb(std::string_view bytes, const std::string& name, const MeshLimits&
                                         std::to_string(bytes.size()));
   }
   if (Le32(u + 16) != 0x4E4F534Au || 20 + json_len > bytes.size()) {
-    Fail(MeshErrorKind::kMalformed,
-         AtByte(name, 12) + ": chunk 0: binary glTF: the first chunk is not JSON or runs past the end of the file");
+    Fail(
+        MeshErrorKind::kMalformed,
+        AtByte(name, 12) +
+            ": chunk 0: binary glTF: the first chunk is not JSON or runs past the end of the file");
   }
   uint64_t pos = 20 + json_len;
   for (int chunk = 1; pos < bytes.size(); ++chunk) {

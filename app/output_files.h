@@ -6,9 +6,9 @@
 // their meshes), `view --screenshot --trajectory --settings` (inputs: the scene, its meshes,
 // --input) and the viewer's export panel. If an output were the scene file, a mesh the scene
 // reads, or another output of the same command, a run would silently destroy its own input or
-// interleave two outputs in one file. Files are compared as files (device and inode, so links and other spellings
-// of a path are caught), not as strings; a file that does not exist yet is compared by its
-// absolute path with the symbolic links of its existing directories resolved.
+// interleave two outputs in one file. Files are compared as files (device and inode, so links and
+// other spellings of a path are caught), not as strings; a file that does not exist yet is compared
+// by its absolute path with the symbolic links of its existing directories resolved.
 #pragma once
 
 #include <string>

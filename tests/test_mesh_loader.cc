@@ -392,10 +392,10 @@ TEST(MeshRefusal, BinaryPlyTruncatedOrLyingCounts) {
   // dump of the file shows; the header is text and names its line.
   const size_t header = BinaryPlyHeader("4", "4").size();
   // Truncated in the middle of the faces: the location is the end of the file.
-  ExpectRefused(TempBytes("truncated.ply", BinaryPlyHeader("4", "4") + body.substr(0, 60)),
-                MeshErrorKind::kMalformed,
-                "truncated.ply: byte " + std::to_string(header + 60) +
-                    ": PLY file ends inside face record");
+  ExpectRefused(
+      TempBytes("truncated.ply", BinaryPlyHeader("4", "4") + body.substr(0, 60)),
+      MeshErrorKind::kMalformed,
+      "truncated.ply: byte " + std::to_string(header + 60) + ": PLY file ends inside face record");
   // Header promises 100000 vertices; the file holds 4 (this crashed in Assimp's
   // post-processing before).
   ExpectRefused(TempBytes("lying.ply", BinaryPlyHeader("100000", "4") + body),
@@ -505,7 +505,8 @@ TEST(MeshRefusal, DeepGltfNodeHierarchy) {
   const std::string json = "{}  ";
   const std::string glb_body = Le32(4) + Le32(0x4E4F534A) + json + Le32(1000) + Le32(0x004E4942);
   ExpectRefused(TempBytes("chunk.glb", "glTF" + Le32(2) + Le32(12 + glb_body.size()) + glb_body),
-                MeshErrorKind::kMalformed, "chunk.glb: byte 24: chunk 1: binary glTF: the chunk runs past");
+                MeshErrorKind::kMalformed,
+                "chunk.glb: byte 24: chunk 1: binary glTF: the chunk runs past");
 }
 
 TEST(MeshRefusal, ReaderCrashIsContainedAndNamesTheFile) {

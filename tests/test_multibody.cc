@@ -759,8 +759,8 @@ TEST(MultibodyTest, ImplicitFreeMotionOfASaturatedActuatorConverges) {
   const StepRecord& rec = sim.Step();
   const double dt = settings.time_step, I = 1e-3, e = a.kp * dt + a.kd;
   const double v_exact = I * 10 / (I + dt * e);
-  EXPECT_TRUE(rec.free_motion.converged) << "iterations " << rec.free_motion.iterations
-                                         << ", residual " << rec.free_motion.residual;
+  EXPECT_TRUE(rec.free_motion.converged)
+      << "iterations " << rec.free_motion.iterations << ", residual " << rec.free_motion.residual;
   ASSERT_EQ(rec.free_motion.iterations <= settings.free_motion_max_iterations, true);
   // The residual tolerance 1e-12 relative to |I v| + δt |u| ~ 0.01 N m s bounds the error in v*
   // by 1e-14 / (I + δt e) ~ 2e-13 rad/s; 1e-9 leaves room for round-off in the kinematics.

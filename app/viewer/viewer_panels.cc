@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/output_files.h"
 #include "app/viewer/viewer_internal.h"
 
 namespace contactlab {
@@ -369,6 +370,23 @@ void Viewer::HandleExport(const ExportRequest& request) {
   }
   const StepRecord* shown = DisplayedRecord();
   try {
+    // An export never overwrites the scene, its meshes, the input script or another file the
+    // viewer writes (app/output_files.h); refused with the message in the panel.
+    std::vector<CliFile> kept;
+    for (const std::filesystem::path& f : SceneFiles()) kept.push_back({"scene file", f.string()});
+    kept.push_back({"--input", options_.input_path});
+    kept.push_back({"--screenshot", options_.screenshot_path});
+    kept.push_back({"--trajectory", options_.trajectory_path});
+    kept.push_back({"settings file", settings_file_.string()});
+    std::vector<CliFile> written;
+    if (request.kind == ExportKind::kProblem) {
+      for (const std::string& name : ExportStepFileNames()) {
+        written.push_back({"export", (std::filesystem::path(request.path) / name).string()});
+      }
+    } else if (request.kind != ExportKind::kNone) {
+      written.push_back({"export", request.path});
+    }
+    CheckOutputFiles(kept, written);
     // Writes with `write` into request.path; a stream error anywhere is a failed export.
     auto write_file = [&](const auto& write) {
       std::ofstream out(request.path);

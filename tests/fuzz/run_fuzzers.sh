@@ -3,6 +3,7 @@
 # and tests/hostile/found/.
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR [SECONDS_PER_TARGET=45] [TARGET ...]
 # (CONTACTLAB_FUZZ_SEED, default 1: libFuzzer's -seed.)
+# (CONTACTLAB_FUZZ_JOBS, default the number of cores: targets run at once.)
 # BUILD_DIR is a -DCONTACTLAB_FUZZ=ON build (tests/fuzz/CMakeLists.txt). Each target's growing
 # corpus is kept in BUILD_DIR/fuzz-corpus/NAME (reused by the next run); an input that crashes,
 # leaks, times out (> 10 s) or exceeds 2 GB is written to BUILD_DIR/fuzz-artifacts/ and the
@@ -55,21 +56,50 @@ PY
 
 # Leaks inside Debian libraries are suppressed (lsan.supp names each with its reason).
 export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-status=0
-for t in "${targets[@]}"; do
+# Targets run concurrently, CONTACTLAB_FUZZ_JOBS at a time (default: the number of cores): each
+# libFuzzer process is single-threaded, so on N cores N targets get the same CPU time each as
+# one after another, in 1/N of the wall time.
+fuzz_jobs=${CONTACTLAB_FUZZ_JOBS:-$(nproc)}
+run_one() {
+  local t=$1 max_len
   case "$t" in
     fuzz_scene) max_len=65536 ;;
     fuzz_set) max_len=4096 ;;
     fuzz_mesh) max_len=65536 ;;
     fuzz_hull) max_len=48000 ;;
-    *) echo "run_fuzzers: unknown target $t"; exit 2 ;;
   esac
-  corpus=$build/fuzz-corpus/$t
+  local corpus=$build/fuzz-corpus/$t
   mkdir -p "$corpus"
-  echo "== $t: ${seconds} s"
-  if ! "$bin/$t" -seed="$seed" -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
+  if "$bin/$t" -seed="$seed" -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix="$artifacts/$t-" -print_final_stats=1 "$corpus" "$seeds/$t" \
       > "$build/fuzz-$t.log" 2>&1; then
+    echo 0 > "$build/fuzz-$t.status"
+  else
+    echo 1 > "$build/fuzz-$t.status"
+  fi
+}
+for t in "${targets[@]}"; do
+  case "$t" in
+    fuzz_scene|fuzz_set|fuzz_mesh|fuzz_hull) ;;
+    *) echo "run_fuzzers: unknown target $t"; exit 2 ;;
+  esac
+done
+echo "== ${targets[*]}: ${seconds} s each, $fuzz_jobs at a time"
+running=0
+for t in "${targets[@]}"; do
+  rm -f "$build/fuzz-$t.status"
+  if [ "$running" -ge "$fuzz_jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_one "$t" &
+  running=$((running + 1))
+done
+wait
+status=0
+for t in "${targets[@]}"; do
+  echo "== $t"
+  if [ "$(cat "$build/fuzz-$t.status" 2> /dev/null)" != 0 ]; then
     status=1
     echo "run_fuzzers: $t found a failing input:"
     grep -E "ERROR|SUMMARY|==[0-9]+==|#[0-9]+ 0x|Test unit written|uncaught|deadly signal|timeout|out-of-memory" \
