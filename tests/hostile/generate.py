@@ -788,7 +788,7 @@ def gen_sizes(c):
             GENERATOR.replace("count: [2, 2, 2]", "count: [100, 100, 10]")
                      .replace("spacing: [0.1, 0.1, 0.1]", "spacing: [0.06, 0.06, 0.06]"),
             F, "100 000 touching spheres: the first step fails with work_budget_exceeded (its "
-            "Newton system needs ~6.5e10 multiply-adds per factorization, over the work budget of "
+            "Newton system needs ~4.6e10 multiply-adds per factorization with the AMD order, over the work budget of "
             "1.25e10 that the runner's CPU-time limit of 25 s gives), the message naming the "
             "problem's size, the state kept", steps=1)
     gens = "".join(GENERATOR[GENERATOR.index("  - grid:"):]
