@@ -1,10 +1,10 @@
 // Block-sparse Cholesky factorization of the SAP Hessian H = A + JᵀGJ on the tree graph (SAP
 // paper §IV-D / seed §2.4). Each kinematic tree is one dense supernode (its dofs are eliminated
 // together with dense kernels); two trees are coupled when a constraint acts on both. The
-// symbolic phase picks a minimum-degree elimination order of the trees, computes the block fill
-// pattern of L and the target of every Schur-complement update; it is reused for as long as the
-// set of coupled tree pairs (and the tree sizes) is unchanged, i.e. between Newton iterations and
-// between steps whose contact graph keeps the same tree pairs. The numeric phase allocates nothing.
+// symbolic phase picks a minimum-degree (or, for large patterns, AMD) elimination order of the
+// trees, computes the block fill pattern of L and the target of every Schur-complement update; it
+// is reused for as long as the set of coupled tree pairs (and the tree sizes) is unchanged, i.e.
+// between Newton iterations and between steps whose contact graph keeps the same tree pairs. The numeric phase allocates nothing.
 //
 // Usage per Newton iteration: SetPattern (cheap when unchanged), Zero, AddToBlock for the A blocks
 // and the JᵀGJ terms, Factor, Solve.
@@ -58,7 +58,8 @@ class BlockSparseCholesky {
   std::int64_t memory_budget() const { return memory_budget_; }
   // Minimum degree orders a pattern; when its factorization needs more multiply-adds than this, an
   // approximate minimum degree (AMD) order is computed as well and the cheaper one kept (default
-  // 1e8; 0: always compare, a negative value: never).
+  // 1e8; 0: always compare, a negative value: never, minimum degree only). A pattern of more than
+  // 20 000 coupled pairs is ordered by AMD alone (unless the value is negative).
   void set_amd_min_flops(std::int64_t flops) { amd_min_flops_ = flops; }
   // Largest multiply-adds per factorization (FactorLayoutSize::flops) a pattern may need; <= 0: no
   // limit. Default: DefaultWorkBudgetFlops().
