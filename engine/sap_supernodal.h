@@ -4,7 +4,8 @@
 // symbolic phase picks a minimum-degree (or, for large patterns, AMD) elimination order of the
 // trees, computes the block fill pattern of L and the target of every Schur-complement update; it
 // is reused for as long as the set of coupled tree pairs (and the tree sizes) is unchanged, i.e.
-// between Newton iterations and between steps whose contact graph keeps the same tree pairs. The numeric phase allocates nothing.
+// between Newton iterations and between steps whose contact graph keeps the same tree pairs. The
+// numeric phase allocates nothing.
 //
 // Usage per Newton iteration: SetPattern (cheap when unchanged), Zero, AddToBlock for the A blocks
 // and the JᵀGJ terms, Factor, Solve.
