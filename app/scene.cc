@@ -669,7 +669,7 @@ const std::vector<std::string> kSolverKeys = {"type",
                                               "cost_abs_tolerance",
                                               "cost_rel_tolerance",
                                               "compute_condition_number",
-                                              "memory_budget_mb"};
+                                              "memory_budget_mb", "work_budget_gflop"};
 const std::vector<std::string> kBodyKeys = {
     "name",           "template",       "static",     "mass",
     "density",        "inertia",        "com",        "joint",
@@ -846,6 +846,8 @@ class SceneBuilder {
     p->compute_condition_number =
         in_.Bool(f, "compute_condition_number", p->compute_condition_number);
     p->memory_budget_mb = in_.Number(f, "memory_budget_mb", Closed(0, 1e9), p->memory_budget_mb);
+    p->work_budget_gflop =
+        in_.Number(f, "work_budget_gflop", Closed(0, 1e9), p->work_budget_gflop);
   }
 
   void ReadMaterials(const Field& top) {

@@ -26,7 +26,27 @@ enum class ConstraintKind {
 struct TreeJacobianBlock {
   int tree = -1;  // index into ContactProblem::tree_v_start / tree_nv
   MatX J;         // rows x nv_tree
+  // Spatial form, set by the simulator for contacts on trees with a TreeMotion (leaf >= 0):
+  // J = W Φ on the dofs of the path leaf → root (ContactProblem::tree_motion), zero elsewhere.
+  // leaf < 0: no spatial form (joint limits, a contact between two bodies of one tree); J alone
+  // is authoritative in every case.
+  int leaf = -1;
+  Eigen::Matrix<double, 3, 6> W = Eigen::Matrix<double, 3, 6>::Zero();  // rows 0..num_rows
 };
+
+// Spatial form of the Jacobians of a large tree, for an assembly of JᵀGJ that follows the tree
+// (composite stiffness, like the composite rigid body algorithm for M): Φ's column i is the
+// world-frame motion of dof i about the point r0, [ω_i; v_i + ω_i × (r0 − o_i)], and parent[i]
+// the dof before i on the path to the root (-1 at the root).
+struct TreeMotion {
+  Vec3 r0 = Vec3::Zero();   // reference point [m]
+  MatX Phi;                 // 6 x nv_t
+  std::vector<int> parent;  // nv_t
+  bool empty() const { return parent.empty(); }
+};
+
+// Trees with more dofs than this get a TreeMotion from the simulator.
+constexpr int kTreeMotionMinDofs = 65;
 
 struct ConstraintData {
   ConstraintKind kind = ConstraintKind::kFrictionCone;
@@ -64,6 +84,9 @@ struct ContactProblem {
   VecX v0;                        // nv, velocities at the start of the step
   std::vector<ConstraintData> constraints;
   int num_rows = 0;  // Σ num_rows
+  // Per tree (or empty): the spatial form of large trees' Jacobians (TreeMotion::empty() for the
+  // others). Optional: a problem without it is assembled from J alone.
+  std::vector<TreeMotion> tree_motion;
 
   int num_trees() const { return static_cast<int>(tree_nv.size()); }
   // Dense views for the reference path and for export.

@@ -174,6 +174,27 @@ void Multibody::AddRotatedPointJacobian(const KinematicsCache& kin, int body, co
   });
 }
 
+void Multibody::TreeDofStructure(int tree, std::vector<int>* dof_parent,
+                                 std::vector<int>* body_leaf) const {
+  const Tree& tr = model_->trees[tree];
+  dof_parent->assign(tr.nv, -1);
+  body_leaf->resize(model_->bodies.size(), -1);
+  // Bodies in topological order: a parent's leaf is known before its children's.
+  for (const int b : tr.bodies) {
+    const int j = model_->bodies[b].joint;
+    int parent_leaf = -1;
+    int nvj = 0, l0 = 0;
+    if (j >= 0) {
+      const Joint& jt = model_->joints[j];
+      if (jt.parent >= 0 && model_->BodyTree(jt.parent) == tree) parent_leaf = (*body_leaf)[jt.parent];
+      nvj = JointNv(jt.type);
+      l0 = jt.v_start - tr.v_start;
+    }
+    for (int k = 0; k < nvj; ++k) (*dof_parent)[l0 + k] = k == 0 ? parent_leaf : l0 + k - 1;
+    (*body_leaf)[b] = nvj > 0 ? l0 + nvj - 1 : parent_leaf;
+  }
+}
+
 Vec3 Multibody::AngularVelocity(const KinematicsCache& kin, const VecX& v, int body) const {
   Vec3 w = Vec3::Zero();
   ForEachAncestorDof(*model_, body, [&](int, int dof) { w += kin.dof_angular[dof] * v[dof]; });

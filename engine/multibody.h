@@ -45,6 +45,12 @@ class Multibody {
   // into a contact frame); J is 3 x nv_tree, column-major, sized by the caller. No allocation.
   void AddRotatedPointJacobian(const KinematicsCache& kin, int body, const Vec3& p_W,
                                const Mat3& C, double sign, double* J) const;
+  // Dof structure of one tree: dof_parent[i] (tree-local, size nv_t) is the dof before dof i on
+  // the path to the root (-1 at the root): dofs of one joint follow each other, a joint's first
+  // dof follows its parent body's last. body_leaf[b] (indexed by body, resized to the number of
+  // bodies; set for the tree's bodies only) is the last dof on b's path, -1 if none: a point on b
+  // moves with exactly the dofs on the dof_parent path from body_leaf[b]. O(bodies + nv_t).
+  void TreeDofStructure(int tree, std::vector<int>* dof_parent, std::vector<int>* body_leaf) const;
   // Angular velocity [rad/s] of `body` given v (zero for bodies without a tree).
   Vec3 AngularVelocity(const KinematicsCache& kin, const VecX& v, int body) const;
   // Adds the generalized force J_pᵀ f of a force f_W [N] applied at p_W on `body` to *tau

@@ -56,6 +56,15 @@ struct SapParameters {
   // environment variable CONTACTLAB_MEMORY_BUDGET_MB, else half of the physical memory).
   // Range [0, 1e9].
   double memory_budget_mb = 0;
+  // Work budget of the Newton system [10⁹ multiply-adds per factorization of H] (block path): the
+  // symbolic factorization counts the multiply-adds of the factor with its fill
+  // (FactorLayoutSize::flops) before the factor is allocated, and a step whose factorization
+  // would need more fails with SolverStatus::kWorkBudgetExceeded (the state is not advanced)
+  // instead of running for hours: a coupled pile of 10⁵ touching spheres needs ~6.5e10 per Newton
+  // iteration. 0: the default, the environment variable CONTACTLAB_WORK_BUDGET_GFLOP if set,
+  // else 100 (10-100 s per factorization at 1-10 GFlop/s), and at most 0.5 per second of the
+  // process's CPU-time limit (ulimit -t). Range [0, 1e9].
+  double work_budget_gflop = 0;
 
   // Throws std::invalid_argument naming the field and its valid range.
   void Validate() const;

@@ -2,6 +2,9 @@
 // symbolic elimination, right-looking numeric factorization with dense per-block kernels.
 #include "engine/sap_supernodal.h"
 
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseCore>
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -47,6 +50,10 @@ bool CholeskyInPlace(double* d, int n_dyn, double* inv_diag) {
 // block: a 2000-dof chain takes ~10x less time. Up to this size the kernel is kept, so the
 // results of small trees (free bodies, robot arms and hands) do not change by a bit.
 constexpr int kBlockedCholeskyMinDofs = 64;
+
+// Patterns with more coupled tree pairs than this are ordered by AMD alone (see Analyze).
+constexpr int kAmdOnlyPairs = 20000;
+
 
 // In-place blocked lower Cholesky of the n x n column-major block d (lower triangle read and
 // written, like CholeskyInPlace). Writes 1 / L_jj to inv_diag.
@@ -145,7 +152,9 @@ void BlockSparseCholesky::Analyze(bool keep_order) {
   // The factor's sizes are counted from the symbolic structure (col_rows_) before the values are
   // allocated; a pattern whose factor would not fit the budget is refused without allocating it.
   auto finish = [&]() {
-    over_budget_ = memory_budget_ > 0 && layout_.bytes > memory_budget_;
+    const bool over_memory = memory_budget_ > 0 && layout_.bytes > memory_budget_;
+    over_work_budget_ = !over_memory && work_budget_ > 0 && layout_.flops > work_budget_;
+    over_budget_ = over_memory || over_work_budget_;
     if (!over_budget_) {
       Layout();
       return;
@@ -170,9 +179,45 @@ void BlockSparseCholesky::Analyze(bool keep_order) {
       return;
     }
   }
+  ++num_orderings_;
+  if (amd_min_flops_ >= 0 && num_pairs() > kAmdOnlyPairs) {
+    // A large graph: exact minimum degree recomputes every neighbour's degree over its whole
+    // adjacency after each elimination, which grows with the fill (64% of the first step of
+    // 10⁵ touching spheres, ~5 s); AMD's quotient graph does not, and its order needed fewer
+    // multiply-adds on every large pile measured.
+    ApproximateMinimumDegreeOrder();
+    SymbolicWithOrder();
+    EstimateLayout();
+    ++num_amd_orderings_;
+    ordered_updates_ = layout_.updates;
+    finish();
+    return;
+  }
   MinimumDegreeOrder();
   EstimateLayout();
-  ++num_orderings_;
+  // Minimum degree (exact degrees, ties by index) is a greedy rule whose fill on large
+  // three-dimensional contact graphs (a pile of thousands of touching bodies) can be well above
+  // that of approximate minimum degree with its element absorption and aggressive tie handling.
+  // Where minimum degree needs more than amd_min_flops_ multiply-adds, Eigen's AMD (Amestoy, Davis
+  // & Duff 1996) orders the tree graph too and the order with fewer multiply-adds per
+  // factorization is kept (both counted by the symbolic pass, O(fill)). Smaller problems (default:
+  // below 1e8 multiply-adds, ~0.1 s) keep minimum degree, hence their factors, bit for bit.
+  if (amd_min_flops_ >= 0 && layout_.flops > amd_min_flops_) {
+    const FactorLayoutSize md_layout = layout_;
+    md_order_ = order_;
+    BuildAdjacency();  // the minimum-degree pass consumed adj_
+    ApproximateMinimumDegreeOrder();
+    SymbolicWithOrder();
+    EstimateLayout();
+    if (layout_.flops < md_layout.flops) {
+      ++num_amd_orderings_;
+    } else {
+      order_.swap(md_order_);
+      for (int k = 0; k < nt; ++k) position_[order_[k]] = k;
+      SymbolicWithOrder();
+      layout_ = md_layout;
+    }
+  }
   ordered_updates_ = layout_.updates;
   finish();
 }
@@ -308,6 +353,26 @@ void BlockSparseCholesky::MinimumDegreeOrder() {
       std::push_heap(heap_.begin(), heap_.end(), heap_order);
     }
   }
+}
+
+void BlockSparseCholesky::ApproximateMinimumDegreeOrder() {
+  // Eigen's AMD on the pattern of the tree graph (one node per tree, unweighted; the choice
+  // between the candidates counts the dofs).
+  const int nt = num_trees();
+  std::vector<Eigen::Triplet<double, int>> entries;
+  entries.reserve(2 * pairs_.size() + nt);
+  for (int t = 0; t < nt; ++t) entries.emplace_back(t, t, 1.0);
+  for (const auto& [a, b] : pairs_) {
+    entries.emplace_back(a, b, 1.0);
+    entries.emplace_back(b, a, 1.0);
+  }
+  Eigen::SparseMatrix<double, Eigen::ColMajor, int> pattern(nt, nt);
+  pattern.setFromTriplets(entries.begin(), entries.end());
+  Eigen::AMDOrdering<int>::PermutationType perm;
+  Eigen::AMDOrdering<int>()(pattern, perm);
+  order_.assign(perm.indices().data(), perm.indices().data() + nt);  // position -> tree
+  position_.assign(nt, -1);
+  for (int k = 0; k < nt; ++k) position_[order_[k]] = k;
 }
 
 void BlockSparseCholesky::Layout() {
@@ -558,6 +623,23 @@ double BlockSparseCholesky::DiagonalConditionEstimate() const {
     }
   }
   return hi > 0 ? (hi / lo) * (hi / lo) : 1.0;
+}
+
+std::int64_t DefaultWorkBudgetFlops() {
+  if (const char* env = std::getenv("CONTACTLAB_WORK_BUDGET_GFLOP")) {
+    char* end = nullptr;
+    const double g = std::strtod(env, &end);
+    if (end != env && *end == '\0' && g > 0 && g < 1e9) return static_cast<std::int64_t>(g * 1e9);
+  }
+  std::int64_t budget = std::int64_t{100'000'000'000};
+  // A process with a CPU-time limit (ulimit -t) cannot spend more than that on a factorization:
+  // 5e8 multiply-adds per second of the limit (the block kernels run at 1-10 GFlop/s).
+  rlimit cpu{};
+  if (getrlimit(RLIMIT_CPU, &cpu) == 0 && cpu.rlim_cur != RLIM_INFINITY) {
+    budget = std::min<std::int64_t>(
+        budget, static_cast<std::int64_t>(std::min<double>(static_cast<double>(cpu.rlim_cur), 1e9) * 5e8));
+  }
+  return std::max<std::int64_t>(budget, 1);
 }
 
 std::int64_t DefaultMemoryBudgetBytes() {

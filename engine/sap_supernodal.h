@@ -1,10 +1,11 @@
 // Block-sparse Cholesky factorization of the SAP Hessian H = A + JᵀGJ on the tree graph (SAP
 // paper §IV-D / seed §2.4). Each kinematic tree is one dense supernode (its dofs are eliminated
 // together with dense kernels); two trees are coupled when a constraint acts on both. The
-// symbolic phase picks a minimum-degree elimination order of the trees, computes the block fill
-// pattern of L and the target of every Schur-complement update; it is reused for as long as the
-// set of coupled tree pairs (and the tree sizes) is unchanged, i.e. between Newton iterations and
-// between steps whose contact graph keeps the same tree pairs. The numeric phase allocates nothing.
+// symbolic phase picks a minimum-degree (or, for large patterns, AMD) elimination order of the
+// trees, computes the block fill pattern of L and the target of every Schur-complement update; it
+// is reused for as long as the set of coupled tree pairs (and the tree sizes) is unchanged, i.e.
+// between Newton iterations and between steps whose contact graph keeps the same tree pairs. The
+// numeric phase allocates nothing.
 //
 // Usage per Newton iteration: SetPattern (cheap when unchanged), Zero, AddToBlock for the A blocks
 // and the JᵀGJ terms, Factor, Solve.
@@ -45,14 +46,31 @@ void AddFactorColumn(std::int64_t col_nv, const std::int64_t* row_nv, std::int64
 // if that cannot be read), and at most half of the process's address-space limit (RLIMIT_AS).
 std::int64_t DefaultMemoryBudgetBytes();
 
+// Default work budget [multiply-adds per factorization]: 1e9 times the value of the environment
+// variable CONTACTLAB_WORK_BUDGET_GFLOP (> 0) if set, else 1e11, and at most 5e8 per second of
+// the process's CPU-time limit (RLIMIT_CPU, `ulimit -t`).
+std::int64_t DefaultWorkBudgetFlops();
+
 class BlockSparseCholesky {
  public:
   // Largest estimated factor memory [bytes] a pattern may need (FactorLayoutSize::bytes);
   // <= 0: no limit. Default: DefaultMemoryBudgetBytes().
   void set_memory_budget(std::int64_t bytes) { memory_budget_ = bytes; }
   std::int64_t memory_budget() const { return memory_budget_; }
-  // True when the last SetPattern was refused because layout().bytes > memory_budget().
+  // Minimum degree orders a pattern; when its factorization needs more multiply-adds than this, an
+  // approximate minimum degree (AMD) order is computed as well and the cheaper one kept (default
+  // 1e8; 0: always compare, a negative value: never, minimum degree only). A pattern of more than
+  // 20 000 coupled pairs is ordered by AMD alone (unless the value is negative).
+  void set_amd_min_flops(std::int64_t flops) { amd_min_flops_ = flops; }
+  // Largest multiply-adds per factorization (FactorLayoutSize::flops) a pattern may need; <= 0: no
+  // limit. Default: DefaultWorkBudgetFlops().
+  void set_work_budget(std::int64_t flops) { work_budget_ = flops; }
+  std::int64_t work_budget() const { return work_budget_; }
+  // True when the last SetPattern was refused: layout().bytes > memory_budget() or
+  // layout().flops > work_budget(). Nothing of the factor's size is allocated then.
   bool over_budget() const { return over_budget_; }
+  // True when the last SetPattern was refused for its work (its memory was within the budget).
+  bool over_work_budget() const { return over_work_budget_; }
   // Sizes of the current pattern's factor (computed before the factor is allocated).
   const FactorLayoutSize& layout() const { return layout_; }
 
@@ -94,7 +112,10 @@ class BlockSparseCholesky {
   int num_pairs() const { return static_cast<int>(pairs_.size()); }  // distinct coupled pairs
   int num_blocks() const { return static_cast<int>(block_offset_.size()); }
   int num_analyses() const { return num_analyses_; }  // symbolic analyses since construction
-  int num_orderings() const { return num_orderings_; }  // minimum-degree orderings among them
+  int num_orderings() const { return num_orderings_; }  // orderings among them
+  // Orderings that kept Eigen's approximate minimum degree order (fewer multiply-adds than
+  // minimum degree).
+  int num_amd_orderings() const { return num_amd_orderings_; }
   // Schur-complement block updates of one factorization (a measure of its cost).
   std::int64_t num_updates() const { return layout_.updates; }
 
@@ -106,6 +127,7 @@ class BlockSparseCholesky {
   void Analyze(bool keep_order);
   void BuildAdjacency();
   void MinimumDegreeOrder();   // order_, position_ and col_rows_ from adj_ (consumes adj_)
+  void ApproximateMinimumDegreeOrder();  // order_ and position_ from pairs_ (Eigen's AMD)
   void SymbolicWithOrder();    // col_rows_ from adj_ and the kept order_
   // Sizes of the factor from col_rows_ (no allocation of that size); sets layout_.
   void EstimateLayout();
@@ -140,11 +162,16 @@ class BlockSparseCholesky {
   VecX work_;
   int num_analyses_ = 0;
   int num_orderings_ = 0;
+  int num_amd_orderings_ = 0;
+  std::int64_t amd_min_flops_ = 100'000'000;
+  std::vector<int> md_order_;  // minimum-degree order while AMD's is compared
   std::int64_t ordered_updates_ = 0;  // update count when the current order was computed
   bool analyzed_ = false;
   FactorLayoutSize layout_;
   std::int64_t memory_budget_ = DefaultMemoryBudgetBytes();
   bool over_budget_ = false;
+  std::int64_t work_budget_ = DefaultWorkBudgetFlops();
+  bool over_work_budget_ = false;
 };
 
 }  // namespace contactlab

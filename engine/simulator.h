@@ -266,6 +266,7 @@ class Simulator {
     // L⁻¹ of the 6-dof trees' M that the explicit free motion factored (A = M when θ = 0),
     // reused by the step's Delassus estimates.
     InverseCholeskyFactors free_body_factors;
+    std::vector<int> body_leaf;  // per body: last dof on its path (large trees), else -1
     SpeculativeMargin speculative;  // per-body speeds of the step's speculative margin
   };
   StepScratch scratch_;

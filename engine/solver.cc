@@ -12,6 +12,7 @@ const char* SolverStatusName(SolverStatus s) {
     case SolverStatus::kFactorizationFailure: return "factorization_failure";
     case SolverStatus::kNonFiniteState: return "non_finite_state";
     case SolverStatus::kMemoryBudgetExceeded: return "memory_budget_exceeded";
+    case SolverStatus::kWorkBudgetExceeded: return "work_budget_exceeded";
   }
   return "unknown";
 }

@@ -27,6 +27,10 @@ enum class SolverStatus {
   // The linear algebra of the step would need more memory than the budget (SapParameters::
   // memory_budget_mb): refused before allocating, with the problem's sizes in the message.
   kMemoryBudgetExceeded,
+  // The factorization of the Newton system would need more multiply-adds than the work budget
+  // (SapParameters::work_budget_gflop): refused before the factor is allocated, with the
+  // problem's sizes and the estimate in the message, instead of running for minutes or hours.
+  kWorkBudgetExceeded,
 };
 const char* SolverStatusName(SolverStatus s);
 

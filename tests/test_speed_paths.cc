@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <numeric>
@@ -298,6 +299,80 @@ TEST(BlockSparseCholesky, SolvesLikeDenseLltOnGridsWithFill) {
     // Diagonally dominant H (cond ~ 10): both backward-stable solves agree to round-off.
     EXPECT_LT(FactorSolveDifference(rng, H, nv, start, &chol), 1e-12) << "trial " << trial;
   }
+}
+
+// Pairs of a 3-D grid of trees with the 26-neighbourhood (boxes in a pile touch faces, edges and
+// corners), nx fastest.
+std::vector<std::pair<int, int>> Grid3dPairs(int nx, int ny, int nz) {
+  std::vector<std::pair<int, int>> pairs;
+  auto id = [&](int x, int y, int z) { return x + nx * (y + ny * z); };
+  for (int z = 0; z < nz; ++z) {
+    for (int y = 0; y < ny; ++y) {
+      for (int x = 0; x < nx; ++x) {
+        for (int dz = -1; dz <= 1; ++dz) {
+          for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+              const int X = x + dx, Y = y + dy, Z = z + dz;
+              if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) continue;
+              if (id(X, Y, Z) > id(x, y, z)) pairs.emplace_back(id(x, y, z), id(X, Y, Z));
+            }
+          }
+        }
+      }
+    }
+  }
+  return pairs;
+}
+
+// A 3-D pile's contact graph: the AMD order is kept where it needs fewer multiply-adds than
+// minimum degree, and its factor solves like a dense LLT (2-dof trees keep the dense reference
+// small: 8 x 8 x 8 trees, 1024 dofs, plus long-range pairs and one isolated tree).
+TEST(BlockSparseCholesky, AmdOrderSolvesLikeDenseLltOnA3dPile) {
+  std::mt19937 rng(31);
+  const int side = 8, nt = side * side * side + 1;
+  std::vector<int> nv(nt, 2);
+  nv[5] = 6;
+  std::vector<std::pair<int, int>> pairs = Grid3dPairs(side, side, side);
+  for (int k = 0; k < 6; ++k) pairs.emplace_back(rng() % (nt - 1), rng() % (nt - 1));
+  std::vector<int> start;
+  const MatX H = RandomDominantH(rng, nv, pairs, &start);
+  BlockSparseCholesky md, amd;
+  md.set_amd_min_flops(-1);  // minimum degree only
+  amd.set_amd_min_flops(0);  // always compare with AMD
+  md.SetPattern(nv, pairs);
+  amd.SetPattern(nv, pairs);
+  EXPECT_EQ(md.num_amd_orderings(), 0);
+  EXPECT_EQ(amd.num_amd_orderings(), 1) << "AMD must win here for the test to mean anything";
+  EXPECT_LT(amd.layout().flops, md.layout().flops);
+  // Diagonally dominant H (cond ~ 10): backward-stable solves agree to round-off.
+  EXPECT_LT(FactorSolveDifference(rng, H, nv, start, &amd), 1e-12);
+  EXPECT_LT(FactorSolveDifference(rng, H, nv, start, &md), 1e-12);
+  // A pattern change with the kept (AMD) order still gives the factor of the new H.
+  pairs.emplace_back(0, nt - 2);
+  const MatX H2 = RandomDominantH(rng, nv, pairs, &start);
+  amd.SetPattern(nv, pairs, /*keep_order=*/true);
+  EXPECT_LT(FactorSolveDifference(rng, H2, nv, start, &amd), 1e-12);
+}
+
+// The order a 10 000-body pile needs: on a 12 x 12 x 12 grid of 6-dof trees (26-neighbourhood)
+// AMD needs fewer multiply-adds per factorization than minimum degree (counted by the symbolic
+// pass; nothing of the factor's size is allocated: budget 1 byte).
+TEST(BlockSparseCholesky, AmdOrderReducesTheWorkOfA3dPile) {
+  const int side = 12, nt = side * side * side;
+  const std::vector<int> nv(nt, 6);
+  const std::vector<std::pair<int, int>> pairs = Grid3dPairs(side, side, side);
+  BlockSparseCholesky md, amd;
+  md.set_memory_budget(1);
+  amd.set_memory_budget(1);
+  md.set_amd_min_flops(-1);
+  md.SetPattern(nv, pairs);
+  amd.SetPattern(nv, pairs);
+  EXPECT_TRUE(amd.over_budget());
+  EXPECT_EQ(amd.num_amd_orderings(), 1);
+  EXPECT_LT(amd.layout().flops, md.layout().flops)
+      << "AMD " << amd.layout().flops << ", minimum degree " << md.layout().flops;
+  std::printf("12^3 pile, multiply-adds per factorization: minimum degree %.3g, AMD %.3g\n",
+              static_cast<double>(md.layout().flops), static_cast<double>(amd.layout().flops));
 }
 
 // A pattern change with keep_order keeps the elimination order and redoes only the symbolic
@@ -801,6 +876,129 @@ TEST(SpeedPaths, StepOverTheMemoryBudgetKeepsTheState) {
   EXPECT_EQ(sim.state().time, before.time);
   // With the default budget the same step runs.
   tiny.sap.memory_budget_mb = 0;
+  sim.set_settings(tiny);
+  EXPECT_EQ(sim.Step().result.stats.status, SolverStatus::kConverged);
+  EXPECT_GT(sim.state().time, before.time);
+}
+
+// A tree of 90 revolute links with a branch (links 0..59 a chain, 60..89 a branch from link 20),
+// axes alternating y and z, lying on the floor: a tree large enough for TreeMotion.
+std::string BranchedChainScene(bool with_free_base) {
+  std::string y = "time_step: 0.002\nintegrator: symplectic_euler\n"
+                  "materials: [{name: m, stiffness: 1e8, dissipation_time: 0.002, friction: 0.4}]\n"
+                  "templates:\n  - {name: link, mass: 0.05, geoms: [{shape: capsule, radius: 0.01, "
+                  "length: 0.05, material: m, rotation: {axis_angle: [0, 1, 0, 90]}}]}\n"
+                  "bodies:\n  - {name: floor, static: true, geoms: [{shape: half_space, material: m}]}\n";
+  char buf[400];
+  for (int i = 0; i < 90; ++i) {
+    const bool branch = i >= 60;
+    const int k = branch ? i - 60 : i;
+    const double x = branch ? 0.05 * 20.5 : (k + 0.5) * 0.05;
+    const double yy = branch ? (k + 1) * 0.05 : 0.0;
+    std::string parent;
+    if (i == 0) {
+      parent = "";
+    } else if (i == 60) {
+      parent = "parent: l20, ";
+    } else {
+      parent = "parent: l" + std::to_string(i - 1) + ", ";
+    }
+    const char* axis = i % 2 == 0 ? "[0, 1, 0]" : "[0, 0, 1]";
+    if (i == 0 && with_free_base) {
+      std::snprintf(buf, sizeof(buf), "  - {name: l0, template: link, position: [%g, 0, 0.0099]}\n", x);
+    } else {
+      std::snprintf(buf, sizeof(buf),
+                    "  - {name: l%d, template: link, position: [%g, %g, 0.0099], joint: {type: "
+                    "revolute, %saxis: %s, child_frame: {position: [%g, %g, 0]}, damping: 0.001}}\n",
+                    i, x, yy, parent.c_str(), axis, branch ? 0.0 : -0.025, branch ? -0.025 : 0.0);
+    }
+    y += buf;
+  }
+  return y;
+}
+
+// The simulator's spatial form of a large tree's contact Jacobians (TreeMotion, W, leaf) gives
+// J exactly: W Φ on the path from the leaf to the root, zero elsewhere (round-off of the two
+// ways of forming a point's velocity; 1e-12 relative to ‖J‖ ~ 1 m).
+TEST(SpeedPaths, TreeMotionReproducesContactJacobians) {
+  for (const bool free_base : {false, true}) {
+    Scene scene = ParseScene(BranchedChainScene(free_base), "branched.yaml");
+    Simulator sim(scene.model, scene.settings);
+    const StepRecord& rec = sim.Step();
+    const ContactProblem& p = rec.problem;
+    ASSERT_EQ(p.num_trees(), 1);
+    const TreeMotion& tm = p.tree_motion[0];
+    ASSERT_FALSE(tm.empty());
+    ASSERT_EQ(tm.Phi.cols(), p.tree_nv[0]);
+    int checked = 0;
+    for (const ConstraintData& c : p.constraints) {
+      const TreeJacobianBlock& B = c.blocks[0];
+      if (c.kind != ConstraintKind::kFrictionCone) continue;
+      ASSERT_GE(B.leaf, 0);
+      MatX J = MatX::Zero(3, p.tree_nv[0]);
+      for (int k = B.leaf; k >= 0; k = tm.parent[k]) J.col(k) = B.W * tm.Phi.col(k);
+      EXPECT_LT((J - B.J).norm(), 1e-12 * (1 + B.J.norm()));
+      ++checked;
+    }
+    EXPECT_GT(checked, 100);  // ~2 floor contacts per link
+  }
+}
+
+// The Hessian of a large tree assembled along the tree (composite stiffness) and the dense
+// reference (JᵀGJ of the dense J) give the same Newton sequence and the same velocities.
+TEST(SpeedPaths, TreeMotionAssemblyMatchesTheDensePath) {
+  Scene scene = ParseScene(BranchedChainScene(true), "branched.yaml");
+  Simulator sim(scene.model, scene.settings);
+  for (int i = 0; i < 3; ++i) sim.Step();
+  const ContactProblem p = sim.Step().problem;
+  SapParameters dense_prm = scene.settings.sap, sparse_prm = scene.settings.sap;
+  dense_prm.linear_solver = SapParameters::LinearSolver::kDense;
+  sparse_prm.linear_solver = SapParameters::LinearSolver::kBlockSparse;
+  dense_prm.rel_tolerance = sparse_prm.rel_tolerance = 1e-9;
+  SapSolver dense(dense_prm), sparse(sparse_prm);
+  SolverResult rd, rs;
+  ASSERT_EQ(dense.Solve(p, p.v0, &rd), SolverStatus::kConverged) << rd.stats.message;
+  ASSERT_EQ(sparse.Solve(p, p.v0, &rs), SolverStatus::kConverged) << rs.stats.message;
+  EXPECT_GT(rd.stats.iterations, 0);
+  EXPECT_EQ(rd.stats.iterations, rs.stats.iterations);
+  // Both stop at a relative gradient of 1e-9; the Hessians differ by round-off only.
+  EXPECT_LT((rd.v - rs.v).norm(), 1e-7 * (1 + rd.v.norm()));
+  // Without the spatial form (a problem loaded from an export has none) the same solve.
+  ContactProblem q = p;
+  q.tree_motion.clear();
+  SolverResult rq;
+  ASSERT_EQ(sparse.Solve(q, q.v0, &rq), SolverStatus::kConverged);
+  EXPECT_EQ(rq.stats.iterations, rs.stats.iterations);
+  EXPECT_LT((rq.v - rs.v).norm(), 1e-7 * (1 + rd.v.norm()));
+}
+
+// A step whose factorization would need more multiply-adds than the work budget fails with
+// work_budget_exceeded before anything of the factor's size is allocated, names the problem's
+// size and the estimate, and keeps the state; with the default budget the same step runs.
+TEST(SpeedPaths, StepOverTheWorkBudgetKeepsTheState) {
+  Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/clutter_40_walls.yaml");
+  Simulator sim(scene.model, scene.settings);
+  for (int i = 0; i < 30; ++i) sim.Step();
+  StepSettings tiny = sim.settings();
+  tiny.sap.work_budget_gflop = 1e-9;  // one multiply-add: less than any factorization needs
+  tiny.sap.islands = false;
+  sim.set_settings(tiny);
+  const State before = sim.state();
+  const StepRecord& rec = sim.Step();
+  EXPECT_EQ(rec.result.stats.status, SolverStatus::kWorkBudgetExceeded);
+  const std::string& msg = rec.result.stats.message;
+  EXPECT_NE(msg.find(std::to_string(rec.problem.num_trees()) + " trees"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("multiply-adds per factorization"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("work budget of 1 "), std::string::npos) << msg;
+  EXPECT_EQ(sim.state().time, before.time);
+  EXPECT_EQ(sim.state().q, before.q);
+  EXPECT_EQ(sim.state().v, before.v);
+  // The island path reports the same status without a monolithic re-solve.
+  tiny.sap.islands = true;
+  sim.set_settings(tiny);
+  EXPECT_EQ(sim.Step().result.stats.status, SolverStatus::kWorkBudgetExceeded);
+  EXPECT_EQ(sim.state().time, before.time);
+  tiny.sap.work_budget_gflop = 0;
   sim.set_settings(tiny);
   EXPECT_EQ(sim.Step().result.stats.status, SolverStatus::kConverged);
   EXPECT_GT(sim.state().time, before.time);

@@ -5,8 +5,9 @@ outcome against its expected class (manifest.tsv).
   run_hostile.py --bin build/app/contactlab --out build/hostile [--generate] [--jobs 2]
                  [--timeout 20] [--mem-mb 2048] [--only REGEX] [--json FILE]
 
-Each process runs with stdin closed, RLIMIT_AS = --mem-mb and no core file, killed (with its
-process group) after --timeout seconds. Observed classes:
+Each process runs with stdin closed, RLIMIT_AS = --mem-mb, RLIMIT_CPU = --timeout + 5 s (so
+the solver's default work budget is 5e8 multiply-adds per second of it) and no core file, killed
+(with its process group) after --timeout seconds. Observed classes:
 
   refused            every command exits 2 and stderr names the file (FILE:LINE: when the
                      manifest gives a line) or the option
@@ -59,10 +60,14 @@ class Result:
         self.stderr = ""
 
 
-def limits(mem_mb):
+def limits(mem_mb, timeout):
     def apply():
         os.setpgrp()
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # A CPU-time limit past the wall-clock timeout (which stops the process first): the
+        # solver's default work budget follows it (5e8 multiply-adds per second of the limit).
+        cpu = int(math.ceil(timeout)) + 5
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
         if mem_mb > 0:
             b = mem_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (b, b))
@@ -74,7 +79,7 @@ def run_process(argv, timeout, mem_mb):
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.monotonic()
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                             preexec_fn=limits(mem_mb))
+                             preexec_fn=limits(mem_mb, timeout))
         deadline = t0 + timeout
         status = None
         while True:
