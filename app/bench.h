@@ -100,6 +100,9 @@ struct BenchResult {
   std::vector<double> run_ms_per_step, peer_run_ms_per_step;  // [ms]
   double ratio_min = 0, ratio_max = 0;
   std::vector<std::string> peer_notes;  // what the MJCF export approximated
+  // The scene's step settings after --set (JSON "parameters": {step, solver, contact}, every
+  // field of each parameter table, app/params.h).
+  StepSettings settings;
 
   bool peer_ok() const { return peer_status == "ok"; }
   // One object with the fields above (peer fields only when a peer was requested).
