@@ -8,10 +8,14 @@ namespace {
 
 const char* TypeName(ParamType t) {
   switch (t) {
-    case ParamType::kReal: return "real";
-    case ParamType::kInteger: return "integer";
-    case ParamType::kEnum: return "enum";
-    case ParamType::kBool: return "bool";
+    case ParamType::kReal:
+      return "real";
+    case ParamType::kInteger:
+      return "integer";
+    case ParamType::kEnum:
+      return "enum";
+    case ParamType::kBool:
+      return "bool";
   }
   return "real";
 }
@@ -49,12 +53,15 @@ std::string Path(const ParamGroupInfo& g, const ParamSpec& s) {
 
 nlohmann::json ParamValueJson(const ParamSpec& spec, double x) {
   switch (spec.type) {
-    case ParamType::kEnum: return spec.FormatValue(x);
-    case ParamType::kBool: return x != 0;
+    case ParamType::kEnum:
+      return spec.FormatValue(x);
+    case ParamType::kBool:
+      return x != 0;
     case ParamType::kInteger:
       if (std::isfinite(x)) return static_cast<long long>(std::llround(x));
       return Bound(x);
-    case ParamType::kReal: return Bound(x);
+    case ParamType::kReal:
+      return Bound(x);
   }
   return Bound(x);
 }

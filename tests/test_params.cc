@@ -23,7 +23,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool Has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // Values just outside each finite bound (refused) and at / just inside it (accepted).
 struct Probe {
@@ -70,8 +72,8 @@ template <typename S>
 void ForEachProbe(const ParamTable<S>& table, const std::function<void(const S&)>& validate) {
   for (const ParamField<S>& f : table.fields) {
     for (const Probe& p : BoundProbes(f.spec)) {
-      EXPECT_EQ(f.spec.Contains(p.value), p.valid) << table.group << "." << f.spec.key << " "
-                                                   << p.what << " = " << p.value;
+      EXPECT_EQ(f.spec.Contains(p.value), p.valid)
+          << table.group << "." << f.spec.key << " " << p.what << " = " << p.value;
       if (!p.valid) continue;  // a refused value may not even be representable in the field
       S s{};
       f.set(&s, p.value);
@@ -101,8 +103,8 @@ TEST(ParamTables, DefaultsLieInTheirRangesAndMatchTheStructs) {
                   const std::function<double(size_t)>& struct_default) {
     for (size_t i = 0; i < specs.size(); ++i) {
       const ParamSpec& s = *specs[i];
-      EXPECT_TRUE(s.Contains(s.default_value)) << group << "." << s.key << " default "
-                                               << s.default_value << " not in " << s.RangeText();
+      EXPECT_TRUE(s.Contains(s.default_value))
+          << group << "." << s.key << " default " << s.default_value << " not in " << s.RangeText();
       // The struct's initializer and the table agree (a default is documented by the table).
       EXPECT_EQ(struct_default(i), s.default_value) << group << "." << s.key;
       if (s.type == ParamType::kReal || s.type == ParamType::kInteger) {
@@ -145,11 +147,13 @@ TEST(ParamTables, EnumNamesAreTheEnginesNames) {
   }
   // Setting through the table writes the enum the name stands for.
   SapParameters p;
-  SapParameterTable().Find("linear_solver")->set(
-      &p, SapParameterTable().Find("linear_solver")->spec.NameIndex("dense"));
+  SapParameterTable()
+      .Find("linear_solver")
+      ->set(&p, SapParameterTable().Find("linear_solver")->spec.NameIndex("dense"));
   EXPECT_EQ(p.linear_solver, SapParameters::LinearSolver::kDense);
-  SapParameterTable().Find("line_search")->set(
-      &p, SapParameterTable().Find("line_search")->spec.NameIndex("backtracking"));
+  SapParameterTable()
+      .Find("line_search")
+      ->set(&p, SapParameterTable().Find("line_search")->spec.NameIndex("backtracking"));
   EXPECT_EQ(p.line_search, SapParameters::LineSearch::kBacktracking);
 }
 
@@ -161,9 +165,8 @@ TEST(ParamTables, EveryBoundRefusedJustOutsideAcceptedAtOrInside) {
     s.contact = c;
     s.Validate();
   });
-  ForEachProbe<Material>(MaterialTable(), [](const Material& m) {
-    MaterialTable().Validate(m, "materials.m");
-  });
+  ForEachProbe<Material>(MaterialTable(),
+                         [](const Material& m) { MaterialTable().Validate(m, "materials.m"); });
 }
 
 TEST(ParamTables, EngineMessagesNameTheSceneKeyAndRange) {
@@ -191,8 +194,9 @@ TEST(ParamTables, EngineMessagesNameTheSceneKeyAndRange) {
     m.Finalize();
     ADD_FAILURE() << "d = -1 accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_TRUE(Has(e.what(), "materials.default.hunt_crossley_dissipation = -1 is out of range "
-                              "[0, inf) s/m"))
+    EXPECT_TRUE(Has(e.what(),
+                    "materials.default.hunt_crossley_dissipation = -1 is out of range "
+                    "[0, inf) s/m"))
         << e.what();
   }
 }
@@ -266,7 +270,8 @@ TEST(SceneParams, EveryBadValueGivesFileLineFieldAndRange) {
         const KeyScene k = SceneWith(g.group, s->key, "not_a_name");
         const std::string msg = ParseError(k.text);
         EXPECT_TRUE(Has(msg, "dir/test.yaml:" + std::to_string(k.line) + ": " + k.path + ": "))
-            << msg << "\n" << k.text;
+            << msg << "\n"
+            << k.text;
         EXPECT_TRUE(Has(msg, s->type == ParamType::kBool ? "expected true or false"
                                                          : "expected one of " + s->RangeText()))
             << msg;
@@ -283,7 +288,8 @@ TEST(SceneParams, EveryBadValueGivesFileLineFieldAndRange) {
           EXPECT_TRUE(Has(msg, "expected an integer")) << msg;
         } else {
           EXPECT_TRUE(Has(msg, "is out of range (valid range " + s->RangeText() + ")"))
-              << p.what << ": " << msg << "\n" << k.text;
+              << p.what << ": " << msg << "\n"
+              << k.text;
         }
         ++checked;
       }
@@ -431,8 +437,8 @@ TEST(ParamsReference, MarkdownAndJsonListEveryParameter) {
 }
 
 TEST(ParamsReference, ReplaceBlockRoundTrips) {
-  const std::string doc = std::string("intro\n") + kParamsDocBegin + "\nold\n" + kParamsDocEnd +
-                          "\ntail\n";
+  const std::string doc =
+      std::string("intro\n") + kParamsDocBegin + "\nold\n" + kParamsDocEnd + "\ntail\n";
   std::string out, block;
   ASSERT_TRUE(ReplaceParamsBlock(doc, "new\n", &out));
   ASSERT_TRUE(ExtractParamsBlock(out, &block));

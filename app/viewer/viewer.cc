@@ -39,6 +39,7 @@
 #include "ui/analysis_panels.h"
 #include "ui/export_panel.h"
 #include "ui/panels.h"
+#include "ui/param_widgets.h"
 #include "ui/plot_data.h"
 #include "ui/scene_browser.h"
 #include "ui/ui_data.h"
@@ -326,7 +327,15 @@ bool Viewer::CreateWindow() {
   io.IniFilename = nullptr;
   if (!imgui_ini_.empty()) ImGui::LoadIniSettingsFromDisk(imgui_ini_.c_str());
   if (std::filesystem::exists(kFontPath)) {
-    io.Fonts->AddFontFromFileTTF(kFontPath, 15.0f);
+    // Latin plus the characters of the parameter tables' tooltips (σ, δt, ‖v_t‖, ...); the
+    // ranges must outlive the font atlas's build.
+    static ImVector<ImWchar> glyph_ranges;
+    ImFontGlyphRangesBuilder glyphs;
+    glyphs.AddRanges(io.Fonts->GetGlyphRangesDefault());
+    AddParamGlyphs(&glyphs);
+    glyph_ranges.clear();
+    glyphs.BuildRanges(&glyph_ranges);
+    io.Fonts->AddFontFromFileTTF(kFontPath, 15.0f, nullptr, glyph_ranges.Data);
   }
   SetupStyle();
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
