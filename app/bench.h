@@ -23,6 +23,7 @@
 //                    phase, e.g. cube@carriage:1 measures the slip of a grasped cube during a
 //                    lift that starts at 1 s.
 //   ratio            ContactLab ms_per_step / MuJoCo ms_per_step (> 1: ContactLab is slower)
+//   parameters       (JSON only) the step, solver and contact-model parameters the scene ran with
 //
 // With --repeat N each scene runs N times per engine, alternating ContactLab and the peer (C, P,
 // C, P, ...) so that both see the same machine load; ms_per_step is then the median of the N
