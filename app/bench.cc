@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "app/params.h"
 #include "app/mjcf_export.h"
 #include "app/output_files.h"
 #include "app/runner.h"
@@ -267,6 +268,7 @@ nlohmann::json BenchResult::ToJson() const {
   j["largest_island"] = largest_island;
   j["repeats"] = repeats;
   j["run_ms_per_step"] = run_ms_per_step;
+  j["parameters"] = StepParamsJson(settings);
   nlohmann::json probe_list = nlohmann::json::array();
   for (const BenchProbe& p : probes) {
     nlohmann::json o;
@@ -345,6 +347,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   run_options.duration = options.duration;
   r.steps = RunStepCount(scene, run_options);
   r.time_step = scene.settings.time_step;
+  r.settings = scene.settings;
   for (const Body& b : scene.model.bodies) r.bodies += b.tree >= 0 ? 1 : 0;
   ProbeTracker probes(scene.model, options, r.time_step, &r.probes);
 

@@ -23,6 +23,7 @@
 //                    phase, e.g. cube@carriage:1 measures the slip of a grasped cube during a
 //                    lift that starts at 1 s.
 //   ratio            ContactLab ms_per_step / MuJoCo ms_per_step (> 1: ContactLab is slower)
+//   parameters       (JSON only) the step, solver and contact-model parameters the scene ran with
 //
 // With --repeat N each scene runs N times per engine, alternating ContactLab and the peer (C, P,
 // C, P, ...) so that both see the same machine load; ms_per_step is then the median of the N
@@ -100,6 +101,9 @@ struct BenchResult {
   std::vector<double> run_ms_per_step, peer_run_ms_per_step;  // [ms]
   double ratio_min = 0, ratio_max = 0;
   std::vector<std::string> peer_notes;  // what the MJCF export approximated
+  // The scene's step settings after --set (JSON "parameters": {step, solver, contact}, every
+  // field of each parameter table, app/params.h).
+  StepSettings settings;
 
   bool peer_ok() const { return peer_status == "ok"; }
   // One object with the fields above (peer fields only when a peer was requested).

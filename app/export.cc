@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/params.h"
 #include "app/scene.h"
 
 namespace contactlab {
@@ -320,15 +321,10 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
       {"matrices", "Matrix Market coordinate, 1-based, zeros omitted"},
       {"units", "SI: m, s, kg, N; impulses N s; angles rad"}};
   j["contact_model"] = ContactModelName(r.laws.model());
-  j["solver"] = {{"name", "SAP"},
-                 {"sigma", params.sigma},
-                 {"beta", params.beta},
-                 {"limit_beta", params.limit_beta},
-                 {"rel_tolerance", params.rel_tolerance},
-                 {"abs_tolerance", params.abs_tolerance},
-                 {"max_iterations", params.max_iterations},
-                 {"line_search", params.line_search == SapParameters::LineSearch::kExact
-                                     ? "exact" : "backtracking"}};
+  // Every solver parameter, by its table (engine/param_tables.h): key -> value, enums by name.
+  Json solver = ParamValuesJson(SapParameterTable(), params);
+  solver["name"] = "SAP";
+  j["solver"] = solver;
   j["result"] = {{"status", SolverStatusName(r.stats.status)},
                  {"iterations", r.stats.iterations},
                  {"momentum_error", JNum(r.stats.momentum_error)},

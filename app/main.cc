@@ -8,6 +8,7 @@
 //                         [--panel NAME ...] [--select BODY] [--settings FILE] [--no-settings]
 //                         [--seconds S] [--input FILE] [--trajectory FILE]
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
+//   contactlab params [--json] [--check-doc FILE | --update-doc FILE]   (app/params.h)
 // Exit status: 0 success, 2 scene or usage error (message on stderr: a bad option value is
 // refused with its valid range), 1 other runtime failure; `run` also: 3 a step failed or the state
 // became non-finite (the run stops there), 4 divergence warnings without failed steps
@@ -17,13 +18,16 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/bench.h"
 #include "app/export.h"
 #include "app/output_files.h"
+#include "app/params.h"
 #include "app/reproduce/reproduce.h"
 #include "app/runner.h"
 #include "app/scene.h"
@@ -77,6 +81,50 @@ void CheckReproduceOutputs(const CLI::App& cmd) {
     if (std::filesystem::path(f.path).extension() == ".png") outputs.push_back(std::move(f));
   }
   contactlab::CheckOutputFiles(inputs, outputs);
+}
+
+// `contactlab params`: prints the reference, or checks / rewrites a document's generated block.
+int RunParams(bool json, const std::string& check_doc, const std::string& update_doc) {
+  const std::string block = contactlab::ParamsMarkdown();
+  const std::string doc_path = !check_doc.empty() ? check_doc : update_doc;
+  if (doc_path.empty()) {
+    if (json) {
+      std::cout << contactlab::ParamsJson().dump(2) << '\n';
+    } else {
+      std::cout << block;
+    }
+    return 0;
+  }
+  std::ifstream in(doc_path, std::ios::binary);
+  if (!in) {
+    std::cerr << doc_path << ": cannot read\n";
+    return kExitSceneError;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string doc = text.str(), current, updated;
+  if (!contactlab::ExtractParamsBlock(doc, &current) ||
+      !contactlab::ReplaceParamsBlock(doc, block, &updated)) {
+    std::cerr << doc_path << ": no generated block (the lines " << contactlab::kParamsDocBegin
+              << " and " << contactlab::kParamsDocEnd << ")\n";
+    return kExitSceneError;
+  }
+  if (!check_doc.empty()) {
+    if (current == block) return 0;
+    std::cerr << doc_path << ": the parameter reference differs from `contactlab params` (a "
+              << "table in engine/param_tables.cc changed); regenerate it with\n  contactlab "
+              << "params --update-doc " << doc_path << "\n";
+    return kExitFailure;
+  }
+  if (current == block) return 0;
+  std::ofstream out(doc_path, std::ios::binary | std::ios::trunc);
+  out << updated;
+  out.close();
+  if (!out) {
+    std::cerr << doc_path << ": cannot write\n";
+    return kExitFailure;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -168,6 +216,19 @@ int main(int argc, char** argv) {
                    "CSV of body poses per step (as contactlab run --trajectory)");
 #endif
 
+  bool params_json = false;
+  std::string params_check_doc, params_update_doc;
+  CLI::App* params_cmd = app.add_subcommand(
+      "params", "Print the reference of every parameter (key, symbol, unit, range, default, "
+                "scale, help) as Markdown");
+  params_cmd->add_flag("--json", params_json, "Print the reference as JSON");
+  CLI::Option* check_doc = params_cmd->add_option(
+      "--check-doc", params_check_doc,
+      "Exit 1 when FILE's generated block (docs/scene_format.md) differs from the reference");
+  CLI::Option* update_doc = params_cmd->add_option(
+      "--update-doc", params_update_doc, "Rewrite FILE's generated block with the reference");
+  check_doc->excludes(update_doc);
+
   contactlab::AddBenchCommand(app);  // `bench`: runs inside the parse (app/bench.h)
   // A first word that is neither an option nor a command is named (CLI11 would only say that a
   // subcommand is required).
@@ -195,6 +256,7 @@ int main(int argc, char** argv) {
 #ifdef CONTACTLAB_HAVE_VIEWER
   if (*view) return contactlab::RunViewer(view_options);
 #endif
+  if (*params_cmd) return RunParams(params_json, params_check_doc, params_update_doc);
 
   if (*export_cmd) {
     // The step range and the output files are checked here; ExportStepFromRun loads the scene

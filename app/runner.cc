@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/params.h"
 #include "engine/metrics.h"
 #include "engine/multibody.h"
 #include "engine/simulator.h"
@@ -266,6 +267,8 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       return;
     }
     j["status"] = "initial_state";
+    // The run's parameters (every field of the step, solver and contact tables, after --set).
+    j["parameters"] = StepParamsJson(sim.settings());
     const StepMetrics m0 = first ? sim.ComputeMetrics(first->before, first->contacts)
                                  : sim.ComputeMetrics(sim.state(), {});
     j["contacts"] = first ? static_cast<int>(first->contacts.size()) : 0;

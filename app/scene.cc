@@ -25,6 +25,7 @@
 
 #include "app/mesh_loader.h"
 #include "app/scene_text.h"
+#include "engine/param_tables.h"
 
 namespace contactlab {
 namespace {
@@ -291,6 +292,74 @@ class Reader {
       if (f.node.IsScalar() && a == s) return s;
     }
     Fail(f, "expected one of " + Join(allowed, " | ") + ", got " + Describe(f.node));
+  }
+
+  // A value of a table parameter (engine/param_tables.h), checked against its spec: a number
+  // in its range, an integer, one of its names or a boolean. Returns the value as the table
+  // passes it (enum: the name's index; bool: 0 / 1).
+  double Param(const Field& f, const ParamSpec& spec) const {
+    switch (spec.type) {
+      case ParamType::kEnum: {
+        std::vector<std::string> names(spec.names.begin(), spec.names.end());
+        return spec.NameIndex(Choice(f, names));
+      }
+      case ParamType::kBool:
+        return Bool(f) ? 1 : 0;
+      case ParamType::kInteger: {
+        double x = 0;
+        if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x) ||
+            x != std::floor(x) || !std::isfinite(x)) {
+          Fail(f, "expected an integer, got " + Describe(f.node));
+        }
+        if (!spec.Contains(x)) {
+          Fail(f, "value " + FormatNumber(x) + " is out of range (valid range " +
+                      spec.RangeText() + ")");
+        }
+        return x;
+      }
+      case ParamType::kReal:
+        break;
+    }
+    double x = 0;
+    if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x)) {
+      Fail(f, "expected a number, got " + Describe(f.node));
+    }
+    if (std::isnan(x)) Fail(f, "expected a number, got nan");
+    if (!spec.Contains(x)) {
+      Fail(f, "value " + FormatNumber(x) + " is out of range (valid range " + spec.RangeText() +
+                  ")");
+    }
+    return x;
+  }
+
+  // The node of a dotted table key (`free_motion.max_iterations`) under `map`, if present. An
+  // intermediate that is not a map is refused (CheckKeys of the intermediate does the same).
+  std::optional<Field> GetPath(const Field& map, const std::string& dotted) const {
+    // YAML::Node assignment writes through to the node it refers to: rebind with reset().
+    Field cur;
+    cur.node.reset(map.node);
+    cur.path = map.path;
+    size_t start = 0;
+    while (true) {
+      const size_t dot = dotted.find('.', start);
+      const std::string seg = dotted.substr(start, dot == std::string::npos ? dot : dot - start);
+      std::optional<Field> next = Get(cur, seg);
+      if (!next) return std::nullopt;
+      if (dot == std::string::npos) return next;
+      ExpectMap(*next);
+      cur.node.reset(next->node);
+      cur.path = next->path;
+      start = dot + 1;
+    }
+  }
+
+  // Reads every key of `table` present under `map` into *s (dotted keys from nested maps);
+  // absent keys leave *s unchanged. The keys themselves are checked by CheckKeys.
+  template <typename S>
+  void ReadParams(const Field& map, const ParamTable<S>& table, S* s) const {
+    for (const ParamField<S>& pf : table.fields) {
+      if (std::optional<Field> f = GetPath(map, pf.spec.key)) pf.set(s, Param(*f, pf.spec));
+    }
   }
 
   std::vector<double> Numbers(const Field& f, size_t min_n, size_t max_n,
@@ -648,35 +717,37 @@ std::string RunLengthProblem(double duration, double dt) {
   return "";
 }
 
-const std::vector<std::string> kTopKeys = {
-    "description",    "time_step", "duration",    "gravity",    "integrator",
-    "contact_margin", "solver",    "free_motion", "camera",     "materials",
-    "pairs",          "templates", "bodies",      "generators", "loads"};
-const std::vector<std::string> kSolverKeys = {"type",
-                                              "sigma",
-                                              "beta",
-                                              "limit_beta",
-                                              "rel_tolerance",
-                                              "abs_tolerance",
-                                              "max_iterations",
-                                              "line_search",
-                                              "linear_solver",
-                                              "ls_alpha_max",
-                                              "ls_rho",
-                                              "ls_c",
-                                              "ls_backtracking_alpha_max",
-                                              "ls_max_iterations",
-                                              "cost_abs_tolerance",
-                                              "cost_rel_tolerance",
-                                              "compute_condition_number",
-                                              "memory_budget_mb", "work_budget_gflop"};
+// Keys of a map holding the parameters of `table` (its first path segments, in table order),
+// after `extra`; `under` selects the keys below a nested map ("free_motion").
+template <typename S>
+std::vector<std::string> TableKeys(const ParamTable<S>& table, std::vector<std::string> extra,
+                                   const std::string& under = "") {
+  for (const auto& pf : table.fields) {
+    std::string key = pf.spec.key;
+    if (!under.empty()) {
+      if (key.rfind(under + ".", 0) != 0) continue;
+      key = key.substr(under.size() + 1);
+    }
+    key = key.substr(0, key.find('.'));
+    if (std::find(extra.begin(), extra.end(), key) == extra.end()) extra.push_back(key);
+  }
+  return extra;
+}
+
+// The top level: the step table's keys (time_step, integrator, ..., free_motion) and the rest.
+std::vector<std::string> TopKeys() {
+  std::vector<std::string> keys = TableKeys(StepSettingsTable(), {"description"});
+  for (const char* k : {"duration", "gravity", "solver", "contact", "camera", "materials", "pairs",
+                        "templates", "bodies", "generators", "loads"}) {
+    keys.push_back(k);
+  }
+  return keys;
+}
 const std::vector<std::string> kBodyKeys = {
     "name",           "template",       "static",     "mass",
     "density",        "inertia",        "com",        "joint",
     "position",       "rotation",       "velocity",   "angular_velocity",
     "joint_position", "joint_velocity", "prescribed", "geoms"};
-const std::vector<std::string> kMaterialKeys = {"name", "stiffness", "dissipation_time",
-                                                "friction"};
 const std::vector<std::string> kGeomCommonKeys = {"name",     "shape", "material", "position",
                                                   "rotation", "color", "collide"};
 
@@ -755,7 +826,7 @@ class SceneBuilder {
       in_.Fail(Field{root, "(document)"},
                "expected a map of top-level keys, got " + Describe(root));
     }
-    in_.CheckKeys(top, kTopKeys, " at the top level");
+    in_.CheckKeys(top, TopKeys(), " at the top level");
     model_ = &scene.model;
     ReadSettings(top, &scene);
     ReadMaterials(top);
@@ -780,28 +851,24 @@ class SceneBuilder {
   void ReadSettings(const Field& top, Scene* scene) {
     if (auto f = in_.Get(top, "description")) scene->description = in_.String(*f);
     StepSettings& s = scene->settings;
-    s.time_step = in_.Number(top, "time_step", LeftOpen(0, 1), s.time_step);
+    // time_step, integrator, contact_margin, speculative_margin, free_motion.*: the step table.
+    if (auto f = in_.Get(top, "free_motion")) {
+      in_.CheckKeys(*f, TableKeys(StepSettingsTable(), {}, "free_motion"));
+    }
+    in_.ReadParams(top, StepSettingsTable(), &s);
     scene->duration = in_.Number(top, "duration", LeftOpen(0, 1e6), scene->duration);
     time_step_field_ = in_.Get(top, "time_step");
     duration_field_ = in_.Get(top, "duration");
     s.gravity = in_.Vector(top, "gravity", s.gravity);
-    if (auto f = in_.Get(top, "integrator")) {
-      const std::string name =
-          in_.Choice(*f, {"explicit_euler", "symplectic_euler", "implicit_euler", "midpoint"});
-      if (name == "explicit_euler") s.integrator = Integrator::kExplicitEuler;
-      if (name == "symplectic_euler") s.integrator = Integrator::kSymplecticEuler;
-      if (name == "implicit_euler") s.integrator = Integrator::kImplicitEuler;
-      if (name == "midpoint") s.integrator = Integrator::kMidpoint;
+    if (auto f = in_.Get(top, "solver")) {
+      in_.CheckKeys(*f, TableKeys(SapParameterTable(), {"type"}));
+      if (auto t = in_.Get(*f, "type")) in_.Choice(*t, {"sap"});
+      in_.ReadParams(*f, SapParameterTable(), &s.sap);
     }
-    s.contact_margin = in_.Number(top, "contact_margin", Closed(0, 1), s.contact_margin);
-    if (auto f = in_.Get(top, "free_motion")) {
-      in_.CheckKeys(*f, {"max_iterations", "tolerance"});
-      if (auto m = in_.Get(*f, "max_iterations")) {
-        s.free_motion_max_iterations = in_.Integer(*m, 1, 1000);
-      }
-      s.free_motion_tolerance = in_.Number(*f, "tolerance", Open(0, 1), s.free_motion_tolerance);
+    if (auto f = in_.Get(top, "contact")) {
+      in_.CheckKeys(*f, TableKeys(ContactModelTable(), {}));
+      in_.ReadParams(*f, ContactModelTable(), &s.contact);
     }
-    if (auto f = in_.Get(top, "solver")) ReadSolver(*f, &s.sap);
     if (auto f = in_.Get(top, "camera")) {
       CameraDef& c = scene->camera;
       in_.CheckKeys(*f, {"target", "distance", "azimuth", "elevation"});
@@ -812,44 +879,6 @@ class SceneBuilder {
     }
   }
 
-  void ReadSolver(const Field& f, SapParameters* p) {
-    in_.CheckKeys(f, kSolverKeys);
-    if (auto t = in_.Get(f, "type")) in_.Choice(*t, {"sap"});
-    p->sigma = in_.Number(f, "sigma", LeftOpen(0, 1), p->sigma);
-    p->beta = in_.Number(f, "beta", LeftOpen(0, 10), p->beta);
-    p->limit_beta = in_.Number(f, "limit_beta", LeftOpen(0, 10), p->limit_beta);
-    p->rel_tolerance = in_.Number(f, "rel_tolerance", Open(0, 1), p->rel_tolerance);
-    p->abs_tolerance = in_.Number(f, "abs_tolerance", RightOpen(0, 1), p->abs_tolerance);
-    if (auto m = in_.Get(f, "max_iterations")) p->max_iterations = in_.Integer(*m, 1, 10000);
-    if (auto m = in_.Get(f, "line_search")) {
-      p->line_search = in_.Choice(*m, {"exact", "backtracking"}) == "exact"
-                           ? SapParameters::LineSearch::kExact
-                           : SapParameters::LineSearch::kBacktracking;
-    }
-    if (auto m = in_.Get(f, "linear_solver")) {
-      p->linear_solver = in_.Choice(*m, {"dense", "block_sparse"}) == "dense"
-                             ? SapParameters::LinearSolver::kDense
-                             : SapParameters::LinearSolver::kBlockSparse;
-    }
-    p->ls_alpha_max = in_.Number(f, "ls_alpha_max", LeftOpen(0, 10), p->ls_alpha_max);
-    p->ls_rho = in_.Number(f, "ls_rho", Open(0, 1), p->ls_rho);
-    p->ls_c = in_.Number(f, "ls_c", Open(0, 1), p->ls_c);
-    p->ls_backtracking_alpha_max =
-        in_.Number(f, "ls_backtracking_alpha_max", LeftOpen(0, 10), p->ls_backtracking_alpha_max);
-    if (auto m = in_.Get(f, "ls_max_iterations")) {
-      p->ls_max_iterations = in_.Integer(*m, 1, 10000);
-    }
-    p->cost_abs_tolerance =
-        in_.Number(f, "cost_abs_tolerance", RightOpen(0, 1), p->cost_abs_tolerance);
-    p->cost_rel_tolerance =
-        in_.Number(f, "cost_rel_tolerance", RightOpen(0, 1), p->cost_rel_tolerance);
-    p->compute_condition_number =
-        in_.Bool(f, "compute_condition_number", p->compute_condition_number);
-    p->memory_budget_mb = in_.Number(f, "memory_budget_mb", Closed(0, 1e9), p->memory_budget_mb);
-    p->work_budget_gflop =
-        in_.Number(f, "work_budget_gflop", Closed(0, 1e9), p->work_budget_gflop);
-  }
-
   void ReadMaterials(const Field& top) {
     material_index_["default"] = 0;
     auto list = in_.Get(top, "materials");
@@ -858,7 +887,7 @@ class SceneBuilder {
     std::set<std::string> defined;
     for (size_t i = 0; i < list->node.size(); ++i) {
       Field item{list->node[i], in_.ItemPath(*list, i, list->node[i])};
-      in_.CheckKeys(item, kMaterialKeys);
+      in_.CheckKeys(item, TableKeys(MaterialTable(), {"name"}));
       Field name_f = in_.Require(item, "name", "a material name");
       const std::string name = in_.Name(name_f);
       if (!defined.insert(name).second) {
@@ -867,10 +896,7 @@ class SceneBuilder {
       }
       Material m;
       m.name = name;
-      m.stiffness = in_.Number(item, "stiffness", Open(0, kInf), m.stiffness);
-      m.dissipation_time =
-          in_.Number(item, "dissipation_time", RightOpen(0, kInf), m.dissipation_time);
-      m.friction = in_.Number(item, "friction", Closed(0, 10), m.friction);
+      in_.ReadParams(item, MaterialTable(), &m);
       if (name == "default") {
         model_->materials[0] = m;
       } else {
@@ -898,7 +924,7 @@ class SceneBuilder {
     std::set<std::pair<int, int>> seen;
     for (size_t i = 0; i < list->node.size(); ++i) {
       Field item{list->node[i], Child(list->path, std::to_string(i))};
-      in_.CheckKeys(item, {"materials", "stiffness", "dissipation_time", "friction"});
+      in_.CheckKeys(item, TableKeys(MaterialTable(), {"materials"}));
       Field mats = in_.Require(item, "materials", "a list of two material names");
       if (!mats.node.IsSequence() || mats.node.size() != 2) {
         in_.Fail(mats, "expected a list of two material names, got " + Describe(mats.node));
@@ -911,22 +937,9 @@ class SceneBuilder {
         in_.Fail(mats, "duplicate pair: values for these two materials were already given");
       }
       // Unspecified values follow the combination rules (engine/model.h).
-      const Material& a = model_->materials[po.material_a];
-      const Material& b = model_->materials[po.material_b];
-      Material combined;
-      combined.name = a.name + "+" + b.name;
-      combined.stiffness = a.stiffness * b.stiffness / (a.stiffness + b.stiffness);
-      combined.dissipation_time =
-          (a.dissipation_time * b.stiffness + b.dissipation_time * a.stiffness) /
-          (a.stiffness + b.stiffness);
-      combined.friction = (a.friction + b.friction) > 0
-                              ? 2 * a.friction * b.friction / (a.friction + b.friction)
-                              : 0.0;
-      po.values = combined;
-      po.values.stiffness = in_.Number(item, "stiffness", Open(0, kInf), combined.stiffness);
-      po.values.dissipation_time =
-          in_.Number(item, "dissipation_time", RightOpen(0, kInf), combined.dissipation_time);
-      po.values.friction = in_.Number(item, "friction", Closed(0, 10), combined.friction);
+      po.values = CombineMaterials(model_->materials[po.material_a],
+                                   model_->materials[po.material_b]);
+      in_.ReadParams(item, MaterialTable(), &po.values);
       model_->pair_overrides.push_back(po);
     }
   }

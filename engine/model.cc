@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "engine/param_tables.h"
+
 namespace contactlab {
 namespace {
 
@@ -290,19 +292,10 @@ void Model::Finalize() {
   const int nm = static_cast<int>(materials.size());
 
   if (nm == 0) throw std::invalid_argument("model: at least one material is required");
+  // Material values against their table (engine/param_tables.h): e.g.
+  // "materials.wood.stiffness = -1 is out of range (0, inf) N/m".
   for (int i = 0; i < nm; ++i) {
-    const Material& m = materials[i];
-    const std::string what = "material '" + m.name + "' (index " + std::to_string(i) + ")";
-    if (!(m.stiffness > 0)) Fail(what, "stiffness must be positive");
-    if (!(m.dissipation_time >= 0) || std::isinf(m.dissipation_time)) {
-      Fail(what, "dissipation_time must be finite and non-negative");
-    }
-    if (!(m.friction >= 0) || std::isinf(m.friction)) {
-      Fail(what, "friction must be finite and non-negative");
-    }
-    if (!(m.hunt_crossley_dissipation >= 0) || std::isinf(m.hunt_crossley_dissipation)) {
-      Fail(what, "hunt_crossley_dissipation must be finite and non-negative");
-    }
+    MaterialTable().Validate(materials[i], "materials." + materials[i].name);
   }
   for (size_t i = 0; i < pair_overrides.size(); ++i) {
     const PairOverride& o = pair_overrides[i];
@@ -310,9 +303,7 @@ void Model::Finalize() {
     if (o.material_a < 0 || o.material_a >= nm || o.material_b < 0 || o.material_b >= nm) {
       Fail(what, "material index out of range");
     }
-    if (!(o.values.stiffness > 0)) Fail(what, "stiffness must be positive");
-    if (!(o.values.dissipation_time >= 0)) Fail(what, "dissipation_time must be non-negative");
-    if (!(o.values.friction >= 0)) Fail(what, "friction must be non-negative");
+    MaterialTable().Validate(o.values, "pairs." + std::to_string(i));
   }
 
   // Unique non-empty names, so that Find* is unambiguous (hash sets: linear in the counts).

@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "engine/param_tables.h"
 #include "engine/sap_cone.h"
 #include "engine/sap_model.h"
 #include "engine/sap_supernodal.h"
@@ -31,18 +32,6 @@
 namespace contactlab {
 
 namespace {
-
-// Open/closed interval check that fails for NaN.
-void CheckRange(const char* field, double value, double lo, bool lo_closed, double hi,
-                bool hi_closed) {
-  const bool ok_lo = lo_closed ? value >= lo : value > lo;
-  const bool ok_hi = hi_closed ? value <= hi : value < hi;
-  if (ok_lo && ok_hi) return;
-  std::ostringstream os;
-  os << "sap." << field << " = " << value << " is out of range " << (lo_closed ? "[" : "(") << lo
-     << ", " << hi << (hi_closed ? "]" : ")");
-  throw std::invalid_argument(os.str());
-}
 
 // Structural checks a malformed problem would crash on. Returns an empty string if well formed.
 std::string CheckStructure(const ContactProblem& p, const VecX& v_guess) {
@@ -165,23 +154,7 @@ std::string CheckFinite(const ContactProblem& p, const VecX& v_guess,
 
 }  // namespace
 
-void SapParameters::Validate() const {
-  CheckRange("sigma", sigma, 0, false, 1, true);
-  CheckRange("beta", beta, 0, false, 10, true);
-  CheckRange("limit_beta", limit_beta, 0, false, 10, true);
-  CheckRange("rel_tolerance", rel_tolerance, 0, false, 1, false);
-  CheckRange("abs_tolerance", abs_tolerance, 0, true, 1, false);
-  CheckRange("max_iterations", max_iterations, 1, true, 10000, true);
-  CheckRange("ls_alpha_max", ls_alpha_max, 1, true, 100, true);
-  CheckRange("ls_rho", ls_rho, 0, false, 1, false);
-  CheckRange("ls_c", ls_c, 0, false, 1, false);
-  CheckRange("ls_backtracking_alpha_max", ls_backtracking_alpha_max, 1, true, 100, true);
-  CheckRange("ls_max_iterations", ls_max_iterations, 1, true, 1000, true);
-  CheckRange("cost_abs_tolerance", cost_abs_tolerance, 0, true, 1, false);
-  CheckRange("cost_rel_tolerance", cost_rel_tolerance, 0, true, 1, false);
-  CheckRange("memory_budget_mb", memory_budget_mb, 0, true, 1e9, true);
-  CheckRange("work_budget_gflop", work_budget_gflop, 0, true, 1e9, true);
-}
+void SapParameters::Validate() const { SapParameterTable().Validate(*this); }
 
 LawParameters SapLawParameters(const SapParameters& params, const ContactModelParameters& contact) {
   LawParameters p;

@@ -12,6 +12,7 @@
 #include <Eigen/Cholesky>
 
 #include "engine/load.h"
+#include "engine/param_tables.h"
 #include "engine/sap_supernodal.h"
 
 namespace contactlab {
@@ -20,12 +21,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-void RangeError(const char* field, double value, const char* range) {
-  std::ostringstream os;
-  os << field << " = " << value << " is out of range " << range;
-  throw std::invalid_argument(os.str());
 }
 
 // Half the smallest extent of each geometry [m]: the depth at which a contact normal of that
@@ -129,15 +124,10 @@ const char* StepWarningName(StepWarning w) {
 }
 
 void StepSettings::Validate() const {
-  if (!(time_step > 0 && time_step <= 1)) RangeError("time_step", time_step, "(0, 1] s");
+  StepSettingsTable().Validate(*this);
   if (!gravity.allFinite()) throw std::invalid_argument("gravity must be finite");
-  if (!(contact_margin >= 0 && contact_margin <= 1))
-    RangeError("contact_margin", contact_margin, "[0, 1] m");
-  if (free_motion_max_iterations < 1 || free_motion_max_iterations > 1000)
-    RangeError("free_motion_max_iterations", free_motion_max_iterations, "[1, 1000]");
-  if (!(free_motion_tolerance > 0 && free_motion_tolerance < 1))
-    RangeError("free_motion_tolerance", free_motion_tolerance, "(0, 1)");
   sap.Validate();
+  ContactModelTable().Validate(contact);
 }
 
 std::int64_t DenseTreeBytes(const Model& model) {

@@ -112,3 +112,32 @@ TEST(Layering, InternalHeadersStayInTheirFolder) {
 }
 
 }  // namespace
+
+namespace {
+
+// engine/common/ (math, small kernels, parameter tables' ParamSpec) is the bottom of the engine:
+// it includes nothing of the engine outside engine/common/.
+TEST(Layering, EngineCommonIncludesOnlyCommon) {
+  const std::filesystem::path root =
+      std::filesystem::path(CONTACTLAB_SOURCE_DIR) / "engine" / "common";
+  const std::regex include_re(R"(^\s*#\s*include\s*[<"](engine/[^>"]+)[>"])");
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".h" && ext != ".cc") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      std::smatch m;
+      if (!std::regex_search(line, m, include_re)) continue;
+      EXPECT_EQ(m[1].str().rfind("engine/common/", 0), 0u)
+          << entry.path() << ":" << line_no << " includes " << m[1];
+    }
+  }
+  EXPECT_GT(files, 0);
+}
+
+}  // namespace

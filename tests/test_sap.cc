@@ -834,21 +834,21 @@ TEST(SapParametersTest, ValidateNamesFieldAndRange) {
   SapParameters prm;
   EXPECT_EQ(message(prm), "");
   prm.sigma = -1;
-  EXPECT_EQ(message(prm), "sap.sigma = -1 is out of range (0, 1]");
+  EXPECT_EQ(message(prm), "solver.sigma = -1 is out of range (0, 1]");
   prm = SapParameters{};
   prm.beta = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_NE(message(prm).find("sap.beta"), std::string::npos);
+  EXPECT_NE(message(prm).find("solver.beta"), std::string::npos);
   EXPECT_NE(message(prm).find("(0, 10]"), std::string::npos);
   prm = SapParameters{};
   prm.rel_tolerance = 1;
-  EXPECT_NE(message(prm).find("sap.rel_tolerance = 1 is out of range (0, 1)"), std::string::npos);
+  EXPECT_NE(message(prm).find("solver.rel_tolerance = 1 is out of range (0, 1)"), std::string::npos);
   prm = SapParameters{};
   prm.max_iterations = 0;
-  EXPECT_NE(message(prm).find("sap.max_iterations = 0 is out of range [1, 10000]"),
+  EXPECT_NE(message(prm).find("solver.max_iterations = 0 is out of range [1, 10000]"),
             std::string::npos);
   prm = SapParameters{};
   prm.ls_rho = 1.5;
-  EXPECT_NE(message(prm).find("sap.ls_rho"), std::string::npos);
+  EXPECT_NE(message(prm).find("solver.ls_rho"), std::string::npos);
   EXPECT_THROW(SapSolver{prm}, std::invalid_argument);
 }
 

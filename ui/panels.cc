@@ -6,6 +6,9 @@
 #include <limits>
 
 #include "engine/colormap.h"
+#include "engine/param_tables.h"
+#include "engine/sap_solver.h"
+#include "ui/param_widgets.h"
 
 namespace contactlab {
 
@@ -480,63 +483,29 @@ bool DrawTimelinePanel(const TimelineView& view, TimelineState* state) {
 }
 
 bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials) {
+  // Every widget from the parameter tables (engine/param_tables.h): range, scale and tooltip are
+  // the tables'; the advanced entries of each table under a closed tree node.
   bool changed = false;
-  const float w = -150.0f;
-  ImGui::SetNextItemWidth(w);
-  changed |= SliderLogDouble("time step [s]", &settings->time_step, 1e-5, 1e-1, "%.2e");
-  ImGui::SetNextItemWidth(w);
-  if (ImGui::BeginCombo("integrator", IntegratorName(settings->integrator))) {
-    for (Integrator i : {Integrator::kExplicitEuler, Integrator::kSymplecticEuler,
-                         Integrator::kImplicitEuler, Integrator::kMidpoint}) {
-      if (ImGui::Selectable(IntegratorName(i), settings->integrator == i)) {
-        settings->integrator = i;
-        changed = true;
-      }
+  auto table = [&](const auto& t, auto* s, const char* title) {
+    SectionTitle(title);
+    changed |= DrawParamTable(t, s, false);
+    ImGui::PushID(title);
+    if (ImGui::TreeNode("advanced")) {
+      changed |= DrawParamTable(t, s, true);
+      ImGui::TreePop();
     }
-    ImGui::EndCombo();
-  }
-  SapParameters& p = settings->sap;
-  SectionTitle("SAP");
-  ImGui::SetNextItemWidth(w);
-  changed |= SliderLogDouble("sigma", &p.sigma, 1e-6, 1.0, "%.2e");
-  HelpMarker(
-      "Friction regularization R_t = sigma w. Smaller: less stiction slip, harder "
-      "Newton problems.");
-  ImGui::SetNextItemWidth(w);
-  changed |= SliderLogDouble("beta", &p.beta, 1e-2, 10.0, "%.3g");
-  HelpMarker("Near-rigid clamp R_n >= beta^2 w / (4 pi^2).");
-  ImGui::SetNextItemWidth(w);
-  changed |= SliderLogDouble("rel. tolerance", &p.rel_tolerance, 1e-12, 1e-1, "%.1e");
-  ImGui::SetNextItemWidth(w);
-  changed |= ImGui::SliderInt("max iterations", &p.max_iterations, 1, 500, "%d",
-                              ImGuiSliderFlags_Logarithmic);
-  ImGui::SetNextItemWidth(w);
-  int ls = p.line_search == SapParameters::LineSearch::kExact ? 0 : 1;
-  if (ImGui::Combo("line search", &ls, "exact\0backtracking\0")) {
-    p.line_search =
-        ls == 0 ? SapParameters::LineSearch::kExact : SapParameters::LineSearch::kBacktracking;
-    changed = true;
-  }
-  ImGui::SetNextItemWidth(w);
-  int lin = p.linear_solver == SapParameters::LinearSolver::kDense ? 0 : 1;
-  if (ImGui::Combo("linear solver", &lin, "dense\0block sparse\0")) {
-    p.linear_solver =
-        lin == 0 ? SapParameters::LinearSolver::kDense : SapParameters::LinearSolver::kBlockSparse;
-    changed = true;
-  }
-  changed |= ImGui::Checkbox("condition number per iteration", &p.compute_condition_number);
+    ImGui::PopID();
+  };
+  table(StepSettingsTable(), settings, "step");
+  table(ContactModelTable(), &settings->contact, "contact model");
+  table(SapParameterTable(), &settings->sap, "solver: SAP");
   if (materials && !materials->empty()) {
     SectionTitle("materials");
     for (size_t i = 0; i < materials->size(); ++i) {
       Material& m = (*materials)[i];
       ImGui::PushID(static_cast<int>(i));
       if (ImGui::TreeNodeEx(m.name.c_str(), i == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
-        ImGui::SetNextItemWidth(w);
-        changed |= SliderLogDouble("k [N/m]", &m.stiffness, 1e2, 1e10, "%.3e");
-        ImGui::SetNextItemWidth(w);
-        changed |= SliderDouble("tau_d [s]", &m.dissipation_time, 0.0, 1.0, "%.4f");
-        ImGui::SetNextItemWidth(w);
-        changed |= SliderDouble("mu", &m.friction, 0.0, 2.0, "%.3f");
+        changed |= DrawParamTable(MaterialTable(), &m, false);
         ImGui::TreePop();
       }
       ImGui::PopID();

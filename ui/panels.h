@@ -90,7 +90,8 @@ struct TimelineState {
 // when the shown step or a setting changed, or a button was pressed.
 bool DrawTimelinePanel(const TimelineView& view, TimelineState* state);
 
-// Step settings (δt, integrator), SAP parameters and the materials' k, τ_d, μ.
+// Every parameter of the step, contact-model, SAP and material tables (engine/param_tables.h):
+// sliders with the tables' ranges, scales and help tooltips; "advanced" entries folded.
 bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials);
 
 // Table of contacts; `selected` is the highlighted contact index (-1 for none). Returns true

@@ -25,6 +25,7 @@
 #include "app/output_files.h"
 #include "app/viewer/viewer_internal.h"
 #include "render/screenshot.h"
+#include "ui/param_widgets.h"
 
 namespace contactlab {
 namespace viewer_internal {
@@ -143,7 +144,15 @@ bool Viewer::CreateWindow() {
   io.IniFilename = nullptr;
   if (!imgui_ini_.empty()) ImGui::LoadIniSettingsFromDisk(imgui_ini_.c_str());
   if (std::filesystem::exists(kFontPath)) {
-    io.Fonts->AddFontFromFileTTF(kFontPath, 15.0f);
+    // Latin plus the characters of the parameter tables' tooltips (σ, δt, ‖v_t‖, ...); the
+    // ranges must outlive the font atlas's build.
+    static ImVector<ImWchar> glyph_ranges;
+    ImFontGlyphRangesBuilder glyphs;
+    glyphs.AddRanges(io.Fonts->GetGlyphRangesDefault());
+    AddParamGlyphs(&glyphs);
+    glyph_ranges.clear();
+    glyphs.BuildRanges(&glyph_ranges);
+    io.Fonts->AddFontFromFileTTF(kFontPath, 15.0f, nullptr, glyph_ranges.Data);
   }
   SetupStyle();
   ImGui_ImplGlfw_InitForOpenGL(window_, true);

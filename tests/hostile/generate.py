@@ -584,6 +584,55 @@ def gen_ranges(c):
             cid = "range_%s%s_%s" % (tag + "_" if tag else "", key,
                                      val.replace(".", "p").replace("-", "m").replace("+", ""))
             c.scene(cid, text, exp, "%s = %s" % (key, val), line=ln if exp == R else None)
+    # Parameter-table keys the base does not set (engine/param_tables.cc): inserted under their
+    # section, each refused at its line with the table's range, or accepted at its bound.
+    solver_ln = line_of(BASE, "solver:")
+    inserted = [
+        ("solver", "ls_alpha_max", [("0.5", R), ("101", R), (".nan", R), ("1", HONEST),
+                                    ("100", HONEST)]),
+        ("solver", "ls_max_iterations", [("0", R), ("1001", R), ("2.5", R), ("1", HONEST)]),
+        ("solver", "ls_rho", [("0", R), ("1", R), ("0.5", A)]),
+        ("solver", "memory_budget_mb", [("-1", R), ("1e10", R), (".inf", R)]),
+        ("solver", "line_search", [("newton", R), ("[exact]", R), ("backtracking", HONEST)]),
+        ("solver", "islands", [("maybe", R), ("false", A)]),
+        ("top", "speculative_margin", [("2", R), ("false", HONEST)]),
+        ("contact", "model", [("stiff", R), ("1", R), ("{a: 1}", R), ("lagged", HONEST),
+                              ("similar", HONEST), ("lagged_regularized", HONEST)]),
+        ("contact", "stiction_tolerance", [("0", R), ("-1e-4", R), ("2", R), (".nan", R),
+                                           (".inf", R), ("1", HONEST), ("1e-300", ANY)]),
+        ("material", "hunt_crossley_dissipation", [("-1", R), (".nan", R), (".inf", R),
+                                                   ("0", HONEST), ("1e308", ANY)]),
+    ]
+    for where, key, values in inserted:
+        for val, exp in values:
+            exp = extreme(val, exp)
+            if where == "solver":
+                lines = BASE.splitlines()
+                lines.insert(solver_ln, "  %s: %s" % (key, val))
+                text, ln = "\n".join(lines) + "\n", solver_ln + 1
+            elif where == "top":
+                text, ln = "%s: %s\n" % (key, val) + BASE, 1
+            elif where == "contact":
+                text, ln = "contact:\n  %s: %s\n" % (key, val) + BASE, 2
+            else:
+                mat_ln = line_of(BASE, "friction: 0.5")
+                lines = BASE.splitlines()
+                lines.insert(mat_ln, "    %s: %s" % (key, val))
+                text, ln = "\n".join(lines) + "\n", mat_ln + 1
+            cid = "range_%s_%s_%s" % (where, key, val.replace(".", "p").replace("-", "m").replace("[", "list_")
+                                      .replace("+", "").replace("[", "").replace("]", "")
+                                      .replace("{", "").replace("}", "").replace(":", "")
+                                      .replace(" ", ""))
+            c.scene(cid, text, exp, "%s %s = %s (parameter table)" % (where, key, val),
+                    line=ln if exp == R else None)
+    for key, val in [("contact.model", "lagged"), ("contact.stiction_tolerance", "1e-3")]:
+        c.scene("set_ok_%s" % key.replace(".", "_"), BASE, HONEST, "--set %s=%s" % (key, val),
+                sets=["%s=%s" % (key, val)])
+    for key, val in [("contact.model", "stiff"), ("contact.stiction_tolerance", "0"),
+                     ("solver.ls_alpha_max", "0.5"), ("contact.modle", "lagged"),
+                     ("materials.wood.hunt_crossley_dissipation", "-1")]:
+        c.scene("set_range_%s" % key.replace(".", "_"), BASE, R, "--set %s=%s" % (key, val),
+                sets=["%s=%s" % (key, val)])
     vec = [
         ("gravity", None, [("[0, 0, .nan]", R), ("[0, 0, .inf]", R), ("[0, 0, 1e400]", R),
                            ("[0, 0, 1e308]", HONEST), ("[0, 0, -1e300]", HONEST),
