@@ -16,6 +16,7 @@
 
 #include "engine/contact_problem.h"
 #include "engine/sap_cone.h"
+#include "tests/sap_test_util.h"
 #include "engine/sap_model.h"
 #include "engine/sap_solver.h"
 
@@ -607,8 +608,8 @@ TEST(SapSolver, NearRigidClampKeepsTheSolveWellConditioned) {
       SapSolver(clamp_prm).Solve(p, guess, &rc);
       SapSolver(no_clamp).Solve(p, guess, &rn);
       for (size_t i = 0; i < p.constraints.size(); ++i) {
-        EXPECT_EQ(rc.near_rigid[i], 1);
-        EXPECT_EQ(rn.near_rigid[i], 0);
+        EXPECT_EQ(RegularizationOf(rc).near_rigid[i], 1);
+        EXPECT_EQ(RegularizationOf(rn).near_rigid[i], 0);
       }
       EXPECT_EQ(rc.stats.status, SolverStatus::kConverged);
       EXPECT_LE(rc.stats.iterations, 30);
@@ -656,8 +657,8 @@ TEST(SapClosedForm, RestingParticleNormalImpulse) {
         EXPECT_EQ(r.regime[0], Regime::kStiction);
         // One Newton step solves this quadratic exactly; 1e-10 covers the round-off.
         EXPECT_NEAR(r.gamma(2), gamma_n, 1e-10 * gamma_n);
-        EXPECT_NEAR(r.R(2), Rn, 1e-14 * Rn);  // same formula, round-off only
-        EXPECT_EQ(r.near_rigid[0], k > 1e6 ? 1 : 0);
+        EXPECT_NEAR(RegularizationOf(r).R(2), Rn, 1e-14 * Rn);  // same formula, round-off only
+        EXPECT_EQ(RegularizationOf(r).near_rigid[0], k > 1e6 ? 1 : 0);
         EXPECT_NEAR(r.gamma.head<2>().norm(), 0.0, 1e-15);  // no tangential load
       }
     }
@@ -691,7 +692,7 @@ TEST(SapClosedForm, TangentialPushSticksBelowAndSlidesAboveFrictionLimit) {
     SolverResult r;
     ASSERT_EQ(solver.Solve(p, VecX::Zero(3), &r), SolverStatus::kConverged);
     EXPECT_EQ(r.regime[0], Regime::kSliding);
-    const double Rn = r.R(2);
+    const double Rn = RegularizationOf(r).R(2);
     const double mu_tilde2 = mu * mu * Rt / Rn;
     // Sliding along +x: γ_n R_n (1 + μ̃²) = −v_n + v̂_n + μ v_t, v_t = v*_t − μγ_n/m,
     // v_n = v*_n + γ_n/m ⇒ γ_n = (μ v*_t − v*_n) / (R_n (1 + μ̃²) + (1 + μ²)/m)  (v̂_n = 0).
@@ -1026,6 +1027,96 @@ TEST(SapSolver, MemoryBudgetRefusalNamesTheProblemSize) {
   SapParameters bad;
   bad.memory_budget_mb = -1;
   EXPECT_THROW(bad.Validate(), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every contact model through the same solver.
+
+constexpr ContactModelType kAllModels[] = {ContactModelType::kLinear, ContactModelType::kLagged,
+                                           ContactModelType::kLaggedRegularized,
+                                           ContactModelType::kSimilar};
+
+// The dense reference path and the block path (with and without islands) minimize the same cost
+// under every model's laws. The Hunt–Crossley laws need a finite k: the near-rigid k = ∞ of the
+// random problems becomes 1e8 N/m, and each contact gets a Hunt–Crossley d in [0, 20] s/m.
+TEST(ContactModels, DenseAndBlockSparseAgreeForEveryModel) {
+  for (const ContactModelType model : kAllModels) {
+    std::mt19937 rng(11);
+    ContactModelParameters contact;
+    contact.model = model;
+    SapParameters dense_prm = Tight(), block_prm = Tight(), island_prm = Tight();
+    dense_prm.linear_solver = SapParameters::LinearSolver::kDense;
+    block_prm.linear_solver = SapParameters::LinearSolver::kBlockSparse;
+    block_prm.islands = false;
+    island_prm.linear_solver = SapParameters::LinearSolver::kBlockSparse;
+    island_prm.islands = true;
+    SapSolver dense(dense_prm, contact), block(block_prm, contact), island(island_prm, contact);
+    int active = 0;
+    for (int trial = 0; trial < 150; ++trial) {
+      const int trees = std::uniform_int_distribution<int>(2, 6)(rng);
+      const int cons = std::uniform_int_distribution<int>(1, 12)(rng);
+      ContactProblem p = MakeRandomProblem(rng, trees, cons);
+      for (ConstraintData& c : p.constraints) {
+        if (!std::isfinite(c.stiffness)) c.stiffness = 1e8;
+        c.hunt_crossley_dissipation = Uniform(rng, 0, 1) < 0.3 ? 0.0 : Uniform(rng, 0.1, 20);
+      }
+      SolverResult rd, rb, ri;
+      ASSERT_EQ(dense.Solve(p, p.v0, &rd), SolverStatus::kConverged)
+          << ContactModelName(model) << " trial " << trial << ": " << rd.stats.message;
+      ASSERT_EQ(block.Solve(p, p.v0, &rb), SolverStatus::kConverged)
+          << ContactModelName(model) << " trial " << trial << ": " << rb.stats.message;
+      ASSERT_EQ(island.Solve(p, p.v0, &ri), SolverStatus::kConverged)
+          << ContactModelName(model) << " trial " << trial << ": " << ri.stats.message;
+      EXPECT_EQ(rd.laws.model(), model);
+      // Both stop at e_m < 1e-10 (Tight); the minimizer is unique (strongly convex cost), so the
+      // iterates agree to the stopping tolerance times cond(H) (≲ 1e3 here) plus the round-off
+      // of the factorizations: 1e-7 relative.
+      EXPECT_LT((rd.v - rb.v).norm(), 1e-7 * (1 + rd.v.norm()))
+          << ContactModelName(model) << " trial " << trial;
+      EXPECT_LT((rd.v - ri.v).norm(), 1e-7 * (1 + rd.v.norm()))
+          << ContactModelName(model) << " trial " << trial;
+      for (Regime r : rd.regime) active += r != Regime::kNoContact;
+    }
+    // The random set has constraints in contact at the solution (else it would prove little).
+    EXPECT_GT(active, 100) << ContactModelName(model);
+  }
+}
+
+// A 1 kg box at rest on four corners, each pressed x0 = m g/(4k) into the ground: under every
+// Hunt–Crossley model n(0) = δt k x0 per corner, so v = 0 is the solution and the normal impulses
+// carry the weight, Σγ_n = m g δt. Solved from the free-fall guess v* (Newton has to work).
+TEST(ContactModels, HuntCrossleyBoxRestingOnGroundCarriesItsWeight) {
+  const double m = 1.0, dt = 1e-2, k = 1e5;
+  for (const ContactModelType model : {ContactModelType::kLagged,
+                                       ContactModelType::kLaggedRegularized,
+                                       ContactModelType::kSimilar}) {
+    for (const double d : {0.0, 10.0}) {
+      ContactProblem p = MakeBox(m, 0.05, dt, k, 0.0, 0.5);
+      for (ConstraintData& c : p.constraints) {
+        c.phi0 = -m * kGravity / (4 * k);
+        c.hunt_crossley_dissipation = d;
+      }
+      ContactModelParameters contact;
+      contact.model = model;
+      SapParameters prm;  // ε_r = 1e-6
+      SapSolver solver(prm, contact);
+      SolverResult r;
+      ASSERT_EQ(solver.Solve(p, p.v_star, &r), SolverStatus::kConverged) << r.stats.message;
+      EXPECT_GT(r.stats.iterations, 0) << "the guess v* is not the solution";
+      double sum_n = 0;
+      for (const ConstraintData& c : p.constraints) sum_n += r.gamma(c.first_row + 2);
+      // Stopping rule ‖D∇ℓ‖ < ε_r max(‖Dp‖, ‖DJᵀγ‖): the momentum balance m(v − v*) = Σγ holds
+      // to ε_r Σγ, and v = 0 to the same relative order: 10 ε_r m g δt.
+      const double weight = m * kGravity * dt;
+      EXPECT_NEAR(sum_n, weight, 10 * prm.rel_tolerance * weight)
+          << ContactModelName(model) << " d " << d;
+      EXPECT_LT(r.v.norm(), 10 * prm.rel_tolerance * kGravity * dt) << ContactModelName(model);
+      for (Regime g : r.regime) EXPECT_EQ(g, Regime::kStiction) << ContactModelName(model);
+      double n0 = 0;
+      ASSERT_TRUE(r.laws.Describe(0).Find("n0", &n0));
+      EXPECT_NEAR(n0, weight / 4, 1e-12 * weight) << "γ_n0 = δt k x0 at v0 = 0";
+    }
+  }
 }
 
 }  // namespace
