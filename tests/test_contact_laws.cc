@@ -27,11 +27,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/contact/constraint_laws.h"
 #include "engine/contact/contact_model.h"
 #include "engine/contact/hunt_crossley.h"
 #include "engine/contact_problem.h"
 #include "engine/sap_cone.h"
+#include "engine/sap_model.h"
+#include "engine/sap_solver.h"
 
 namespace contactlab {
 namespace {
@@ -215,18 +216,17 @@ std::vector<LawCase> SimilarExtremeCases() {
   return HuntCrossleyExtremeCases(ContactModelType::kSimilar);
 }
 
-// --- The linear (SAP) law and the unilateral limit law (LinearConeLaw, LinearLimitLaw) -------
+// --- The linear (SAP) law and the unilateral limit law, through the prepared laws ------------
 
 struct SapLawConstants {
   ConstraintData cd;
-  LinearConeLaw::Constants cone;    // kFrictionCone
-  LinearLimitLaw::Constants limit;  // kUnilateral
+  ConstraintBundle laws;      // the constraint's prepared law
   Vec3 R = Vec3::Ones();      // (R_t, R_t, R_n) or (R, ·, ·) [1/kg]
   Vec3 v_hat = Vec3::Zero();  // [m/s]
 };
 
-// The constants exactly as the solver prepares them (LinearConeLaw / LinearLimitLaw::Prepare,
-// σ = 1e-3, β = 1, limit β = 0.1) for one constraint.
+// R and v̂ exactly as the solver computes them (PrepareSapLaws, σ = 1e-3, β = 1,
+// limit β = 0.1) for one constraint.
 SapLawConstants MakeSapConstants(ConstraintKind kind, double dt, double k, double tau, double mu,
                                  double phi0, double w) {
   SapLawConstants s;
@@ -238,15 +238,16 @@ SapLawConstants MakeSapConstants(ConstraintKind kind, double dt, double k, doubl
   s.cd.friction = kind == ConstraintKind::kFrictionCone ? mu : 0;
   s.cd.phi0 = phi0;
   s.cd.w = w;
-  const LawParameters params;
-  if (kind == ConstraintKind::kFrictionCone) {
-    s.cone = LinearConeLaw::Prepare(s.cd, dt, 0, params);
-    s.R << s.cone.Rt, s.cone.Rt, s.cone.Rn;
-    s.v_hat << 0, 0, s.cone.vn_hat;
-  } else {
-    s.limit = LinearLimitLaw::Prepare(s.cd, dt, 0, params);
-    s.R(0) = s.limit.R;
-    s.v_hat(0) = s.limit.v_hat;
+  ContactProblem p;
+  p.time_step = dt;
+  p.constraints = {s.cd};
+  p.num_rows = s.cd.num_rows;
+  s.laws = PrepareSapLaws(p, SapParameters{});
+  VecX R, v_hat;
+  s.laws.LinearRows(&R, &v_hat);
+  for (int i = 0; i < s.cd.num_rows; ++i) {
+    s.R(i) = R(i);
+    s.v_hat(i) = v_hat(i);
   }
   return s;
 }
@@ -256,10 +257,15 @@ EvalFn SapEval(const SapLawConstants& s) {
     Regime local;
     g->setZero();
     if (G) G->setZero();
-    if (s.cd.kind == ConstraintKind::kFrictionCone) {
-      return LinearConeLaw::Cost(s.cone, v.data(), g->data(), G, r ? r : &local);
-    }
-    return LinearLimitLaw::Cost(s.limit, v.data(), g->data(), G, r ? r : &local);
+    const int n = s.cd.num_rows;
+    VecX gamma;
+    std::vector<Mat3> Gs;
+    std::vector<Regime> regimes;
+    const double cost = s.laws.Evaluate(v.head(n), &gamma, G ? &Gs : nullptr, &regimes);
+    g->head(n) = gamma;
+    if (G) *G = Gs[0];
+    *(r ? r : &local) = regimes[0];
+    return cost;
   };
 }
 
