@@ -1,4 +1,4 @@
-// Micro-benchmarks of the SAP kernels (engine/sap_cone.h, sap_model.h, sap_solver.h) on the
+// Micro-benchmarks of the SAP kernels (engine/contact/linear_cone.h, sap_model.h, sap_solver.h) on the
 // contact problem of a real step: scenes/clutter_40_walls.yaml stepped to step 60 (t = 0.6 s,
 // the columns are landing and piling up), then Simulator::last_record().problem.
 //
@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "app/scene.h"
-#include "engine/sap_cone.h"
+#include "engine/contact/linear_cone.h"
 #include "engine/sap_model.h"
 #include "engine/sap_solver.h"
 #include "engine/sap_supernodal.h"

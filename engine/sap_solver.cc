@@ -24,7 +24,7 @@
 #include <utility>
 
 #include "engine/param_tables.h"
-#include "engine/sap_cone.h"
+#include "engine/contact/linear_cone.h"
 #include "engine/sap_model.h"
 #include "engine/sap_supernodal.h"
 #include "engine/small_kernels.h"

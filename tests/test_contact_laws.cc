@@ -30,7 +30,7 @@
 #include "engine/contact/contact_model.h"
 #include "engine/contact/hunt_crossley.h"
 #include "engine/contact_problem.h"
-#include "engine/sap_cone.h"
+#include "engine/contact/linear_cone.h"
 #include "engine/sap_model.h"
 #include "engine/sap_solver.h"
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "engine/contact_problem.h"
-#include "engine/sap_cone.h"
+#include "engine/contact/linear_cone.h"
 #include "tests/sap_test_util.h"
 #include "engine/sap_model.h"
 #include "engine/sap_solver.h"

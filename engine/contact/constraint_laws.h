@@ -43,7 +43,7 @@
 #include "engine/contact/hunt_crossley.h"
 #include "engine/contact_problem.h"
 #include "engine/math.h"
-#include "engine/sap_cone.h"
+#include "engine/contact/linear_cone.h"
 
 namespace contactlab {
 

@@ -1,4 +1,4 @@
-// Analytic projection of SAP (paper eq. 27, Appendix C) and its derivative G = −∂γ/∂v_c
+// The linear (SAP) law's analytic projection: SAP (paper eq. 27, Appendix C) and its derivative G = −∂γ/∂v_c
 // (§IV-A, Appendix D), per constraint.
 //
 // Friction cone F = {‖γ_t‖ <= μ γ_n}, R = diag(R_t, R_t, R_n), y = −R⁻¹(v_c − v̂).
@@ -17,8 +17,8 @@
 
 #include <cmath>
 
-#include "engine/math.h"
 #include "engine/contact/contact_model.h"
+#include "engine/math.h"
 
 namespace contactlab {
 
