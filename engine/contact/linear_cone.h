@@ -1,5 +1,5 @@
-// The linear (SAP) law's analytic projection: SAP (paper eq. 27, Appendix C) and its derivative G = −∂γ/∂v_c
-// (§IV-A, Appendix D), per constraint.
+// The linear (SAP) law's analytic projection (SAP paper eq. 27, Appendix C) and its derivative
+// G = −∂γ/∂v_c (§IV-A, Appendix D), per constraint.
 //
 // Friction cone F = {‖γ_t‖ <= μ γ_n}, R = diag(R_t, R_t, R_n), y = −R⁻¹(v_c − v̂).
 // γ = P_F(y) = argmin_{γ∈F} ½(γ − y)ᵀR(γ − y), with y_r = ‖y_t‖, t̂ = y_t / y_r,
