@@ -40,6 +40,12 @@ ParamWidget ParamWidgetFor(const ParamSpec& spec) {
 }
 
 void AddParamGlyphs(ImFontGlyphRangesBuilder* builder) {
+  // The symbols of the contact laws' constants and of solver messages (f₀, n₀, v̂, ε_s, JᵀGJ,
+  // ‖v_t‖, ≤, ⪰): Greek, combining marks, phonetic superscripts, super/subscripts, punctuation,
+  // arrows and mathematical operators. Glyphs the font lacks still show as '?'.
+  static const ImWchar kSymbolRanges[] = {0x0300, 0x036F, 0x0370, 0x03FF, 0x1D00, 0x1DBF,
+                                          0x2000, 0x209F, 0x2190, 0x22FF, 0x2A00, 0x2AFF, 0};
+  builder->AddRanges(kSymbolRanges);
   for (const ParamGroupInfo& g : AllParamGroups()) {
     builder->AddText(g.title);
     builder->AddText(g.help);

@@ -223,11 +223,12 @@ int RunReproduce(const ReproduceOptions& options, std::ostream& log) {
      << "Mode: **" << (options.quick ? "quick" : "full") << "**, " << Fmt(total, 3)
      << " s wall time. Rows: " << n_agree << " agree, " << n_disagree << " disagree, " << n_na
      << " not comparable (no paper number, or not expressible in ContactLab).\n\n"
-     << "Solver: SAP for every experiment. The Hunt-Crossley, Lagged and Similar contact models "
-        "and the CANAL, SubADMM and PGS solvers of the other papers are not implemented in "
-        "ContactLab; their experiments are run with SAP and compared where the paper's statement "
-        "is about the physics rather than about its solver. Paper values are quoted from the "
-        "digests in shared/research/ (section given per row in results.json).\n\n"
+     << "Solver: SAP for every experiment. The seed 004 experiments run each contact model "
+        "(linear, lagged, lagged_regularized, similar) and every row names its model. The CANAL, "
+        "SubADMM, PGS and first-order solvers of seeds 001 and 002 are not implemented in "
+        "ContactLab yet; their experiments are run with SAP and compared where the paper's "
+        "statement is about the physics rather than about its solver. Paper values are quoted "
+        "from the digests in shared/research/ (section given per row in results.json).\n\n"
      << "## Summary\n\n| experiment | paper | rows | agree | disagree | n/a | time [s] |\n"
      << "|---|---|---|---|---|---|---|\n";
   for (const ExperimentResult& e : results) {
