@@ -108,6 +108,23 @@ int CountLoadedAtPositiveGap(const StepRecord& record) {
   return n;
 }
 
+RegimeCounts CountRegimes(const StepRecord& record) {
+  RegimeCounts n;
+  const auto& cons = record.problem.constraints;
+  if (record.result.regime.size() != cons.size()) return n;
+  for (size_t k = 0; k < cons.size(); ++k) {
+    const Regime r = record.result.regime[k];
+    if (cons[k].kind == ConstraintKind::kFrictionCone) {
+      ++n.contacts[static_cast<int>(r)];
+    } else if (r == Regime::kNoContact) {
+      ++n.limits_inactive;
+    } else {
+      ++n.limits_active;
+    }
+  }
+  return n;
+}
+
 void DrawContacts(const StepRecord& record, const ContactDrawOptions& o, DebugDraw* out) {
   const std::vector<int> constraint_of = ConstraintOfContact(record);
   for (int ci = 0; ci < static_cast<int>(record.contacts.size()); ++ci) {

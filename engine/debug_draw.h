@@ -111,6 +111,15 @@ bool LoadedAtPositiveGap(const StepRecord& record, int contact);
 // Number of the record's contacts for which LoadedAtPositiveGap holds.
 int CountLoadedAtPositiveGap(const StepRecord& record);
 
+// Regimes of a step's solved constraints, contacts (friction cones, indexed by Regime) apart from
+// joint limits (unilateral rows: active when they carry an impulse law, else inactive), so that
+// the solver panel's counts agree with the contact inspector's. All zero without a result.
+struct RegimeCounts {
+  int contacts[3] = {0, 0, 0};  // [kStiction], [kSliding], [kNoContact]
+  int limits_active = 0, limits_inactive = 0;
+};
+RegimeCounts CountRegimes(const StepRecord& record);
+
 // Draws the contacts of a step. Contact geometry is taken from record.contacts (at q0), the
 // impulses, regimes and constraint data from record.problem and record.result. γ rows are in the
 // contact frame ContactFrame(normal) (t1, t2, n) and act on body B; arrows start at the point.

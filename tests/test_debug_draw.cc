@@ -256,3 +256,34 @@ TEST(DebugDraw, ContactLoadedAtAPositiveGapIsFlagged) {
 
 }  // namespace
 }  // namespace contactlab
+
+namespace contactlab {
+namespace {
+
+// The solver panel counts contacts apart from joint limits: two cones and two unilateral rows
+// give contact counts by regime and the limits as active/inactive, never mixed.
+TEST(DebugDraw, RegimeCountsKeepJointLimitsApartFromContacts) {
+  StepRecord r;
+  const ConstraintKind kinds[] = {ConstraintKind::kFrictionCone, ConstraintKind::kUnilateral,
+                                  ConstraintKind::kFrictionCone, ConstraintKind::kUnilateral};
+  for (ConstraintKind kind : kinds) {
+    ConstraintData cd;
+    cd.kind = kind;
+    r.problem.constraints.push_back(cd);
+  }
+  r.result.regime = {Regime::kSliding, Regime::kStiction, Regime::kNoContact,
+                     Regime::kNoContact};
+  const RegimeCounts n = CountRegimes(r);
+  EXPECT_EQ(n.contacts[0], 0);  // the active limit is not a contact in stiction
+  EXPECT_EQ(n.contacts[1], 1);
+  EXPECT_EQ(n.contacts[2], 1);
+  EXPECT_EQ(n.limits_active, 1);
+  EXPECT_EQ(n.limits_inactive, 1);
+  // A record without a result counts nothing.
+  r.result.regime.clear();
+  const RegimeCounts z = CountRegimes(r);
+  EXPECT_EQ(z.contacts[0] + z.contacts[1] + z.contacts[2] + z.limits_active, 0);
+}
+
+}  // namespace
+}  // namespace contactlab

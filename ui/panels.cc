@@ -365,13 +365,19 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   }
   if (!st.history.empty()) {
     const IterationRecord& last = st.history.back();
-    ImGui::TextColored(kDimText, "regimes:");
+    // Contacts apart from joint limits, as the contact inspector counts them.
+    const RegimeCounts rc = CountRegimes(record);
+    ImGui::TextColored(kDimText, "contacts:");
     ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kStictionColor), "%d stiction", last.num_stiction);
+    ImGui::TextColored(ToImVec4(kStictionColor), "%d stiction", rc.contacts[0]);
     ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", last.num_sliding);
+    ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", rc.contacts[1]);
     ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", last.num_no_contact);
+    ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", rc.contacts[2]);
+    if (rc.limits_active + rc.limits_inactive > 0) {
+      ImGui::TextColored(kDimText, "joint limits: %d active, %d inactive", rc.limits_active,
+                         rc.limits_inactive);
+    }
     const int at_gap = CountLoadedAtPositiveGap(record);
     ImGui::TextColored(at_gap > 0 ? ToImVec4(kGapLoadColor) : kDimText, "%d pushing at phi > 0",
                        at_gap);
