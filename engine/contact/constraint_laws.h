@@ -35,15 +35,16 @@
 // regularized lagged and similar laws, engine/contact/hunt_crossley.h).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 
 #include "engine/contact/contact_model.h"
 #include "engine/contact/hunt_crossley.h"
+#include "engine/contact/linear_cone.h"
 #include "engine/contact_problem.h"
 #include "engine/math.h"
-#include "engine/contact/linear_cone.h"
 
 namespace contactlab {
 
@@ -82,6 +83,18 @@ enum class LineRegion : std::uint8_t {
   kFixedQuadratic = 2,  // ℓ quadratic in v_c (stiction: γ = y)
 };
 
+// The normal regularization of the linear laws (eq. 29): R = max(β²w/(4π²), 1/(δt k (δt + τ_d)))
+// with w = 1 when w = 0 (see LinearConeLaw); sets *near_rigid when the β clamp sets it.
+// k = +∞ gives the compliant value 0.
+inline double LinearNormalRegularization(const ConstraintData& c, double dt, double beta,
+                                         bool* near_rigid) {
+  const double w = c.w > 0 ? c.w : 1.0;
+  const double clamp = beta * beta / (4 * kPi * kPi) * w;
+  const double compliant = 1.0 / (dt * c.stiffness * (dt + c.dissipation_time));
+  *near_rigid = clamp > compliant;
+  return std::max(clamp, compliant);
+}
+
 // SAP's law (seed 000): γ = P_F(y), y = −R⁻¹(v_c − v̂), ℓ = ½γᵀRγ, with (§V-B)
 //   R_n = max(β²/(4π²) w, 1/(δt k (δt + τ_d))) (eq. 29),  R_t = σ w (eq. 30),
 //   v̂ = (0, 0, −φ0/(δt + τ_d)),
@@ -101,15 +114,10 @@ struct LinearConeLaw {
 
   static Constants Prepare(const ConstraintData& c, double dt, double /*vn0*/,
                            const LawParameters& p) {
-    const double beta = c.beta > 0 ? c.beta : p.beta;
     const double tau = c.dissipation_time;
     const double w = c.w > 0 ? c.w : 1.0;
-    // Near-rigid clamp β²w/(4π²) and compliant value 1/(δt k (δt + τ_d)); k = +∞ gives 0.
-    const double clamp = beta * beta / (4 * kPi * kPi) * w;
-    const double compliant = 1.0 / (dt * c.stiffness * (dt + tau));
     Constants K;
-    K.Rn = std::max(clamp, compliant);
-    K.near_rigid = clamp > compliant;
+    K.Rn = LinearNormalRegularization(c, dt, c.beta > 0 ? c.beta : p.beta, &K.near_rigid);
     K.Rt = p.sigma * w;
     K.inv_t = 1.0 / K.Rt;
     K.inv_n = 1.0 / K.Rn;
@@ -221,14 +229,9 @@ struct LinearLimitLaw {
 
   static Constants Prepare(const ConstraintData& c, double dt, double /*vn0*/,
                            const LawParameters& p) {
-    const double beta = c.beta > 0 ? c.beta : p.limit_beta;
     const double tau = c.dissipation_time;
-    const double w = c.w > 0 ? c.w : 1.0;
-    const double clamp = beta * beta / (4 * kPi * kPi) * w;
-    const double compliant = 1.0 / (dt * c.stiffness * (dt + tau));
     Constants K;
-    K.R = std::max(clamp, compliant);
-    K.near_rigid = clamp > compliant;
+    K.R = LinearNormalRegularization(c, dt, c.beta > 0 ? c.beta : p.limit_beta, &K.near_rigid);
     K.inv = 1.0 / K.R;
     K.v_hat = -c.phi0 / (dt + tau);
     return K;
