@@ -15,8 +15,8 @@
 #include "app/mjcf_export.h"
 #include "app/output_files.h"
 #include "app/runner.h"
-#include "engine/multibody.h"
-#include "engine/simulator.h"
+#include "engine/multibody/multibody.h"
+#include "engine/sim/simulator.h"
 
 #ifdef CONTACTLAB_HAVE_MUJOCO
 #include "app/mujoco_peer.h"

@@ -321,7 +321,7 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
       {"matrices", "Matrix Market coordinate, 1-based, zeros omitted"},
       {"units", "SI: m, s, kg, N; impulses N s; angles rad"}};
   j["contact_model"] = ContactModelName(r.laws.model());
-  // Every solver parameter, by its table (engine/param_tables.h): key -> value, enums by name.
+  // Every solver parameter, by its table (engine/sim/param_tables.h): key -> value, enums by name.
   Json solver = ParamValuesJson(SapParameterTable(), params);
   solver["name"] = "SAP";
   j["solver"] = solver;

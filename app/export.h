@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/history.h"
-#include "engine/sap_solver.h"
-#include "engine/simulator.h"
+#include "engine/inspect/history.h"
+#include "engine/solvers/sap/sap_solver.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 

@@ -112,7 +112,7 @@ int RunParams(bool json, const std::string& check_doc, const std::string& update
   if (!check_doc.empty()) {
     if (current == block) return 0;
     std::cerr << doc_path << ": the parameter reference differs from `contactlab params` (a "
-              << "table in engine/param_tables.cc changed); regenerate it with\n  contactlab "
+              << "table in engine/sim/param_tables.cc changed); regenerate it with\n  contactlab "
               << "params --update-doc " << doc_path << "\n";
     return kExitFailure;
   }

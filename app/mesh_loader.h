@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/mesh_reader.h"
-#include "engine/model.h"
+#include "engine/multibody/model.h"
 
 namespace contactlab {
 

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/model.h"
+#include "engine/multibody/model.h"
 
 namespace contactlab {
 

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "engine/multibody.h"
+#include "engine/multibody/multibody.h"
 
 namespace contactlab {
 namespace {

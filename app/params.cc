@@ -68,7 +68,7 @@ nlohmann::json ParamValueJson(const ParamSpec& spec, double x) {
 
 std::string ParamsMarkdown() {
   std::ostringstream md;
-  md << "Generated from the parameter tables (`engine/param_tables.cc`) by `contactlab params`"
+  md << "Generated from the parameter tables (`engine/sim/param_tables.cc`) by `contactlab params`"
         " (`--json` for the same as JSON). `--set PATH=VALUE` reaches every row. A value out of "
         "its range is refused with `FILE:LINE: PATH: value V is out of range (valid range R)`."
         " Ranges: `(` `)` exclude the bound, `[` `]` include it. Scale: how the viewer's slider "

@@ -1,4 +1,4 @@
-// `contactlab params`: the reference of every parameter table (engine/param_tables.h) as
+// `contactlab params`: the reference of every parameter table (engine/sim/param_tables.h) as
 // Markdown (the block between the markers in docs/scene_format.md) or JSON, and the values of
 // a struct's parameters for exports (export-step's problem.json, bench JSON, run --stats).
 #pragma once
@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/param_tables.h"
-#include "engine/simulator.h"
+#include "engine/sim/param_tables.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 

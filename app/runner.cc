@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "app/params.h"
-#include "engine/metrics.h"
-#include "engine/multibody.h"
-#include "engine/simulator.h"
+#include "engine/inspect/metrics.h"
+#include "engine/multibody/multibody.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {

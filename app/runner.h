@@ -97,7 +97,7 @@ int RunStepCount(const Scene& scene, const RunOptions& options);
 //     energy_change, energy_allowance, penetration_ratio, speed_ratio (the figures behind the
 //     warnings, StepDiagnostics), momentum_error, complementarity_error, cost, solve_ms,
 //     step_ms, max_penetration, kinetic_energy, potential_energy, total_energy,
-//     mean_stiction_slip, stiction_slip_bound (σ μ_max δt ‖g‖), ncp_residual (engine/metrics.h,
+//     mean_stiction_slip, stiction_slip_bound (σ μ_max δt ‖g‖), ncp_residual (engine/inspect/metrics.h,
 //     compliant model; when it cannot be computed, e.g. an A block is not SPD after a failed
 //     step, it is omitted and ncp_residual_error says why), free_motion_iterations,
 //     free_motion_converged, and with a reference: position_error (RMS over the matched bodies

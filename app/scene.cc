@@ -25,7 +25,7 @@
 
 #include "app/mesh_loader.h"
 #include "app/scene_text.h"
-#include "engine/param_tables.h"
+#include "engine/sim/param_tables.h"
 
 namespace contactlab {
 namespace {
@@ -294,7 +294,7 @@ class Reader {
     Fail(f, "expected one of " + Join(allowed, " | ") + ", got " + Describe(f.node));
   }
 
-  // A value of a table parameter (engine/param_tables.h), checked against its spec: a number
+  // A value of a table parameter (engine/sim/param_tables.h), checked against its spec: a number
   // in its range, an integer, one of its names or a boolean. Returns the value as the table
   // passes it (enum: the name's index; bool: 0 / 1).
   double Param(const Field& f, const ParamSpec& spec) const {
@@ -936,7 +936,7 @@ class SceneBuilder {
       if (!seen.insert(key).second) {
         in_.Fail(mats, "duplicate pair: values for these two materials were already given");
       }
-      // Unspecified values follow the combination rules (engine/model.h).
+      // Unspecified values follow the combination rules (engine/multibody/model.h).
       po.values = CombineMaterials(model_->materials[po.material_a],
                                    model_->materials[po.material_b]);
       in_.ReadParams(item, MaterialTable(), &po.values);

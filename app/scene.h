@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/model.h"
-#include "engine/simulator.h"
+#include "engine/multibody/model.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 

@@ -36,10 +36,10 @@
 
 #include "app/scene.h"
 #include "engine/contact/linear_cone.h"
-#include "engine/sap_model.h"
-#include "engine/sap_solver.h"
-#include "engine/sap_supernodal.h"
-#include "engine/simulator.h"
+#include "engine/solvers/sap/sap_model.h"
+#include "engine/solvers/sap/sap_solver.h"
+#include "engine/solvers/common/sap_supernodal.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {
@@ -275,7 +275,7 @@ void SetFactorCounters(benchmark::State& state, const FactorFixture& f) {
   state.counters["largest_island"] = f.largest_island;
 }
 
-// The solver's factorization (engine/sap_supernodal.h). Factor() works in place, so every
+// The solver's factorization (engine/solvers/common/sap_supernodal.h). Factor() works in place, so every
 // iteration first restores the assembled blocks (one memcpy, as the solver re-assembles H).
 void BM_FactorBlock(benchmark::State& state, int which) {
   FactorFixture& f = GetFactorFixture(which);

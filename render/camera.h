@@ -5,7 +5,7 @@
 
 #include <Eigen/Core>
 
-#include "engine/math.h"
+#include "engine/common/math.h"
 
 namespace contactlab {
 

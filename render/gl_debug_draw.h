@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/debug_draw.h"
+#include "engine/inspect/debug_draw.h"
 #include "render/gl_util.h"
 
 namespace contactlab {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/model.h"
+#include "engine/multibody/model.h"
 
 namespace contactlab {
 

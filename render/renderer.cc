@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "engine/collision.h"
+#include "engine/geometry/collision.h"
 #include "render/mesh.h"
 #include "render/shaders.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/colormap.h"
-#include "engine/model.h"
+#include "engine/inspect/colormap.h"
+#include "engine/multibody/model.h"
 #include "render/camera.h"
 #include "render/gl_util.h"
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "engine/contact/constraint_bundle.h"
-#include "engine/sap_model.h"
-#include "engine/sap_solver.h"
+#include "engine/solvers/sap/sap_model.h"
+#include "engine/solvers/sap/sap_solver.h"
 
 namespace contactlab {
 

@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "app/mesh_loader.h"
-#include "engine/collision.h"
-#include "engine/collision_internal.h"
+#include "engine/geometry/collision.h"
+#include "engine/geometry/collision_internal.h"
 
 namespace contactlab {
 namespace {

@@ -12,9 +12,9 @@
 #include <Eigen/QR>
 
 #include "app/scene.h"
-#include "engine/conditioning.h"
-#include "engine/sap_model.h"
-#include "engine/simulator.h"
+#include "engine/inspect/conditioning.h"
+#include "engine/solvers/sap/sap_model.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {

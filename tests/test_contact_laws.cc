@@ -29,10 +29,10 @@
 
 #include "engine/contact/contact_model.h"
 #include "engine/contact/hunt_crossley.h"
-#include "engine/contact_problem.h"
+#include "engine/contact/contact_problem.h"
 #include "engine/contact/linear_cone.h"
-#include "engine/sap_model.h"
-#include "engine/sap_solver.h"
+#include "engine/solvers/sap/sap_model.h"
+#include "engine/solvers/sap/sap_solver.h"
 
 namespace contactlab {
 namespace {

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "app/scene.h"
-#include "engine/collision.h"
-#include "engine/simulator.h"
+#include "engine/geometry/collision.h"
+#include "engine/sim/simulator.h"
 #include "tests/test_models.h"
 
 namespace contactlab {

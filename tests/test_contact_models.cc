@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/contact/contact_model.h"
-#include "engine/simulator.h"
+#include "engine/sim/simulator.h"
 #include "tests/test_models.h"
 
 namespace contactlab {

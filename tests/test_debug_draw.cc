@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "engine/colormap.h"
-#include "engine/debug_draw.h"
-#include "engine/simulator.h"
+#include "engine/inspect/colormap.h"
+#include "engine/inspect/debug_draw.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {

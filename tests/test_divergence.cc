@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "engine/breakpoints.h"
-#include "engine/simulator.h"
+#include "engine/inspect/breakpoints.h"
+#include "engine/sim/simulator.h"
 #include "tests/test_models.h"
 
 namespace contactlab {

@@ -13,9 +13,9 @@
 
 #include "app/export.h"
 #include "app/scene.h"
-#include "engine/history.h"
-#include "engine/sap_solver.h"
-#include "engine/simulator.h"
+#include "engine/inspect/history.h"
+#include "engine/solvers/sap/sap_solver.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {

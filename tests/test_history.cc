@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "app/scene.h"
-#include "engine/breakpoints.h"
-#include "engine/history.h"
-#include "engine/simulator.h"
+#include "engine/inspect/breakpoints.h"
+#include "engine/inspect/history.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {

@@ -1,8 +1,8 @@
 // Who may include whom, checked on the sources (docs: /work/shared/DESIGN.md "Layers"):
 // - engine/ never draws and never loads files through Assimp or YAML: Eigen, libccd, the standard
 //   library and engine/ only;
-// - engine/contact/ (contact problems and models) never includes a solver (engine/sap_*.h, or
-//   engine/solvers/ once the solvers have their folder);
+// - engine/ folders include only their own and lower folders (the order is below), so
+//   engine/contact/ (contact problems and models) never includes a solver;
 // - app/reproduce/ runs the engine headless: engine/, app/ and non-GUI libraries, never ui/,
 //   render/, the viewer or a window/GL header;
 // - ui/ (ImGui panels of engine data) never includes app/;
@@ -14,6 +14,8 @@
 #include <functional>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -115,17 +117,37 @@ TEST(Layering, InternalHeadersStayInTheirFolder) {
 
 namespace {
 
-// engine/common/ (math, small kernels, parameter tables' ParamSpec) is the bottom of the engine:
-// it includes nothing of the engine outside engine/common/.
-TEST(Layering, EngineCommonIncludesOnlyCommon) {
-  const std::filesystem::path root =
-      std::filesystem::path(CONTACTLAB_SOURCE_DIR) / "engine" / "common";
-  const std::regex include_re(R"(^\s*#\s*include\s*[<"](engine/[^>"]+)[>"])");
+// engine/ is split into folders by concern, each of which may include only its own folder and
+// the folders below it:
+//   common < multibody < geometry < contact < solvers/common < solvers/<name> < sim < inspect
+// (common: math and parameter specs; multibody: the model and its kinematics; geometry: narrow
+// phase; contact: the contact problem and the contact models' laws; solvers/common: what every
+// solver shares; solvers/<name>: one solver, never another; sim: the step pipeline and the
+// tables of all parameters; inspect: history, metrics and drawing of recorded steps.)
+int EngineFolderRank(const std::string& rel, std::string* solver) {
+  static const std::vector<std::pair<std::string, int>> kRanks = {
+      {"common/", 0}, {"multibody/", 1}, {"geometry/", 2}, {"contact/", 3},
+      {"solvers/common/", 4}, {"solvers/", 5}, {"sim/", 6}, {"inspect/", 7}};
+  for (const auto& [prefix, rank] : kRanks) {
+    if (rel.rfind(prefix, 0) != 0) continue;
+    if (rank == 5) *solver = rel.substr(0, rel.find('/', prefix.size()));
+    return rank;
+  }
+  return -1;
+}
+
+TEST(Layering, EngineFoldersIncludeOnlyTheirOwnAndLowerFolders) {
+  const std::filesystem::path root = std::filesystem::path(CONTACTLAB_SOURCE_DIR) / "engine";
+  const std::regex include_re(R"(^\s*#\s*include\s*[<"]engine/([^>"]+)[>"])");
   int files = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     const std::string ext = entry.path().extension().string();
     if (ext != ".h" && ext != ".cc") continue;
     ++files;
+    const std::string rel = std::filesystem::relative(entry.path(), root).generic_string();
+    std::string own_solver;
+    const int own = EngineFolderRank(rel, &own_solver);
+    EXPECT_GE(own, 0) << "engine/" << rel << " is in no folder of the layering";
     std::ifstream in(entry.path());
     std::string line;
     int line_no = 0;
@@ -133,11 +155,18 @@ TEST(Layering, EngineCommonIncludesOnlyCommon) {
       ++line_no;
       std::smatch m;
       if (!std::regex_search(line, m, include_re)) continue;
-      EXPECT_EQ(m[1].str().rfind("engine/common/", 0), 0u)
-          << entry.path() << ":" << line_no << " includes " << m[1];
+      std::string inc_solver;
+      const int inc = EngineFolderRank(m[1].str(), &inc_solver);
+      EXPECT_GE(inc, 0) << "engine/" << rel << ":" << line_no << " includes engine/" << m[1];
+      EXPECT_LE(inc, own) << "engine/" << rel << ":" << line_no << " includes engine/" << m[1]
+                          << " from a higher folder";
+      if (own == 5 && inc == 5) {
+        EXPECT_EQ(inc_solver, own_solver)
+            << "engine/" << rel << ":" << line_no << " includes another solver: " << m[1];
+      }
     }
   }
-  EXPECT_GT(files, 0);
+  EXPECT_GT(files, 40);  // the whole engine was read
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// External loads (Model::loads, engine/load.h) against closed forms, and the scene key `loads`.
+// External loads (Model::loads, engine/multibody/load.h) against closed forms, and the scene key `loads`.
 //
 // The simulator applies each load explicitly, evaluated once per step at the step's start
 // (signals at t^n, point at q0), as the generalized force J_pᵀ f in the free motion. With
@@ -14,8 +14,8 @@
 #include <string>
 
 #include "app/scene.h"
-#include "engine/load.h"
-#include "engine/simulator.h"
+#include "engine/multibody/load.h"
+#include "engine/sim/simulator.h"
 #include "tests/test_models.h"
 
 namespace contactlab {

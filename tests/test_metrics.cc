@@ -1,12 +1,12 @@
-// Tests of engine/metrics.h: the NCP residual on hand-built one-contact problems whose exact
+// Tests of engine/inspect/metrics.h: the NCP residual on hand-built one-contact problems whose exact
 // Signorini-Coulomb solutions are known in closed form, the position error e_q and the log-log
 // slope fits.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "engine/metrics.h"
-#include "engine/sap_solver.h"
+#include "engine/inspect/metrics.h"
+#include "engine/solvers/sap/sap_solver.h"
 
 namespace contactlab {
 namespace {

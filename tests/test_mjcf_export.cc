@@ -19,8 +19,8 @@
 
 #include "app/mjcf_export.h"
 #include "app/scene.h"
-#include "engine/multibody.h"
-#include "engine/simulator.h"
+#include "engine/multibody/multibody.h"
+#include "engine/sim/simulator.h"
 
 #ifdef CONTACTLAB_HAVE_MUJOCO
 #include <mujoco/mujoco.h>

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/model.h"
+#include "engine/multibody/model.h"
 
 namespace contactlab {
 namespace {

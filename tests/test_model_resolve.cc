@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "engine/simulator.h"
+#include "engine/sim/simulator.h"
 #include "tests/test_models.h"
 
 namespace contactlab {

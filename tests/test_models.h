@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "engine/model.h"
-#include "engine/simulator.h"
+#include "engine/multibody/model.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab::testing {
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "app/scene.h"
-#include "engine/multibody.h"
-#include "engine/multibody_reference.h"
-#include "engine/simulator.h"
+#include "engine/multibody/multibody.h"
+#include "engine/multibody/multibody_reference.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {

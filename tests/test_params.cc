@@ -1,4 +1,4 @@
-// Parameter tables (engine/param_tables.h): defaults, ranges and their readers. The bounds tests
+// Parameter tables (engine/sim/param_tables.h): defaults, ranges and their readers. The bounds tests
 // are generated from the tables, so a new entry is checked without being listed here.
 #include <gtest/gtest.h>
 
@@ -13,10 +13,10 @@
 #include "app/params.h"
 #include "app/scene.h"
 #include "engine/contact/contact_model.h"
-#include "engine/model.h"
-#include "engine/param_tables.h"
-#include "engine/sap_solver.h"
-#include "engine/simulator.h"
+#include "engine/multibody/model.h"
+#include "engine/sim/param_tables.h"
+#include "engine/solvers/sap/sap_solver.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {
@@ -394,7 +394,7 @@ TEST(SceneParams, ContactSectionAndHuntCrossleyAreRead) {
   EXPECT_EQ(s.settings.contact.model, ContactModelType::kLaggedRegularized);
   EXPECT_EQ(s.settings.contact.stiction_tolerance, 2e-4);
   ASSERT_EQ(s.model.pair_overrides.size(), 1u);
-  // Unspecified pair values follow the combination rules (engine/model.h): d = (d_a k_b + d_b
+  // Unspecified pair values follow the combination rules (engine/multibody/model.h): d = (d_a k_b + d_b
   // k_a) / (k_a + k_b) = (0 + 4 · 1e6) / 4e6 = 1 s/m, k = 1e6 · 3e6 / 4e6 = 7.5e5 N/m. (The
   // reader used to leave d at the material default 10.)
   EXPECT_NEAR(s.model.pair_overrides[0].values.hunt_crossley_dissipation, 1.0, 1e-12);

@@ -1,4 +1,4 @@
-// Mouse perturbation (engine/perturbation.h, Simulator::SetPerturbation) against closed forms.
+// Mouse perturbation (engine/multibody/perturbation.h, Simulator::SetPerturbation) against closed forms.
 //
 // The simulator applies f = k (target − p) − c v_p explicitly, evaluated at the step's start
 // (q0, v0), as the generalized force J_pᵀ f in the free motion. With the default integrator
@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/history.h"
-#include "engine/simulator.h"
+#include "engine/inspect/history.h"
+#include "engine/sim/simulator.h"
 #include "tests/test_models.h"
 
 namespace contactlab {

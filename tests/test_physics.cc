@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/simulator.h"
+#include "engine/sim/simulator.h"
 #include "tests/test_models.h"
 
 namespace contactlab {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "app/scene.h"
-#include "engine/conditioning.h"
-#include "engine/history.h"
-#include "engine/simulator.h"
+#include "engine/inspect/conditioning.h"
+#include "engine/inspect/history.h"
+#include "engine/sim/simulator.h"
 #include "ui/plot_data.h"
 
 namespace contactlab {

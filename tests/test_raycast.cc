@@ -1,4 +1,4 @@
-// Ray casting (engine/raycast.h) against hand-computed hit distances and normals.
+// Ray casting (engine/geometry/raycast.h) against hand-computed hit distances and normals.
 //
 // Tolerance: 1e-12 m on distances and 1e-12 on unit-normal components throughout. Every expected
 // value is a closed form of a few arithmetic operations on O(1..10) numbers; the intersection
@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/multibody.h"
-#include "engine/raycast.h"
+#include "engine/multibody/multibody.h"
+#include "engine/geometry/raycast.h"
 #include "tests/test_models.h"
 
 namespace contactlab {

@@ -13,7 +13,7 @@
 
 #include "app/runner.h"
 #include "app/scene.h"
-#include "engine/simulator.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {

@@ -14,11 +14,11 @@
 #include <random>
 #include <string>
 
-#include "engine/contact_problem.h"
+#include "engine/contact/contact_problem.h"
 #include "engine/contact/linear_cone.h"
 #include "tests/sap_test_util.h"
-#include "engine/sap_model.h"
-#include "engine/sap_solver.h"
+#include "engine/solvers/sap/sap_model.h"
+#include "engine/solvers/sap/sap_solver.h"
 
 namespace contactlab {
 namespace {

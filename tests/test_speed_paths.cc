@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "app/scene.h"
-#include "engine/contact_problem.h"
-#include "engine/sap_solver.h"
-#include "engine/sap_supernodal.h"
-#include "engine/simulator.h"
+#include "engine/contact/contact_problem.h"
+#include "engine/solvers/sap/sap_solver.h"
+#include "engine/solvers/common/sap_supernodal.h"
+#include "engine/sim/simulator.h"
 
 // Counting allocator: every malloc in this process (operator new and Eigen's dynamic matrices
 // both end there) increments the counter. glibc lets the executable define malloc and forward

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "engine/colormap.h"
-#include "engine/debug_draw.h"
+#include "engine/inspect/colormap.h"
+#include "engine/inspect/debug_draw.h"
 #include "render/camera.h"
 #include "ui/ui_data.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/param_tables.h"
-#include "engine/simulator.h"
+#include "engine/sim/param_tables.h"
+#include "engine/sim/simulator.h"
 #include "tests/imgui_harness.h"
 #include "ui/panels.h"
 #include "ui/param_widgets.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <tuple>
 
-#include "engine/colormap.h"
+#include "engine/inspect/colormap.h"
 
 namespace contactlab {
 

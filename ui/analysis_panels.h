@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "engine/conditioning.h"
-#include "engine/solver.h"
+#include "engine/inspect/conditioning.h"
+#include "engine/solvers/common/solver.h"
 #include "ui/plot_data.h"
 
 namespace contactlab {

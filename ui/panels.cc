@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <limits>
 
-#include "engine/colormap.h"
-#include "engine/param_tables.h"
-#include "engine/sap_solver.h"
+#include "engine/inspect/colormap.h"
+#include "engine/sim/param_tables.h"
+#include "engine/solvers/sap/sap_solver.h"
 #include "ui/param_widgets.h"
 
 namespace contactlab {
@@ -489,7 +489,7 @@ bool DrawTimelinePanel(const TimelineView& view, TimelineState* state) {
 }
 
 bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials) {
-  // Every widget from the parameter tables (engine/param_tables.h): range, scale and tooltip are
+  // Every widget from the parameter tables (engine/sim/param_tables.h): range, scale and tooltip are
   // the tables'; the advanced entries of each table under a closed tree node.
   bool changed = false;
   auto table = [&](const auto& t, auto* s, const char* title) {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/breakpoints.h"
-#include "engine/debug_draw.h"
-#include "engine/model.h"
-#include "engine/simulator.h"
+#include "engine/inspect/breakpoints.h"
+#include "engine/inspect/debug_draw.h"
+#include "engine/multibody/model.h"
+#include "engine/sim/simulator.h"
 #include "ui/ui_data.h"
 
 namespace contactlab {
@@ -90,7 +90,7 @@ struct TimelineState {
 // when the shown step or a setting changed, or a button was pressed.
 bool DrawTimelinePanel(const TimelineView& view, TimelineState* state);
 
-// Every parameter of the step, contact-model, SAP and material tables (engine/param_tables.h):
+// Every parameter of the step, contact-model, SAP and material tables (engine/sim/param_tables.h):
 // sliders with the tables' ranges, scales and help tooltips; "advanced" entries folded.
 bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials);
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/param_tables.h"
+#include "engine/sim/param_tables.h"
 
 namespace contactlab {
 

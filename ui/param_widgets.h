@@ -1,4 +1,4 @@
-// Widgets of the parameter tables (engine/param_tables.h): each table entry becomes a slider
+// Widgets of the parameter tables (engine/sim/param_tables.h): each table entry becomes a slider
 // (log or linear as its spec says, over its slider range), a combo (enums) or a checkbox
 // (booleans), with the spec's help, range and default in a tooltip. The viewer's parameter panel
 // (DrawParameterPanel in ui/panels.h) draws the tables with these, so its ranges are the tables'.

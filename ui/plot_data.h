@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "engine/colormap.h"
-#include "engine/conditioning.h"
-#include "engine/history.h"
-#include "engine/simulator.h"
-#include "engine/solver.h"
+#include "engine/inspect/colormap.h"
+#include "engine/inspect/conditioning.h"
+#include "engine/inspect/history.h"
+#include "engine/sim/simulator.h"
+#include "engine/solvers/common/solver.h"
 #include "ui/ui_data.h"
 
 namespace contactlab {

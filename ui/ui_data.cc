@@ -6,7 +6,7 @@
 #include <limits>
 #include <numeric>
 
-#include "engine/debug_draw.h"
+#include "engine/inspect/debug_draw.h"
 
 namespace contactlab {
 

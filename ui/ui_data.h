@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/model.h"
-#include "engine/simulator.h"
+#include "engine/multibody/model.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 
@@ -130,7 +130,7 @@ struct ContactRow {
   LawKind law = LawKind::kLinearCone;
   ModelConstants constants;
   // γ_n > 0 at φ > 0: SAP pushes before the surfaces touch (LoadedAtPositiveGap,
-  // engine/debug_draw.h), when φ < (δt + τ_d)(μ ‖v_t‖ − v_n).
+  // engine/inspect/debug_draw.h), when φ < (δt + τ_d)(μ ‖v_t‖ − v_n).
   bool loaded_at_gap = false;
 };
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/reproduce/experiment.h"
-#include "engine/metrics.h"
+#include "engine/inspect/metrics.h"
 
 namespace contactlab {
 namespace reproduce {
@@ -26,7 +26,7 @@ void DishPile(Experiment& ex, const ReproduceOptions& opt) {
           " single steps from the settled state with random velocity "
           "kicks v += M⁻¹ w δt for random wrenches w (|f| ≤ 5 N, |τ| ≤ 0.2 N m per dish), which is "
           "what a wrench applied over one step does (scenes/paper/dish_pile.yaml). The residual "
-          "is the NCP residual of engine/metrics.h.");
+          "is the NCP residual of engine/inspect/metrics.h.");
   const Scene sc = Load(opt, "dish_pile.yaml");
   Simulator sim(sc.model, sc.settings);
   for (int i = 0; i < Steps(sc, 0.5); ++i) sim.Step();

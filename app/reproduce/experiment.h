@@ -16,7 +16,7 @@
 #include "app/plot_png.h"
 #include "app/reproduce/reproduce.h"
 #include "app/scene.h"
-#include "engine/simulator.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace reproduce {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "app/reproduce/experiment.h"
-#include "engine/load.h"
-#include "engine/metrics.h"
+#include "engine/multibody/load.h"
+#include "engine/inspect/metrics.h"
 
 namespace contactlab {
 namespace reproduce {

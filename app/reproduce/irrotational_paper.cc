@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/reproduce/experiment.h"
-#include "engine/metrics.h"
+#include "engine/inspect/metrics.h"
 
 namespace contactlab {
 namespace reproduce {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/reproduce/experiment.h"
-#include "engine/metrics.h"
+#include "engine/inspect/metrics.h"
 
 namespace contactlab {
 namespace reproduce {

@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/breakpoints.h"
-#include "engine/history.h"
-#include "engine/simulator.h"
+#include "engine/inspect/breakpoints.h"
+#include "engine/inspect/history.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 

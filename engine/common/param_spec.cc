@@ -143,4 +143,20 @@ void ThrowParamRangeError(const std::string& prefix, const ParamSpec& spec, doub
   throw std::invalid_argument(ParamRangeMessage(prefix, spec, x));
 }
 
+ParamSpec Describe(ParamSpec s, const char* symbol, const char* unit, const char* help) {
+  s.symbol = symbol;
+  if (s.type == ParamType::kReal) s.unit = unit;
+  s.help = help;
+  return s;
+}
+ParamSpec Slider(ParamSpec s, double lo, double hi) {
+  s.slider_min = lo;
+  s.slider_max = hi;
+  return s;
+}
+ParamSpec Advanced(ParamSpec s) {
+  s.advanced = true;
+  return s;
+}
+
 }  // namespace contactlab

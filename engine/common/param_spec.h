@@ -209,4 +209,14 @@ ParamGroupInfo GroupInfo(const ParamTable<S>& table) {
   return ParamGroupInfo{table.group, table.prefix, table.title, table.help, table.Specs()};
 }
 
+// Builders used by the tables (engine/sim/param_tables.h and the per-folder tables): a spec with
+// its symbol, unit (real parameters only) and help; with a viewer slider range; marked advanced.
+ParamSpec Describe(ParamSpec s, const char* symbol, const char* unit, const char* help);
+ParamSpec Slider(ParamSpec s, double lo, double hi);
+ParamSpec Advanced(ParamSpec s);
+namespace param_dsl {
+constexpr bool kOpen = true, kClosed = false;
+constexpr ParamScale kLog = ParamScale::kLog, kLin = ParamScale::kLinear;
+}  // namespace param_dsl
+
 }  // namespace contactlab

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/contact/constraint_laws.h"
-#include "engine/contact_problem.h"
+#include "engine/contact/contact_problem.h"
 
 namespace contactlab {
 

@@ -43,8 +43,8 @@
 #include "engine/contact/contact_model.h"
 #include "engine/contact/hunt_crossley.h"
 #include "engine/contact/linear_cone.h"
-#include "engine/contact_problem.h"
-#include "engine/math.h"
+#include "engine/contact/contact_problem.h"
+#include "engine/common/math.h"
 
 namespace contactlab {
 

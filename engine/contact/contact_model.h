@@ -33,7 +33,7 @@ constexpr int kNumContactModelTypes = 4;
 // paper Appendix C; Hunt–Crossley laws: ‖v_t‖ below / above ε_s). Joint limits: kStiction when
 // the limit pushes, else kNoContact.
 enum class Regime : std::uint8_t { kStiction = 0, kSliding = 1, kNoContact = 2 };
-const char* RegimeName(Regime r);  // "stiction", "sliding", "no_contact" (engine/solver.cc)
+const char* RegimeName(Regime r);  // "stiction", "sliding", "no_contact" (engine/solvers/common/solver.cc)
 
 // "linear", "lagged", "lagged_regularized", "similar" (the scene file's spelling).
 const char* ContactModelName(ContactModelType type);

@@ -38,7 +38,7 @@
 #include <Eigen/Core>
 
 #include "engine/contact/contact_model.h"
-#include "engine/math.h"
+#include "engine/common/math.h"
 
 namespace contactlab {
 

@@ -18,7 +18,7 @@
 #include <cmath>
 
 #include "engine/contact/contact_model.h"
-#include "engine/math.h"
+#include "engine/common/math.h"
 
 namespace contactlab {
 

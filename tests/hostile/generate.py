@@ -584,7 +584,7 @@ def gen_ranges(c):
             cid = "range_%s%s_%s" % (tag + "_" if tag else "", key,
                                      val.replace(".", "p").replace("-", "m").replace("+", ""))
             c.scene(cid, text, exp, "%s = %s" % (key, val), line=ln if exp == R else None)
-    # Parameter-table keys the base does not set (engine/param_tables.cc): inserted under their
+    # Parameter-table keys the base does not set (engine/sim/param_tables.cc): inserted under their
     # section, each refused at its line with the table's range, or accepted at its bound.
     solver_ln = line_of(BASE, "solver:")
     inserted = [

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "app/scene.h"
-#include "engine/simulator.h"
+#include "engine/sim/simulator.h"
 
 namespace {
 

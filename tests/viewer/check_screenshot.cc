@@ -14,7 +14,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
 
-#include "engine/colormap.h"
+#include "engine/inspect/colormap.h"
 
 namespace {
 

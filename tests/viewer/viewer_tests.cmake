@@ -146,7 +146,7 @@ set_tests_properties(viewer_settings_bad_line_warns viewer_no_settings_writes_no
                      TIMEOUT 300 RESOURCE_LOCK xvfb)
 # scenes/ball_drop.yaml after 19 frames (t = 0.316 s): the left ball (τ_d = 10 ms) is braked
 # about 1.7 cm above the floor by SAP's damping term, so its contact is loaded at φ > 0 and drawn
-# with a ring of kGapLoadColor (engine/colormap.h, 0, 1, 0.85; flat, unlit points). After 10
+# with a ring of kGapLoadColor (engine/inspect/colormap.h, 0, 1, 0.85; flat, unlit points). After 10
 # frames (t = 0.17 s) both balls are 0.36 m up with no contact: no ring pixels.
 set(VT_GAP_LOAD 0,255,217)
 set(VT_GAP_LOAD_TOL 8)

@@ -1,0 +1,269 @@
+// Dense views and per-tree products of the contact problem of one time step (SAP paper §II-III,
+// §IV-D). J is stored per constraint as one or two per-tree blocks; A and M are stored per tree
+// (block diagonal). The Delassus estimate w_i = ‖W_ii‖_rms = ‖W_ii‖_F / num_rows (eq. 29's
+// "rms": the root mean square of the num_rows² entries of W_ii) with W_ii = Σ_t J_it M_t⁻¹ J_itᵀ
+// over the (at most two) trees the constraint touches (§V-B); because M is block diagonal by tree
+// this diagonal block of W = J M⁻¹ Jᵀ is exact. For a point mass W_ii = I/m and w = 1/(√3 m): the
+// paper's estimates that assume w = 1/m (rest penetration β²gδt²/(4π²), slip σμgδt) come out
+// smaller by 1/√3 with the formula as printed, which is the one implemented here.
+#include "engine/contact/contact_problem.h"
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/common/small_kernels.h"
+
+namespace contactlab {
+
+namespace {
+
+MatX DenseBlockDiagonal(const ContactProblem& p, const std::vector<MatX>& blocks) {
+  MatX out = MatX::Zero(p.nv, p.nv);
+  for (int t = 0; t < p.num_trees() && t < static_cast<int>(blocks.size()); ++t) {
+    const int n = p.tree_nv[t];
+    out.block(p.tree_v_start[t], p.tree_v_start[t], n, n) = blocks[t];
+  }
+  return out;
+}
+
+}  // namespace
+
+void InverseCholesky6(const double* M, double* Li_out) {
+  // Cholesky by columns on the lower triangle of M (column-major), then the inverse of L by
+  // forward substitution, both with fixed loop bounds. A pivot that is not positive makes the
+  // factor NaN, which the solver's input check reports.
+  double L[6][6];  // L[i][j], i >= j
+  double inv_d[6];
+  for (int j = 0; j < 6; ++j) {
+    double s = M[j + 6 * j];
+    for (int k = 0; k < j; ++k) s -= L[j][k] * L[j][k];
+    const double d = s > 0 ? std::sqrt(s) : std::numeric_limits<double>::quiet_NaN();
+    L[j][j] = d;
+    inv_d[j] = 1.0 / d;
+    for (int i = j + 1; i < 6; ++i) {
+      double t = M[i + 6 * j];
+      for (int k = 0; k < j; ++k) t -= L[i][k] * L[j][k];
+      L[i][j] = t * inv_d[j];
+    }
+  }
+  kernels::Map<6, 6> Li(Li_out);
+  Li.setZero();
+  for (int j = 0; j < 6; ++j) {
+    Li(j, j) = inv_d[j];
+    for (int i = j + 1; i < 6; ++i) {
+      double s = 0;
+      for (int k = j; k < i; ++k) s += L[i][k] * Li(k, j);
+      Li(i, j) = -s * inv_d[i];
+    }
+  }
+}
+
+MatX ContactProblem::DenseA() const { return DenseBlockDiagonal(*this, A); }
+
+MatX ContactProblem::DenseM() const { return DenseBlockDiagonal(*this, M); }
+
+MatX ContactProblem::DenseJ() const {
+  MatX J = MatX::Zero(num_rows, nv);
+  for (const ConstraintData& c : constraints) {
+    for (int k = 0; k < c.num_blocks; ++k) {
+      const TreeJacobianBlock& b = c.blocks[k];
+      J.block(c.first_row, tree_v_start[b.tree], c.num_rows, tree_nv[b.tree]) += b.J;
+    }
+  }
+  return J;
+}
+
+void ContactProblem::TreeComponentRoots(std::vector<int>* root) const {
+  std::vector<int>& parent = *root;
+  const int nt = num_trees();
+  parent.resize(nt);
+  for (int t = 0; t < nt; ++t) parent[t] = t;
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const ConstraintData& c : constraints) {
+    if (c.num_blocks == 2) {
+      const int a = find(c.blocks[0].tree), b = find(c.blocks[1].tree);
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the smaller index stays the root
+    }
+  }
+  // Roots only ever point to smaller indices, so one increasing pass finishes every path.
+  for (int t = 0; t < nt; ++t) parent[t] = parent[parent[t]];
+}
+
+VecX ContactProblem::StackedBias() const {
+  VecX b = VecX::Zero(num_rows);
+  for (const ConstraintData& c : constraints) {
+    b.segment(c.first_row, c.num_rows) = c.bias.head(c.num_rows);
+  }
+  return b;
+}
+
+void ContactProblem::ConstraintVelocities(const VecX& v, VecX* vc) const {
+  vc->resize(num_rows);
+  for (const ConstraintData& c : constraints) {
+    double* vc_i = vc->data() + c.first_row;
+    for (int r = 0; r < c.num_rows; ++r) vc_i[r] = c.bias(r);
+    for (int k = 0; k < c.num_blocks; ++k) {
+      const TreeJacobianBlock& b = c.blocks[k];
+      kernels::AddJx(b.J.data(), c.num_rows, tree_nv[b.tree], v.data() + tree_v_start[b.tree],
+                     vc_i);
+    }
+  }
+}
+
+void ContactProblem::AddJacobianTransposeTimes(const VecX& gamma, VecX* out) const {
+  for (const ConstraintData& c : constraints) {
+    for (int k = 0; k < c.num_blocks; ++k) {
+      const TreeJacobianBlock& b = c.blocks[k];
+      kernels::AddJtx(b.J.data(), c.num_rows, tree_nv[b.tree], gamma.data() + c.first_row,
+                      out->data() + tree_v_start[b.tree]);
+    }
+  }
+}
+
+void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* known) {
+  // Once per tree touched by a constraint, reused by every constraint on that tree: the inverse
+  // Cholesky factor L⁻¹ of M_t = L Lᵀ (fixed-size kernels for 6-dof trees, i.e. free bodies), with
+  // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step),
+  // so that a step does not allocate.
+  //
+  // Trees with more than kLargeTreeDofs dofs (long chains) keep a factor M = U Uᵀ instead of
+  // forming an inverse (n³/3 multiply-adds saved), and their blocks are done per tree in chunks:
+  // Y = U⁻¹ [J_iᵀ] for up to kChunkRows stacked rows by one blocked triangular solve,
+  // W_ii += Y_iᵀ Y_i. A product J L⁻ᵀ per constraint would read all of L⁻¹ for every contact
+  // (memory bound).
+  constexpr int kLargeTreeDofs = 64;
+  constexpr int kChunkRows = 192;
+  thread_local std::vector<MatX> Minv;  // per tree, L⁻¹
+  thread_local std::vector<char> inverted;
+  thread_local std::vector<MatX> factor;       // per tree, storage of the in-place Cholesky factor
+  thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
+  thread_local std::vector<Mat3> W_acc;        // per constraint, W_ii accumulated so far
+  thread_local std::vector<int> large_begin, large_con, large_next;  // constraints per tree
+  thread_local MatX Y;                                               // n x kChunkRows
+  thread_local std::vector<std::pair<int, int>> order;  // (−support width, constraint)
+  if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
+  if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
+  inverted.assign(num_trees(), 0);
+  const int nc = static_cast<int>(constraints.size());
+  W_acc.resize(nc);
+  bool any_large = false;
+  for (int ci = 0; ci < nc; ++ci) {
+    ConstraintData& c = constraints[ci];
+    const int r = c.num_rows;
+    Mat3 W = Mat3::Zero();  // W_ii (top-left num_rows x num_rows used) [1/kg]
+    for (int k = 0; k < c.num_blocks; ++k) {
+      const TreeJacobianBlock& b = c.blocks[k];
+      const int n = tree_nv[b.tree];
+      if (n > kLargeTreeDofs) {
+        any_large = true;
+        continue;
+      }
+      if (!inverted[b.tree]) {
+        if (n == 6) {
+          Minv[b.tree].resize(6, 6);  // holds L⁻¹ for a free body
+          if (known && known->Has(b.tree)) {
+            Minv[b.tree] = known->Li[b.tree];
+          } else {
+            InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
+          }
+        } else {
+          factor[b.tree] = M[b.tree];
+          const Eigen::LLT<Eigen::Ref<MatX>> llt(factor[b.tree]);
+          Minv[b.tree].setIdentity(n, n);
+          llt.matrixL().solveInPlace(Minv[b.tree]);
+        }
+        inverted[b.tree] = 1;
+      }
+      if (r == 3 && n == 6) {
+        const kernels::CMap<3, 6> J(b.J.data());
+        const Eigen::Matrix<double, 3, 6> X =
+            J * kernels::CMap<6, 6>(Minv[b.tree].data()).transpose();
+        W.noalias() += X * X.transpose();
+      } else {
+        x_storage.resize(static_cast<size_t>(r) * n);
+        Eigen::Map<MatX> X(x_storage.data(), r, n);
+        X.noalias() = b.J * Minv[b.tree].transpose();
+        W.topLeftCorner(r, r).noalias() += X * X.transpose();
+      }
+    }
+    W_acc[ci] = W;
+  }
+  if (any_large) {
+    const int nt = num_trees();
+    large_begin.assign(nt + 1, 0);
+    for (const ConstraintData& c : constraints) {
+      for (int k = 0; k < c.num_blocks; ++k) {
+        if (tree_nv[c.blocks[k].tree] > kLargeTreeDofs) ++large_begin[c.blocks[k].tree + 1];
+      }
+    }
+    for (int t = 0; t < nt; ++t) large_begin[t + 1] += large_begin[t];
+    large_con.resize(large_begin[nt]);
+    large_next.assign(large_begin.begin(), large_begin.end() - 1);
+    for (int ci = 0; ci < nc; ++ci) {
+      const ConstraintData& c = constraints[ci];
+      for (int k = 0; k < c.num_blocks; ++k) {
+        const int t = c.blocks[k].tree;
+        if (tree_nv[t] > kLargeTreeDofs) large_con[large_next[t]++] = ci;
+      }
+    }
+    for (int t = 0; t < nt; ++t) {
+      if (large_begin[t] == large_begin[t + 1]) continue;
+      const int n = tree_nv[t];
+      // M = U Uᵀ with U upper triangular: the Cholesky factor L of the reversed matrix P M P
+      // (P reverses the dof order) gives U = P L P. A constraint's J is zero past column m (its
+      // body's ancestors come first), so U y = Jᵀ has y = 0 past m and W_ii = ‖y‖² needs only
+      // U's leading m x m block: r m²/2 multiply-adds instead of r n²/2.
+      factor[t] = M[t].reverse();
+      Eigen::LLT<Eigen::Ref<MatX>> llt(factor[t]);
+      factor[t].reverseInPlace();
+      const MatX& U = factor[t];
+      if (Y.rows() != n || Y.cols() < kChunkRows) Y.resize(n, kChunkRows);
+      order.clear();
+      for (int e = large_begin[t]; e < large_begin[t + 1]; ++e) {
+        const ConstraintData& c = constraints[large_con[e]];
+        const MatX& J = c.blocks[c.blocks[0].tree == t ? 0 : 1].J;
+        int m = n;
+        while (m > 0 && J.col(m - 1).isZero(0)) --m;
+        if (m > 0) order.emplace_back(-m, large_con[e]);  // J = 0: W_ii gets nothing
+      }
+      std::sort(order.begin(), order.end());
+      size_t e = 0;
+      while (e < order.size()) {
+        // Stack the rows (transposed) of as many constraints as fit in a chunk; the chunk's
+        // widest support m is its first.
+        const int m = -order[e].first;
+        int cols = 0;
+        const size_t e0 = e;
+        for (; e < order.size(); ++e) {
+          const ConstraintData& c = constraints[order[e].second];
+          if (cols + c.num_rows > kChunkRows) break;
+          const int k = c.blocks[0].tree == t ? 0 : 1;
+          Y.block(0, cols, m, c.num_rows) = c.blocks[k].J.leftCols(m).transpose();
+          cols += c.num_rows;
+        }
+        auto Yc = Y.block(0, 0, m, cols);
+        U.topLeftCorner(m, m).triangularView<Eigen::Upper>().solveInPlace(Yc);
+        cols = 0;
+        for (size_t f = e0; f < e; ++f) {
+          const int ci = order[f].second;
+          const int r = constraints[ci].num_rows;
+          W_acc[ci].topLeftCorner(r, r).noalias() +=
+              Yc.middleCols(cols, r).transpose() * Yc.middleCols(cols, r);
+          cols += r;
+        }
+      }
+    }
+  }
+  for (int ci = 0; ci < nc; ++ci) {
+    ConstraintData& c = constraints[ci];
+    const int r = c.num_rows;
+    c.w = W_acc[ci].topLeftCorner(r, r).norm() / r;
+  }
+}
+
+}  // namespace contactlab

@@ -1,0 +1,115 @@
+// The contact problem of one time step, as in the SAP paper (§II-III):
+//
+//   min_v  ½‖v − v*‖²_A + Σ_i ℓ_R,i(J_i v + b_i)      (eq. 24 with v_c = J v + b)
+//
+// A ≻ 0 is block diagonal with one block per kinematic tree (eq. 15), v* the free-motion
+// velocities (eq. 14), J the constraint Jacobian built per tree, b the constraint velocity due to
+// prescribed (non-dof) motion. Each constraint keeps its physical data (k, τ_d, μ, φ0) and the
+// Delassus estimate w_i = ‖W_ii‖_F / 3 (W = J M⁻¹ Jᵀ); a solver turns these into its own
+// regularization (SAP: R and v̂ from eqs. 29-30 with σ and β), so a frozen problem can be
+// re-solved with other solver parameters.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "engine/common/math.h"
+
+namespace contactlab {
+
+enum class ConstraintKind {
+  kFrictionCone,  // 3 rows (t1, t2, n): γ ∈ F = {‖γ_t‖ <= μ γ_n}
+  kUnilateral,    // 1 row: γ >= 0 (joint limits)
+};
+
+// Block of a constraint Jacobian that acts on the velocities of one tree.
+struct TreeJacobianBlock {
+  int tree = -1;  // index into ContactProblem::tree_v_start / tree_nv
+  MatX J;         // rows x nv_tree
+  // Spatial form, set by the simulator for contacts on trees with a TreeMotion (leaf >= 0):
+  // J = W Φ on the dofs of the path leaf → root (ContactProblem::tree_motion), zero elsewhere.
+  // leaf < 0: no spatial form (joint limits, a contact between two bodies of one tree); J alone
+  // is authoritative in every case.
+  int leaf = -1;
+  Eigen::Matrix<double, 3, 6> W = Eigen::Matrix<double, 3, 6>::Zero();  // rows 0..num_rows
+};
+
+// Spatial form of the Jacobians of a large tree, for an assembly of JᵀGJ that follows the tree
+// (composite stiffness, like the composite rigid body algorithm for M): Φ's column i is the
+// world-frame motion of dof i about the point r0, [ω_i; v_i + ω_i × (r0 − o_i)], and parent[i]
+// the dof before i on the path to the root (-1 at the root).
+struct TreeMotion {
+  Vec3 r0 = Vec3::Zero();   // reference point [m]
+  MatX Phi;                 // 6 x nv_t
+  std::vector<int> parent;  // nv_t
+  bool empty() const { return parent.empty(); }
+};
+
+// Trees with more dofs than this get a TreeMotion from the simulator.
+constexpr int kTreeMotionMinDofs = 65;
+
+struct ConstraintData {
+  ConstraintKind kind = ConstraintKind::kFrictionCone;
+  int first_row = 0;   // offset of this constraint's rows in the stacked v_c
+  int num_rows = 3;    // 3 for cones, 1 for unilateral
+  int num_blocks = 0;  // 1 or 2 trees
+  std::array<TreeJacobianBlock, 2> blocks;
+  Eigen::Vector3d bias = Eigen::Vector3d::Zero();  // b_i (first num_rows used) [m/s]
+  double stiffness = 0;                            // k [N/m] (or [N m/rad] for limits)
+  double dissipation_time = 0;                     // τ_d [s]
+  double friction = 0;                             // μ (cones only)
+  double hunt_crossley_dissipation = 0;            // d [s/m] (cones; Hunt–Crossley models)
+  double phi0 = 0;   // signed distance / constraint function at q0 [m] or [rad]
+  double w = 0;      // Delassus estimate ‖W_ii‖_F / num_rows [1/kg] (or [1/(kg m²)])
+  double beta = -1;  // near-rigid parameter for this constraint; < 0 = solver default
+  int source = -1;   // index of the Contact (cones) or Joint (limits) it came from
+};
+
+// Per tree, L⁻¹ with M_t = L Lᵀ (6 x 6, as InverseCholesky6 writes it) where `valid` is set;
+// storage is kept when the flags are reset.
+struct InverseCholeskyFactors {
+  std::vector<MatX> Li;
+  std::vector<char> valid;
+  bool Has(int tree) const { return tree < static_cast<int>(valid.size()) && valid[tree]; }
+};
+
+struct ContactProblem {
+  double time_step = 0;           // δt [s]
+  int nv = 0;                     // generalized velocities
+  std::vector<int> tree_v_start;  // per tree, offset into v
+  std::vector<int> tree_nv;       // per tree, dofs
+  std::vector<MatX> A;            // per tree, nv_t x nv_t, SPD (eq. 15)
+  std::vector<MatX> M;            // per tree, nv_t x nv_t, mass matrix at q0 (for scaling D)
+  VecX v_star;                    // nv, free-motion velocities (eq. 14)
+  VecX v0;                        // nv, velocities at the start of the step
+  std::vector<ConstraintData> constraints;
+  int num_rows = 0;  // Σ num_rows
+  // Per tree (or empty): the spatial form of large trees' Jacobians (TreeMotion::empty() for the
+  // others). Optional: a problem without it is assembled from J alone.
+  std::vector<TreeMotion> tree_motion;
+
+  int num_trees() const { return static_cast<int>(tree_nv.size()); }
+  // Dense views for the reference path and for export.
+  MatX DenseA() const;       // nv x nv
+  MatX DenseM() const;       // nv x nv
+  MatX DenseJ() const;       // num_rows x nv
+  VecX StackedBias() const;  // num_rows
+  // Connected components of the tree graph whose edges are the constraints acting on two trees:
+  // root[t] is the smallest tree index of t's component (root resized to num_trees, its storage
+  // kept between calls).
+  void TreeComponentRoots(std::vector<int>* root) const;
+  // v_c = J v + b.
+  void ConstraintVelocities(const VecX& v, VecX* vc) const;
+  // out += Jᵀ γ  (out has size nv).
+  void AddJacobianTransposeTimes(const VecX& gamma, VecX* out) const;
+  // Fills w for every constraint from M: w_i = ‖J_i M⁻¹ J_iᵀ‖_F / num_rows, the RMS of the
+  // entries of W_ii as printed in eq. 29 (1/(√3 m) for a point mass).
+  // known (may be null): inverse Cholesky factors of 6-dof trees the caller has already.
+  void ComputeDelassusEstimates(const InverseCholeskyFactors* known = nullptr);
+};
+
+// Li = L⁻¹ for a 6 x 6 SPD M = L Lᵀ (column-major, lower triangular, zeros above), so that
+// M⁻¹ = Liᵀ Li. Fixed-size, no allocation (free bodies).
+void InverseCholesky6(const double* M, double* Li);
+
+}  // namespace contactlab

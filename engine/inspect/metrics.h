@@ -1,0 +1,70 @@
+// Accuracy metrics for comparing ContactLab's runs with published experiments.
+//
+//   NCP residual (seed 001, §VII preamble; digest seed_001_al.md §4): the natural-map residual
+//     of the Signorini-Coulomb conditions at the solver's impulses, with the velocities
+//     recomputed from the impulses so that momentum balance holds exactly:
+//       v̂ = v* + A⁻¹ Jᵀ γ,   g = J v̂ + b + e(γ),
+//       r = ‖γ − T(γ − g)‖₂ / (number of constraints),
+//     where T is the "strict" operator: T_n(x) = max(x_n, 0), T_t(x) = x_t clamped to the disk of
+//     radius μ T_n(x). Rows mix impulse [N s] and velocity [m/s] units with unit weight, as in
+//     the paper. The normal gap term e(γ) follows the problem's physical contact law (SAP paper
+//     eq. 3 divided by δt + τ_d):
+//       kCompliant: g_n = v_n + φ0/(δt + τ_d) + γ_n / (δt k (δt + τ_d))
+//       kRigid:     g_n = v_n + φ0/δt          (the rigid velocity-level NCP of seed 001)
+//     Friction is exact Coulomb (maximum dissipation), so regularized friction (SAP's R_t) and a
+//     near-rigid clamp on R_n show up as a non-zero residual. Joint limits (unilateral rows) use
+//     the normal row alone; their stiffness is infinite, so they are rigid in both models.
+//
+//   Position error e_q (SAP paper §VI-B; digest seed_000_sap.md §5):
+//       e_q = ( (1/T) ∫_0^T ‖x(t) − x_ref(t)‖² dt )^{1/2},
+//     trapezoidal over the samples of x, with x_ref linearly interpolated in time.
+//
+//   Log-log slope: least-squares fit of log y against log x (order of convergence of e_q in δt,
+//     cond(H) against σ, time against body count).
+#pragma once
+
+#include <vector>
+
+#include "engine/contact/contact_problem.h"
+#include "engine/solvers/common/solver.h"
+
+namespace contactlab {
+
+enum class NcpModel { kCompliant, kRigid };
+
+struct NcpResidual {
+  double residual = 0;  // r above [mixed units: N s and m/s]
+  double max_row = 0;   // largest |γ − T(γ − g)| over rows
+  int num_constraints = 0;
+};
+
+// Residual of `result.gamma` for `problem`. A problem with no constraints has residual 0.
+// Throws std::invalid_argument when sizes disagree or an A block is not SPD.
+NcpResidual ComputeNcpResidual(const ContactProblem& problem, const SolverResult& result,
+                               NcpModel model = NcpModel::kCompliant);
+
+// Samples x(t_k) of a vector-valued trajectory (all samples the same size).
+struct Trajectory {
+  std::vector<double> t;  // strictly increasing [s]
+  std::vector<VecX> x;
+  void Add(double time, const VecX& value) {
+    t.push_back(time);
+    x.push_back(value);
+  }
+};
+
+// Linear interpolation of `ref` at time `t`, held constant outside its time range.
+VecX InterpolateTrajectory(const Trajectory& ref, double t);
+
+// e_q of `x` against `ref` over the time span of `x`. Throws std::invalid_argument for fewer than
+// two samples or mismatched sizes.
+double PositionErrorRms(const Trajectory& x, const Trajectory& ref);
+
+// Least-squares slope of log(y) against log(x). Needs >= 2 points with x, y > 0 (others are
+// skipped); returns NaN otherwise.
+double LogLogSlope(const std::vector<double>& x, const std::vector<double>& y);
+
+// Least-squares slope of y against x (NaN with fewer than 2 distinct x).
+double LinearSlope(const std::vector<double>& x, const std::vector<double>& y);
+
+}  // namespace contactlab

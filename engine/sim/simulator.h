@@ -1,0 +1,276 @@
+// One simulation: a Model, its state and the step pipeline (SAP paper Alg. 1):
+//   kinematics -> broad/narrow phase -> contact problem (A, v*, J, constraint data)
+//   -> solver -> θ-method position update.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/geometry/collision.h"
+#include "engine/geometry/contact.h"
+#include "engine/contact/contact_problem.h"
+#include "engine/multibody/multibody.h"
+#include "engine/multibody/perturbation.h"
+#include "engine/contact/contact_model.h"
+#include "engine/solvers/sap/sap_solver.h"
+#include "engine/solvers/common/solver.h"
+
+namespace contactlab {
+
+// θ-method schemes (SAP paper Table in §II-C): θ weights q and v in the forces, θ_vq the
+// velocity used to advance q.
+enum class Integrator { kExplicitEuler, kSymplecticEuler, kImplicitEuler, kMidpoint };
+const char* IntegratorName(Integrator i);
+bool ParseIntegrator(const std::string& s, Integrator* out);
+double IntegratorTheta(Integrator i);
+double IntegratorThetaVq(Integrator i);
+
+struct StepSettings {
+  double time_step = 1e-3;                  // δt [s]. Range (0, 1].
+  Vec3 gravity = Vec3(0, 0, -9.81);          // [m/s²]
+  Integrator integrator = Integrator::kSymplecticEuler;
+  double contact_margin = 1e-3;             // base margin: pairs with φ below it are candidates [m]
+  // Speculative margin: the margin of each pair of bodies a, b grows to
+  //   contact_margin + (δt + τ_d) √(1 + μ²) u_ab,
+  // u_ab a bound on the relative speed of their surfaces (‖v_com,a − v_com,b‖ + |ω_a| r_a +
+  // |ω_b| r_b at the step's start), τ_d and μ the pair's. A candidate with gap φ0 > 0
+  // is not inert: SAP loads it whenever
+  //   φ0 < (δt + τ_d) (μ ‖v_t‖ − v_n)
+  // (v_t, v_n its contact velocity at the end of the step, v_n < 0 approaching; derivation in
+  // Simulator::Step). The −v_n part is the damping τ_d k v_n of eq. 2 acting before the gap
+  // closes: a body approaching at speed v is braked from a gap of about (δt + τ_d) v (a ball
+  // dropped from 1 m with τ_d = 0.01 s at δt = 1 ms starts to push about 4.5 cm above the floor,
+  // then creeps onto it at a speed of about φ/(δt + τ_d)). The μ ‖v_t‖ part is the gliding band of
+  // sliding contact (§V-A). The margin covers both, so that no contact the model would load is
+  // missing; each candidate costs a row. Off: contact_margin only.
+  bool speculative_margin = true;
+  SapParameters sap;                        // solver parameters
+  ContactModelParameters contact;           // contact model (linear: SAP's law) and v_s
+  int free_motion_max_iterations = 20;      // Newton cap for implicit free motion (eq. 14)
+  double free_motion_tolerance = 1e-12;     // relative, on ‖m(v*)‖
+  void Validate() const;                    // throws std::invalid_argument with the valid range
+};
+
+struct State {
+  double time = 0;
+  VecX q, v;
+};
+
+struct StepTimings {
+  double kinematics_ms = 0, collision_ms = 0, assembly_ms = 0, solve_ms = 0, integrate_ms = 0;
+  double total_ms = 0;
+};
+
+// Scalar metrics of the state after a step.
+struct StepMetrics {
+  double kinetic_energy = 0;    // [J]
+  double potential_energy = 0;  // [J], gravity + joint springs
+  double max_penetration = 0;   // max(0, −min φ) over the step's contacts at q0 [m]
+  double margin = 0;            // largest pair margin of the step's collision query [m]
+  // Cone constraints in the step's problem: the candidate pairs of the collision query within
+  // the (speculative) margin, whether or not they touch or push.
+  int num_contacts = 0;
+  int num_loaded_contacts = 0;  // cone constraints with a normal impulse γ_n > 0 in the solve
+  double mean_stiction_slip = 0;  // mean ‖v_t‖ at stiction contacts [m/s]
+};
+
+// Divergence warnings of a step. A warning does not change the step (the solver may well have
+// converged); it says that the result is probably not physics: the time step is too large for
+// the materials and speeds of the scene, or the solve went wrong. Thresholds and their reasons:
+// Simulator::Step's comments and docs/debugging.md "Divergence warnings".
+enum class StepWarning : std::uint8_t {
+  // Mechanical energy KE + PE rose by more than the contacts' stored elastic energy, the work the
+  // step's energy sources could do (loads, mouse spring, actuators, prescribed bodies) and a
+  // tolerance for the integrator's energy error.
+  kEnergyGrowth = 0,
+  // A contact is deeper than the half-thickness of the thinner of its two geometries.
+  kDeepPenetration = 1,
+  // A body's surface moves farther than twice its diameter in one step.
+  kExcessiveSpeed = 2,
+};
+constexpr int kNumStepWarnings = 3;
+const char* StepWarningName(StepWarning w);  // energy_growth, deep_penetration, excessive_speed
+
+// The step's divergence checks with the figures behind them (also when no warning fired).
+struct StepDiagnostics {
+  std::uint32_t warnings = 0;  // bit (1 << StepWarning) for each warning that fired
+  bool Has(StepWarning w) const { return (warnings >> static_cast<int>(w)) & 1u; }
+  // Energy ledger [J]: energy_after − energy_before is compared with elastic_energy +
+  // injected_energy + energy_tolerance.
+  double energy_before = 0;    // KE + PE at t^n
+  double energy_after = 0;     // KE + PE at t^{n+1}
+  double elastic_energy = 0;   // Σ ½ k max(0, −φ0)² over compliant contacts at t^n (upper bound)
+  double injected_energy = 0;  // bound on the work of loads, mouse spring, actuators, prescribed
+  double energy_tolerance = 0;
+  // Deepest penetration relative to its allowed depth (> 1 fires kDeepPenetration) [-].
+  double penetration_ratio = 0;
+  // Largest δt (|v_com| + |ω| r) / (4 r) over dynamic bodies (> 1 fires kExcessiveSpeed) [-].
+  double speed_ratio = 0;
+  std::string message;  // the warnings that fired with their figures, "; "-separated
+};
+
+// Stage 1 of a step: the free-motion solve m(v*) = 0 (eq. 14). Explicit integrators take one
+// solve and always converge; implicit ones run Newton up to free_motion_max_iterations.
+struct FreeMotionReport {
+  int iterations = 0;         // Newton iterations (1 for explicit integrators)
+  double residual = 0;        // ‖m(v*)‖∞ / scale at the last evaluation [-]
+  bool converged = true;      // residual <= free_motion_tolerance (or explicit)
+};
+
+// Everything about one step, for inspection, timeline scrubbing and re-solving.
+struct StepRecord {
+  int step = 0;                  // index of the step (0 = first)
+  State before;                  // state at t^n
+  State after;                   // state at t^{n+1}
+  std::vector<Contact> contacts; // contacts at q0
+  ContactProblem problem;
+  SolverResult result;
+  StepTimings timings;
+  StepMetrics metrics;
+  FreeMotionReport free_motion;  // a free motion that did not converge is a failure to show
+  // Mouse perturbation applied during the step (none if empty) and its grabbed point at t^n,
+  // world frame [m] (zero without a perturbation); a viewer draws a line from it to
+  // perturbation->target_W.
+  std::optional<Perturbation> perturbation;
+  Vec3 perturbation_point_W = Vec3::Zero();
+  StepDiagnostics diagnostics;  // divergence warnings (none when the state is not finite)
+  // True when the step failed: a solver status other than converged (including
+  // kNonFiniteState) or a free motion that did not converge.
+  bool Failed() const {
+    return result.stats.status != SolverStatus::kConverged || !free_motion.converged;
+  }
+};
+
+// Memory of the dense per-tree matrices a step keeps [bytes]: each tree of nv dofs holds
+// kDenseTreeMatrices nv×nv matrices (M, A, the free motion's factor, the Hessian's diagonal block,
+// its factor and the Delassus estimate's factor), 8 bytes a value, summed in 64 bits.
+constexpr int kDenseTreeMatrices = 6;
+std::int64_t DenseTreeBytes(const Model& model);
+// Empty when DenseTreeBytes(model) fits the memory budget (settings.sap.memory_budget_mb, else
+// DefaultMemoryBudgetBytes()); otherwise a message naming the largest tree, the total dofs, the
+// estimate and the budget. Simulator's constructor throws std::invalid_argument with it.
+std::string CheckDenseTreeMemory(const Model& model, const StepSettings& settings);
+
+class Simulator {
+ public:
+  Simulator(Model model, StepSettings settings);
+  ~Simulator();
+
+  // Advances one step and returns its record (valid until the next call). A solver failure is
+  // recorded in record.result.stats.status; the state still advances with the best iterate,
+  // unless the input was non-finite or the resulting state (q, v, body poses, energy) is not
+  // finite: the state is then kept at the step's start for inspection, the step count does not
+  // advance, and a non-finite result has status kNonFiniteState (message: which quantity).
+  // Divergence checks fill record.diagnostics.
+  const StepRecord& Step();
+
+  const Model& model() const { return model_; }
+  // Materials and other tunables may be edited between steps; geometry/topology may not.
+  Model& mutable_model() { return model_; }
+  const StepSettings& settings() const { return settings_; }
+  void set_settings(const StepSettings& s);  // validates
+  const State& state() const { return state_; }
+  void set_state(const State& s);
+  void Reset();  // back to the model's default state at t = 0
+  const Multibody& multibody() const { return *multibody_; }
+  const StepRecord& last_record() const { return record_; }
+  int step_count() const { return step_count_; }
+  // Used when resuming from a recorded step of the timeline.
+  void set_step_count(int n) { step_count_ = n; }
+
+  // Re-solves a recorded step's contact problem with other solver parameters (the problem's
+  // constraint data is physical, so σ, β and tolerances take effect) and the current contact
+  // model (settings().contact). Materials edited since are applied by RebuildProblem below.
+  SolverResult Resolve(const StepRecord& record, const SapParameters& params) const;
+  // The same with another contact model: the frozen problem (its φ0, v0, k, τ_d, d, μ, w) is
+  // solved under that model's laws, e.g. to overlay its curve on the recorded one.
+  SolverResult Resolve(const StepRecord& record, const SapParameters& params,
+                       const ContactModelParameters& contact) const;
+
+  // Mouse perturbation (engine/multibody/perturbation.h), applied by every Step() until cleared: the force
+  // f = k (target_W − p_W) − c v_p on the grabbed point, with p_W and v_p taken at the step's
+  // start (q0, v0), enters the free motion (stage 1) as the generalized force J_pᵀ f added to
+  // k(q, v) in every iteration. It is explicit in every integration scheme (never re-evaluated
+  // at q^θ, v^θ) and does not enter the linearization A. Kept across Reset() and set_state().
+  // SetPerturbation validates with ValidatePerturbation (std::invalid_argument naming the
+  // field and valid range).
+  // External loads (Model::loads, engine/multibody/load.h) enter the free motion the same way: their sum
+  // J_pᵀ f is evaluated at the step's start (signals at t^n, points at q0) and added to the
+  // perturbation's generalized force.
+  void SetPerturbation(const Perturbation& p);
+  void ClearPerturbation() { perturbation_.reset(); }
+  const std::optional<Perturbation>& perturbation() const { return perturbation_; }
+
+  // Energy and penetration of an arbitrary state.
+  StepMetrics ComputeMetrics(const State& s, const std::vector<Contact>& contacts) const;
+
+  // Empty when q, v, every body pose (prescribed bodies included) and the kinetic and potential
+  // energies of `s` are finite; otherwise names the first quantity that is not, e.g.
+  // "q[3] = nan" or "potential energy = inf" (a finite 1e308 position overflows the energy).
+  std::string NonFiniteQuantity(const State& s) const;
+
+ private:
+  // external_force (size nv, may be null): constant generalized force added to k.
+  // kin_q0 (may be null): kinematics at (q0, t), used as they are when the integrator is
+  // explicit (θ = 0) instead of being recomputed.
+  FreeMotionReport ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
+                                     const VecX* external_force, const KinematicsCache* kin_q0,
+                                     VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M);
+  void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
+                       ContactProblem* problem);
+  // *J becomes rows x cols (contents unspecified) using the spare pool instead of allocating.
+  void SizeJacobian(int rows, int cols, MatX* J);
+  // Moves *J's storage into the spare pool; *J is left empty.
+  void ReturnJacobianStorage(MatX* J);
+
+  // Per body, at (q, v), what the speculative margin needs (SpeculativeMargin): the velocity of
+  // the centre of mass and |ω| r_b for bodies with dofs, the prescribed velocity and the peak
+  // speed of the oscillation and spin for prescribed bodies, zero for static ones.
+  void BodySurfaceSpeeds(const KinematicsCache& kin, const VecX& v, SpeculativeMargin* out) const;
+
+  // Divergence checks of the step in `rec` (StepDiagnostics); `external_force` is the step's
+  // generalized force of loads and mouse spring (size nv, or empty).
+  // ke0, pe0: kinetic and potential energy at t^n [J]. Reads metrics_kin_ (the kinematics of
+  // rec.after that ComputeMetrics left there).
+  void ComputeDiagnostics(const StepRecord& rec, const VecX* external_force, double ke0,
+                          double pe0, StepDiagnostics* out) const;
+  std::vector<double> geom_half_thickness_;  // per geom: half its smallest extent [m] (inf: plane)
+
+  Model model_;
+  StepSettings settings_;
+  std::vector<double> body_radius_;  // per body: farthest geometry point from the COM [m]
+  State state_;
+  std::unique_ptr<Multibody> multibody_;
+  std::unique_ptr<CollisionDetector> collision_;
+  std::unique_ptr<SapSolver> solver_;
+  StepRecord record_;
+  int step_count_ = 0;
+  VecX warm_start_;
+  std::optional<Perturbation> perturbation_;
+  // Working storage of Step(), kept so that a step does not allocate once sizes are settled.
+  struct StepScratch {
+    KinematicsCache kin, kin_free_motion;
+    VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
+    VecX external_force;  // generalized force of the mouse spring and the loads
+    State next_state;     // the state after the step, before it replaces state_
+    VecX dv;                    // free motion: v − v0
+    VecX v_base, newton_step;   // free motion: iterate a Newton step starts from, the step Δv
+    std::vector<MatX> factor;   // free motion: per tree, storage of the in-place Cholesky factor
+    // Jacobian blocks of constraint slots whose tree size changed, reused by later slots so that
+    // the step does not allocate once the sizes in use have been seen.
+    std::vector<MatX> spare_jacobians;
+    size_t next_spare = 0;
+    // L⁻¹ of the 6-dof trees' M that the explicit free motion factored (A = M when θ = 0),
+    // reused by the step's Delassus estimates.
+    InverseCholeskyFactors free_body_factors;
+    std::vector<int> body_leaf;  // per body: last dof on its path (large trees), else -1
+    SpeculativeMargin speculative;  // per-body speeds of the step's speculative margin
+  };
+  StepScratch scratch_;
+  mutable KinematicsCache metrics_kin_;  // ComputeMetrics' kinematics, kept between steps
+};
+
+}  // namespace contactlab

@@ -1,0 +1,106 @@
+// SAP: the Semi-Analytic Primal solver of Castro et al., "An Unconstrained Convex Formulation of
+// Compliant Contact" (seed 000). Symbols follow the paper.
+//
+// Per step it minimizes the strongly convex cost (eq. 24; seed 004 eq. 2)
+//   ℓ_p(v) = ½‖v − v*‖²_A + Σ_i ℓ_i(v_c,i),   v_c = J v + b,
+// by Newton's method with H = A + JᵀGJ (§IV-A) and an exact (rtsafe) or backtracking line
+// search (§IV-B,C). The per-constraint laws ℓ_i, γ_i = −∂ℓ_i/∂v_c, G_i come from the contact
+// model (engine/contact/constraint_bundle.h, prepared once per step): the linear model is SAP's
+// law ℓ_i = ½‖P_F(y_i)‖²_{R_i} with R, v̂ from σ, β (§V-B); the Hunt–Crossley models are seed
+// 004's. The solver only evaluates the laws; it never sees R or v̂.
+// Stopping criterion (eq. 26): ‖D∇ℓ‖ < ε_a + ε_r max(‖Dp‖, ‖DJᵀγ‖), D = diag(M)^(-1/2), p = M v,
+// checked before factorizing, so an exact guess costs 0 iterations. A cost-stagnation test stops
+// at round-off. Joint limits use the linear unilateral law γ = max(0, y) under every model.
+//
+// Contracts: the problem's A blocks are SPD; rows of J are finite. Non-finite input gives
+// kNonFiniteInput without iterating. The cost decreases monotonically (up to round-off slop).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/contact/constraint_bundle.h"
+#include "engine/solvers/common/solver.h"
+
+namespace contactlab {
+
+struct SapParameters {
+  double sigma = 1e-3;          // σ [-], friction regularization R_t = σ w (eq. 30); smaller:
+                                // less stiction slip, worse conditioning. Range (0, 1].
+  double beta = 1.0;            // β [-], near-rigid clamp R_n >= β²w/(4π²) (eq. 29). Range (0, 10].
+  double limit_beta = 0.1;      // β for joint-limit constraints [-]
+  double rel_tolerance = 1e-6;  // ε_r [-] (eq. 26). Range (0, 1).
+  double abs_tolerance = 1e-16; // ε_a [√J] (eq. 26). Range [0, 1).
+  int max_iterations = 100;     // Newton iteration cap. Range [1, 10000].
+  enum class LineSearch { kExact, kBacktracking };
+  LineSearch line_search = LineSearch::kExact;
+  double ls_alpha_max = 1.5;    // largest step tried by the exact search [-]
+  double ls_rho = 0.8;          // backtracking factor [-]
+  double ls_c = 1e-4;           // Armijo constant [-]
+  double ls_backtracking_alpha_max = 1.25;
+  int ls_max_iterations = 100;
+  double cost_abs_tolerance = 1e-30;  // stagnation test |Δℓ| < abs + rel ℓ̄ (when α > 0.5)
+  double cost_rel_tolerance = 1e-15;
+  enum class LinearSolver { kDense, kBlockSparse };
+  LinearSolver linear_solver = LinearSolver::kBlockSparse;  // kDense: the reference path
+  bool compute_condition_number = false;  // cond₂(H) per iteration (costs an eigen-solve)
+  // Block path only: solve each connected component of the tree/constraint graph (an island) with
+  // its own Newton loop, stopping criterion and line search. Ignored by kDense and when
+  // compute_condition_number is set (cond₂ is defined for the whole H). If an island hits the
+  // iteration cap or fails, the whole problem is re-solved monolithically and that is reported.
+  bool islands = true;
+  // Memory budget of the Newton system [MiB]: the estimated storage of the factor of H (block
+  // path: its blocks including fill; dense path: the nv x nv matrices) is checked against it
+  // before anything of that size is allocated, and a step that would exceed it fails with
+  // SolverStatus::kMemoryBudgetExceeded. 0: the default, DefaultMemoryBudgetBytes() (the
+  // environment variable CONTACTLAB_MEMORY_BUDGET_MB, else half of the physical memory).
+  // Range [0, 1e9].
+  double memory_budget_mb = 0;
+  // Work budget of the Newton system [10⁹ multiply-adds per factorization of H] (block path): the
+  // symbolic factorization counts the multiply-adds of the factor with its fill
+  // (FactorLayoutSize::flops) before the factor is allocated, and a step whose factorization
+  // would need more fails with SolverStatus::kWorkBudgetExceeded (the state is not advanced)
+  // instead of running for hours: a coupled pile of 10⁵ touching spheres needs ~6.5e10 per Newton
+  // iteration. 0: the default, the environment variable CONTACTLAB_WORK_BUDGET_GFLOP if set,
+  // else 100 (10-100 s per factorization at 1-10 GFlop/s), and at most 0.5 per second of the
+  // process's CPU-time limit (ulimit -t). Range [0, 1e9].
+  double work_budget_gflop = 0;
+
+  // Throws std::invalid_argument naming the field and its valid range.
+  void Validate() const;
+};
+
+// The laws of a step for the SAP solver: the contact model and v_s from `contact`, σ, β and
+// limit_beta from `params`.
+LawParameters SapLawParameters(const SapParameters& params,
+                               const ContactModelParameters& contact = {});
+// The prepared laws of `problem` (for the tests, the inspector and the conditioning tools).
+ConstraintBundle PrepareSapLaws(const ContactProblem& problem, const SapParameters& params,
+                                const ContactModelParameters& contact = {});
+
+class SapSolver final : public ContactSolver {
+ public:
+  explicit SapSolver(const SapParameters& params = {},
+                     const ContactModelParameters& contact = {});
+  ~SapSolver() override;
+  const char* name() const override { return "SAP"; }
+  SolverStatus Solve(const ContactProblem& problem, const VecX& v_guess,
+                     SolverResult* result) override;
+  const SapParameters& parameters() const { return params_; }
+  void set_parameters(const SapParameters& p);  // validates
+  // The contact model whose laws the next solves minimize (joint limits: the linear law).
+  const ContactModelParameters& contact_model() const { return contact_; }
+  void set_contact_model(const ContactModelParameters& contact);  // validates
+
+ private:
+  // The island path of Solve on a validated problem: one child solve per island, merged into
+  // `result`. Returns false (and does nothing) when the problem has fewer than two islands.
+  bool SolveIslands(const ContactProblem& problem, const VecX& v_guess, SolverResult* result);
+
+  SapParameters params_;
+  ContactModelParameters contact_;
+  struct Scratch;
+  std::unique_ptr<Scratch> scratch_;  // reused between solves
+};
+
+}  // namespace contactlab
