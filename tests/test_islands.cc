@@ -101,8 +101,7 @@ class PenaltyStepSolver final : public ContactSolver {
   int solves = 0;
 
   const char* name() const override { return "penalty step"; }
-  SolverStatus Solve(const ContactProblem& p, const VecX& v_guess,
-                     SolverResult* result) override {
+  SolverStatus Solve(const ContactProblem& p, const VecX& v_guess, SolverResult* result) override {
     static_cast<void>(v_guess);
     ++solves;
     VecX vc;
@@ -203,7 +202,8 @@ TEST(Islands, SplitPartitionsTheProblemIntoCopies) {
         ASSERT_EQ(sub.tree_nv[j], n);
         EXPECT_EQ(sub.A[j], p.A[t]);
         EXPECT_EQ(sub.M[j], p.M[t]);
-        EXPECT_EQ(sub.v_star.segment(sub.tree_v_start[j], n), p.v_star.segment(p.tree_v_start[t], n));
+        EXPECT_EQ(sub.v_star.segment(sub.tree_v_start[j], n),
+                  p.v_star.segment(p.tree_v_start[t], n));
         EXPECT_EQ(sub.v0.segment(sub.tree_v_start[j], n), p.v0.segment(p.tree_v_start[t], n));
         EXPECT_EQ(isl.guess.segment(sub.tree_v_start[j], n), guess.segment(p.tree_v_start[t], n));
       }

@@ -166,9 +166,8 @@ int IslandSplitter::Split(const ContactProblem& problem, const VecX& v_guess) {
       // Field by field, so that a Jacobian block past num_blocks keeps its storage for the
       // next constraint that fills this slot (it is never read: every use is under num_blocks).
       // The binding names every field: one added to ConstraintData stops the build here.
-      const auto& [kind, first_row, num_rows, num_blocks, blocks, bias, stiffness,
-                   dissipation_time, friction, hunt_crossley_dissipation, phi0, w, beta,
-                   source] = c;
+      const auto& [kind, first_row, num_rows, num_blocks, blocks, bias, stiffness, dissipation_time,
+                   friction, hunt_crossley_dissipation, phi0, w, beta, source] = c;
       static_cast<void>(first_row);  // renumbered
       d.kind = kind;
       d.first_row = rows;
@@ -269,8 +268,8 @@ void IslandSplitter::Merge(const ContactProblem& problem, SolverResult* result) 
     }
     rec.gradient_norm = std::sqrt(g2);
     rec.momentum_residual = rec.gradient_norm == 0 ? 0.0
-                            : scale2 > 0 ? rec.gradient_norm / std::sqrt(scale2)
-                                         : std::numeric_limits<double>::infinity();
+                            : scale2 > 0           ? rec.gradient_norm / std::sqrt(scale2)
+                                                   : std::numeric_limits<double>::infinity();
     rec.alpha = std::isfinite(alpha) ? alpha : 0.0;
   }
   stats.momentum_error = stats.history.back().momentum_residual;

@@ -86,10 +86,10 @@ class IslandSplitter {
   std::vector<IslandSizes> slot_sizes_;  // per slot: key of the island it held last
   // Per split (storage kept between calls):
   std::vector<int> tree_root_, tree_island_, island_of_root_, constraint_island_;
-  std::vector<int> slot_of_;                           // island id -> slot
-  std::vector<IslandSizes> island_sizes_;              // island id -> key
+  std::vector<int> slot_of_;                            // island id -> slot
+  std::vector<IslandSizes> island_sizes_;               // island id -> key
   std::vector<std::pair<IslandSizes, int>> slot_keys_;  // (key, slot), sorted
-  std::vector<int> slot_cursor_;                       // per slot_keys_ group: next entry to try
+  std::vector<int> slot_cursor_;                        // per slot_keys_ group: next entry to try
   std::vector<char> slot_taken_;
   int num_islands_ = 0;
 };
