@@ -13,7 +13,7 @@ ParamTable<Material> MakeMaterialTable() {
   t.prefix = "materials.NAME";
   t.title = "Materials (`materials:` items and `pairs:` items)";
   t.help =
-      "Per-material contact values (Material, engine/model.h); a `pairs` item takes the "
+      "Per-material contact values (Material, engine/multibody/model.h); a `pairs` item takes the "
       "same keys for one pair of materials. Combination rules: see Materials.";
   t.fields = {
       Bind<&Material::stiffness>(

@@ -13,7 +13,7 @@ ParamTable<SapParameters> MakeSapTable() {
   t.prefix = "solver";
   t.title = "Solver: SAP (`solver:`)";
   t.help =
-      "The SAP solver's parameters (SapParameters, engine/sap_solver.h); `type: sap` "
+      "The SAP solver's parameters (SapParameters, engine/solvers/sap/sap_solver.h); `type: sap` "
       "names the solver. Equation numbers: seed 000.";
   using LS = SapParameters::LineSearch;
   using LinSolver = SapParameters::LinearSolver;
