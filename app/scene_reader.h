@@ -139,190 +139,44 @@ class Reader {
     rep_->Fail(node, field, what);
   }
 
-  void ExpectMap(const Field& f) const {
-    if (!f.node.IsMap()) Fail(f, "expected a map, got " + Describe(f.node));
-  }
-  void ExpectSequence(const Field& f) const {
-    if (!f.node.IsSequence()) Fail(f, "expected a list, got " + Describe(f.node));
-  }
+  void ExpectMap(const Field& f) const;
+  void ExpectSequence(const Field& f) const;
 
   // Checks that `f` is a map whose keys are all in `allowed`, without duplicates.
   void CheckKeys(const Field& f, const std::vector<std::string>& allowed,
-                 const std::string& context = "") const {
-    ExpectMap(f);
-    std::set<std::string> seen;
-    for (auto it = f.node.begin(); it != f.node.end(); ++it) {
-      const YAML::Node key = it->first;
-      if (!key.IsScalar()) {
-        rep_->Fail(key, f.path.empty() ? "(document)" : f.path, "map keys must be plain names");
-      }
-      const std::string k = key.Scalar();
-      const std::string path = Child(f.path, k);
-      bool known = false;
-      for (const auto& a : allowed) known = known || a == k;
-      if (!known) {
-        // The key's line, unless the entry came from an override (keys are not recorded).
-        const YAML::Node value = it->second;
-        rep_->Fail(rep_->IsOverride(value) ? value : key, path,
-                   "unknown key '" + k + "'" + context + " (allowed: " + Join(allowed) + ")");
-      }
-      if (!seen.insert(k).second) rep_->Fail(key, path, "duplicate key '" + k + "'");
-    }
-  }
+                 const std::string& context = "") const;
 
-  std::optional<Field> Get(const Field& map, const std::string& key) const {
-    if (!map.node.IsMap()) return std::nullopt;
-    for (auto it = map.node.begin(); it != map.node.end(); ++it) {
-      if (it->first.IsScalar() && it->first.Scalar() == key) {
-        return Field{it->second, Child(map.path, key)};
-      }
-    }
-    return std::nullopt;
-  }
+  std::optional<Field> Get(const Field& map, const std::string& key) const;
   bool Has(const Field& map, const std::string& key) const { return Get(map, key).has_value(); }
 
   // Path of a named list item: LIST.NAME when it has a usable name, else LIST.INDEX.
-  std::string ItemPath(const Field& list, size_t index, const YAML::Node& item) const {
-    if (item.IsMap()) {
-      for (auto it = item.begin(); it != item.end(); ++it) {
-        if (it->first.IsScalar() && it->first.Scalar() == "name" && it->second.IsScalar() &&
-            !it->second.Scalar().empty()) {
-          return Child(list.path, it->second.Scalar());
-        }
-      }
-    }
-    return Child(list.path, std::to_string(index));
-  }
+  std::string ItemPath(const Field& list, size_t index, const YAML::Node& item) const;
 
-  Field Require(const Field& map, const std::string& key, const std::string& expected) const {
-    std::optional<Field> f = Get(map, key);
-    if (!f) rep_->Fail(map.node, Child(map.path, key), "missing required field (" + expected + ")");
-    return *f;
-  }
+  Field Require(const Field& map, const std::string& key, const std::string& expected) const;
 
-  double Number(const Field& f, const Range& range) const {
-    double x = 0;
-    if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x)) {
-      Fail(f, "expected a number, got " + Describe(f.node));
-    }
-    if (std::isnan(x)) Fail(f, "expected a number, got nan");
-    if (!range.Contains(x)) {
-      Fail(f,
-           "value " + FormatNumber(x) + " is out of range (valid range " + range.ToString() + ")");
-    }
-    return x;
-  }
+  double Number(const Field& f, const Range& range) const;
   double Number(const Field& map, const std::string& key, const Range& range,
-                double fallback) const {
-    std::optional<Field> f = Get(map, key);
-    return f ? Number(*f, range) : fallback;
-  }
+                double fallback) const;
 
-  int Integer(const Field& f, int lo, int hi) const {
-    double x = 0;
-    if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x) || x != std::floor(x) ||
-        !std::isfinite(x)) {
-      Fail(f, "expected an integer, got " + Describe(f.node));
-    }
-    if (x < lo || x > hi) {
-      Fail(f, "value " + FormatNumber(x) + " is out of range (valid range [" + std::to_string(lo) +
-                  ", " + std::to_string(hi) + "])");
-    }
-    return static_cast<int>(x);
-  }
+  int Integer(const Field& f, int lo, int hi) const;
 
-  bool Bool(const Field& f) const {
-    bool b = false;
-    if (!f.node.IsScalar() || !YAML::convert<bool>::decode(f.node, b)) {
-      Fail(f, "expected true or false, got " + Describe(f.node));
-    }
-    return b;
-  }
-  bool Bool(const Field& map, const std::string& key, bool fallback) const {
-    std::optional<Field> f = Get(map, key);
-    return f ? Bool(*f) : fallback;
-  }
+  bool Bool(const Field& f) const;
+  bool Bool(const Field& map, const std::string& key, bool fallback) const;
 
-  std::string String(const Field& f) const {
-    if (!f.node.IsScalar()) Fail(f, "expected a string, got " + Describe(f.node));
-    return f.node.Scalar();
-  }
+  std::string String(const Field& f) const;
 
-  std::string Name(const Field& f) const {
-    std::string s = String(f);
-    if (s.empty()) Fail(f, "names must not be empty");
-    if (s.find('.') != std::string::npos) {
-      Fail(f, "name '" + s + "' must not contain '.' (names are used in --set paths)");
-    }
-    return s;
-  }
+  std::string Name(const Field& f) const;
 
-  std::string Choice(const Field& f, const std::vector<std::string>& allowed) const {
-    std::string s = f.node.IsScalar() ? f.node.Scalar() : "";
-    for (const auto& a : allowed) {
-      if (f.node.IsScalar() && a == s) return s;
-    }
-    Fail(f, "expected one of " + Join(allowed, " | ") + ", got " + Describe(f.node));
-  }
+  std::string Choice(const Field& f, const std::vector<std::string>& allowed) const;
 
   // A value of a table parameter (engine/sim/param_tables.h), checked against its spec: a number
   // in its range, an integer, one of its names or a boolean. Returns the value as the table
   // passes it (enum: the name's index; bool: 0 / 1).
-  double Param(const Field& f, const ParamSpec& spec) const {
-    switch (spec.type) {
-      case ParamType::kEnum: {
-        std::vector<std::string> names(spec.names.begin(), spec.names.end());
-        return spec.NameIndex(Choice(f, names));
-      }
-      case ParamType::kBool:
-        return Bool(f) ? 1 : 0;
-      case ParamType::kInteger: {
-        double x = 0;
-        if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x) ||
-            x != std::floor(x) || !std::isfinite(x)) {
-          Fail(f, "expected an integer, got " + Describe(f.node));
-        }
-        if (!spec.Contains(x)) {
-          Fail(f, "value " + FormatNumber(x) + " is out of range (valid range " +
-                      spec.RangeText() + ")");
-        }
-        return x;
-      }
-      case ParamType::kReal:
-        break;
-    }
-    double x = 0;
-    if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, x)) {
-      Fail(f, "expected a number, got " + Describe(f.node));
-    }
-    if (std::isnan(x)) Fail(f, "expected a number, got nan");
-    if (!spec.Contains(x)) {
-      Fail(f, "value " + FormatNumber(x) + " is out of range (valid range " + spec.RangeText() +
-                  ")");
-    }
-    return x;
-  }
+  double Param(const Field& f, const ParamSpec& spec) const;
 
   // The node of a dotted table key (`free_motion.max_iterations`) under `map`, if present. An
   // intermediate that is not a map is refused (CheckKeys of the intermediate does the same).
-  std::optional<Field> GetPath(const Field& map, const std::string& dotted) const {
-    // YAML::Node assignment writes through to the node it refers to: rebind with reset().
-    Field cur;
-    cur.node.reset(map.node);
-    cur.path = map.path;
-    size_t start = 0;
-    while (true) {
-      const size_t dot = dotted.find('.', start);
-      const std::string seg = dotted.substr(start, dot == std::string::npos ? dot : dot - start);
-      std::optional<Field> next = Get(cur, seg);
-      if (!next) return std::nullopt;
-      if (dot == std::string::npos) return next;
-      ExpectMap(*next);
-      cur.node.reset(next->node);
-      cur.path = next->path;
-      start = dot + 1;
-    }
-  }
+  std::optional<Field> GetPath(const Field& map, const std::string& dotted) const;
 
   // Reads every key of `table` present under `map` into *s (dotted keys from nested maps);
   // absent keys leave *s unchanged. The keys themselves are checked by CheckKeys.
@@ -334,73 +188,18 @@ class Reader {
   }
 
   std::vector<double> Numbers(const Field& f, size_t min_n, size_t max_n,
-                              const Range& range) const {
-    const std::string count = min_n == max_n
-                                  ? std::to_string(min_n)
-                                  : std::to_string(min_n) + " to " + std::to_string(max_n);
-    if (!f.node.IsSequence() || f.node.size() < min_n || f.node.size() > max_n) {
-      Fail(f, "expected a list of " + count + " numbers, got " +
-                  (f.node.IsSequence() ? "a list of " + std::to_string(f.node.size())
-                                       : Describe(f.node)));
-    }
-    std::vector<double> out;
-    for (size_t i = 0; i < f.node.size(); ++i) {
-      out.push_back(Number(Field{f.node[i], Child(f.path, std::to_string(i))}, range));
-    }
-    return out;
-  }
+                              const Range& range) const;
 
-  Vec3 Vector(const Field& f, const Range& range = Finite()) const {
-    std::vector<double> v = Numbers(f, 3, 3, range);
-    return Vec3(v[0], v[1], v[2]);
-  }
+  Vec3 Vector(const Field& f, const Range& range = Finite()) const;
   Vec3 Vector(const Field& map, const std::string& key, const Vec3& fallback,
-              const Range& range = Finite()) const {
-    std::optional<Field> f = Get(map, key);
-    return f ? Vector(*f, range) : fallback;
-  }
-  Vec3 UnitVector(const Field& f) const {
-    Vec3 v = Vector(f);
-    if (v.norm() < 1e-12) Fail(f, "expected a non-zero direction vector");
-    return v.normalized();
-  }
+              const Range& range = Finite()) const;
+  Vec3 UnitVector(const Field& f) const;
 
   // {axis_angle: [x, y, z, degrees]} | {rpy_deg: [roll, pitch, yaw]} | {quat: [w, x, y, z]}.
-  Quat Rotation(const Field& f) const {
-    CheckKeys(f, {"axis_angle", "rpy_deg", "quat"});
-    if (f.node.size() != 1) {
-      Fail(f, "expected exactly one of axis_angle, rpy_deg, quat; got " +
-                  std::to_string(f.node.size()));
-    }
-    if (auto a = Get(f, "axis_angle")) {
-      std::vector<double> v = Numbers(*a, 4, 4, Finite());
-      Vec3 axis(v[0], v[1], v[2]);
-      if (axis.norm() < 1e-12) Fail(*a, "the axis (first three numbers) must be non-zero");
-      return Quat(Eigen::AngleAxisd(v[3] * kPi / 180.0, axis.normalized()));
-    }
-    if (auto a = Get(f, "rpy_deg")) {
-      Vec3 rpy = Vector(*a) * (kPi / 180.0);
-      // Extrinsic x-y-z: R = Rz(yaw) Ry(pitch) Rx(roll).
-      return Quat(Eigen::AngleAxisd(rpy.z(), Vec3::UnitZ()) *
-                  Eigen::AngleAxisd(rpy.y(), Vec3::UnitY()) *
-                  Eigen::AngleAxisd(rpy.x(), Vec3::UnitX()));
-    }
-    Field qf = *Get(f, "quat");
-    std::vector<double> v = Numbers(qf, 4, 4, Finite());
-    Quat q(v[0], v[1], v[2], v[3]);
-    if (q.norm() < 1e-12) Fail(qf, "the quaternion must be non-zero");
-    q.normalize();
-    return q;
-  }
+  Quat Rotation(const Field& f) const;
 
   // {position: [x, y, z], rotation: {...}}
-  Pose Frame(const Field& f) const {
-    CheckKeys(f, {"position", "rotation"});
-    Pose pose;
-    pose.p = Vector(f, "position", Vec3::Zero());
-    if (auto r = Get(f, "rotation")) pose.q = Rotation(*r);
-    return pose;
-  }
+  Pose Frame(const Field& f) const;
 
  private:
   const Reporter* rep_;
