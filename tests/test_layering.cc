@@ -6,7 +6,9 @@
 // - app/reproduce/ runs the engine headless: engine/, app/ and non-GUI libraries, never ui/,
 //   render/, the viewer or a window/GL header;
 // - ui/ (ImGui panels of engine data) never includes app/;
-// - the internal headers of app/reproduce/ and app/viewer/ stay inside their folder.
+// - the internal headers of app/reproduce/ and app/viewer/ stay inside their folder;
+// - app/scene_reader.h and app/scene_builder.h are included only by the scene files, and only
+//   the scene reader includes yaml-cpp.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -111,6 +113,39 @@ TEST(Layering, InternalHeadersStayInTheirFolder) {
       }
     });
   }
+}
+
+// The scene reader and builder (app/scene_reader.h, app/scene_builder.h) are the two halves of
+// app/scene.h: callers include app/scene.h, and only the scene files include the halves.
+TEST(Layering, SceneReaderAndBuilderStayBehindSceneH) {
+  const std::string src = std::filesystem::path(CONTACTLAB_SOURCE_DIR).string() + "/";
+  int seen = 0;
+  for (const char* dir : {"app", "ui", "render", "engine", "tests", "bench"}) {
+    ForEachInclude(dir, [&](const std::string& path, int n, const std::string& inc) {
+      if (inc != "app/scene_reader.h" && inc != "app/scene_builder.h") return;
+      ++seen;
+      EXPECT_EQ(path.rfind(src + "app/scene", 0), 0u) << path << ":" << n << " includes " << inc;
+    });
+  }
+  EXPECT_GE(seen, 3);  // scene.cc includes both, the reader and builder their own
+}
+
+// Only the scene reader parses YAML: in app/, ui/ and render/, yaml-cpp is included directly by
+// app/scene_reader.* and app/scene_text.* (the text checks) alone; the builder reaches the
+// document through app/scene_reader.h (Field, Reader and its typed accessors).
+TEST(Layering, OnlyTheSceneReaderIncludesYaml) {
+  const std::string src = std::filesystem::path(CONTACTLAB_SOURCE_DIR).string() + "/";
+  int seen = 0;
+  for (const char* dir : {"app", "ui", "render"}) {
+    ForEachInclude(dir, [&](const std::string& path, int n, const std::string& inc) {
+      if (inc.rfind("yaml-cpp/", 0) != 0) return;
+      ++seen;
+      const bool reader = path.rfind(src + "app/scene_reader.", 0) == 0 ||
+                          path.rfind(src + "app/scene_text.", 0) == 0;
+      EXPECT_TRUE(reader) << path << ":" << n << " includes " << inc;
+    });
+  }
+  EXPECT_GE(seen, 1);  // the reader was found
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "engine/solvers/sap/sap_parameter_table.h"
 #include "engine/contact/linear_cone.h"
 #include "engine/solvers/sap/sap_model.h"
+#include "engine/solvers/common/islands.h"
 #include "engine/solvers/common/sap_supernodal.h"
 #include "engine/common/small_kernels.h"
 
@@ -237,29 +238,9 @@ struct SapSolver::Scratch {
   // and whether the dof's subtree holds a contact in contact.
   std::vector<double> tree_K;
   std::vector<char> tree_K_set;
-  // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
-  std::vector<int> tree_root, tree_island, island_of_root, constraint_island;
-  // Island storage is a pool of slots. An island takes the slot that held the island with the
-  // same first tree and sizes (trees, dofs, constraints, rows) the last time, else one whose
-  // island had the same sizes, else a free one, so that its sub-problem, guess, result and child
-  // solver keep their storage although island ids change from step to step. Key: the sizes,
-  // then the first tree.
-  using IslandSizes = std::array<int, 5>;
-  struct Island {
-    std::vector<int> trees, constraints;  // indices into the full problem, increasing
-    ContactProblem problem;
-    VecX guess;
-    SolverResult result;
-    std::unique_ptr<SapSolver> solver;
-    IslandSizes sizes = {-1, -1, -1, -1, -1};  // key of the island the slot held last
-  };
-  std::vector<Island> islands;               // slots
-  std::vector<int> slot_of;                  // island id -> slot
-  std::vector<IslandSizes> island_sizes;     // island id -> sizes
-  std::vector<std::pair<IslandSizes, int>> slot_keys;  // (sizes, slot), sorted
-  std::vector<int> slot_cursor;              // per slot_keys group start: next entry to try
-  std::vector<char> slot_taken;
-  int num_islands = 0;
+  // Island path (SapParameters::islands): the split, one child SapSolver per island slot, and
+  // the merge (engine/solvers/common/islands.h).
+  IslandSplitter islands;
 };
 
 SapSolver::SapSolver(const SapParameters& params, const ContactModelParameters& contact)
@@ -1080,286 +1061,33 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   return stats.status;
 }
 
-// Islands: connected components of the graph whose nodes are trees and whose edges are
-// constraints on two trees. Trees without constraints form one extra island (H = A there, one
-// Newton step). Each island is copied into a sub-problem (storage reused between calls) and solved
-// by a child solver with its own Newton loop, stopping criterion (eq. 26 on the island's
-// momentum) and line search, so a settled island converges at its guess with 0 iterations.
-// Merged statistics: iterations = max over islands; history[m] merges the islands' records at
-// iteration min(m, iterations_island): cost and regime counts summed, ‖D∇ℓ‖ and the eq. 26 scale
-// combined as root-sum-squares (e_m = their ratio, within √2 of the monolithic definition), α the
-// smallest step among the islands still iterating at m, line-search evaluations summed over them.
+// Islands (engine/solvers/common/islands.h): the split into connected components of the
+// tree/constraint graph and the merge of the islands' results are the common IslandSplitter's;
+// each island is solved by a child SapSolver with the parent's parameters (islands off), its own
+// Newton loop, stopping criterion (eq. 26 on the island's momentum) and line search. The child
+// skips the input checks (its sub-problem is a copy of parts of the validated problem) and the
+// parent reports the laws' constants and e_μ of the merged v_c, γ.
 // If any island does not converge, Solve discards this result and solves the whole problem.
 bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
                              SolverResult* result) {
   Scratch& s = *scratch_;
-  const int nt = problem.num_trees();
-  const int nc = static_cast<int>(problem.constraints.size());
-  problem.TreeComponentRoots(&s.tree_root);
-  const std::vector<int>& root = s.tree_root;
-  // Island ids in order of first tree; constraint-free trees share the last id.
-  s.island_of_root.assign(nt, -1);
-  s.tree_island.assign(nt, -1);
-  std::vector<int>& has_constraint = s.constraint_island;  // reused as a per-tree flag first
-  has_constraint.assign(nt, 0);
-  for (const ConstraintData& c : problem.constraints) {
-    for (int k = 0; k < c.num_blocks; ++k) has_constraint[root[c.blocks[k].tree]] = 1;
-  }
-  int num = 0;
-  bool any_free = false;
-  for (int t = 0; t < nt; ++t) {
-    const int r = root[t];
-    if (!has_constraint[r]) {
-      any_free = true;
-      continue;
-    }
-    if (s.island_of_root[r] < 0) s.island_of_root[r] = num++;
-    s.tree_island[t] = s.island_of_root[r];
-  }
-  const int free_island = any_free ? num++ : -1;
-  if (num < 2) return false;
-  for (int t = 0; t < nt; ++t) {
-    if (s.tree_island[t] < 0) s.tree_island[t] = free_island;
-  }
-  s.constraint_island.resize(nc);
-  for (int i = 0; i < nc; ++i) {
-    const ConstraintData& c = problem.constraints[i];
-    s.constraint_island[i] = c.num_blocks > 0 ? s.tree_island[c.blocks[0].tree] : -1;
-  }
-  s.num_islands = num;
-  // Constraints with no blocks act on no tree: they go with island 0 (γ from the bias only).
-  for (int i = 0; i < nc; ++i) {
-    if (s.constraint_island[i] < 0) s.constraint_island[i] = 0;
-  }
-  // Key per island (sizes, first tree), then a slot per island: the slot of the same key, else
-  // one of the same sizes (in slot-key order), else a free slot, else a new one.
-  s.island_sizes.assign(num, Scratch::IslandSizes{0, 0, 0, 0, -1});
-  for (int t = 0; t < nt; ++t) {
-    Scratch::IslandSizes& z = s.island_sizes[s.tree_island[t]];
-    if (z[0]++ == 0) z[4] = t;
-    z[1] += problem.tree_nv[t];
-  }
-  for (int i = 0; i < nc; ++i) {
-    Scratch::IslandSizes& z = s.island_sizes[s.constraint_island[i]];
-    ++z[2];
-    z[3] += problem.constraints[i].num_rows;
-  }
-  const int num_slots = static_cast<int>(s.islands.size());
-  s.slot_keys.clear();
-  for (int j = 0; j < num_slots; ++j) s.slot_keys.emplace_back(s.islands[j].sizes, j);
-  std::sort(s.slot_keys.begin(), s.slot_keys.end());
-  s.slot_cursor.resize(num_slots);
-  for (int j = 0; j < num_slots; ++j) s.slot_cursor[j] = j;
-  s.slot_taken.assign(num_slots, 0);
-  s.slot_of.assign(num, -1);
-  auto take = [&](int k, int j) {
-    s.slot_of[k] = j;
-    s.slot_taken[j] = 1;
-  };
-  for (int k = 0; k < num; ++k) {  // same key
-    const auto e = std::lower_bound(s.slot_keys.begin(), s.slot_keys.end(),
-                                    std::make_pair(s.island_sizes[k], -1));
-    if (e != s.slot_keys.end() && e->first == s.island_sizes[k] && !s.slot_taken[e->second]) {
-      take(k, e->second);
-    }
-  }
-  auto same_sizes = [](const Scratch::IslandSizes& a, const Scratch::IslandSizes& b) {
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
-  };
-  for (int k = 0; k < num; ++k) {  // same sizes
-    if (s.slot_of[k] >= 0) continue;
-    Scratch::IslandSizes lo = s.island_sizes[k];
-    lo[4] = -2;
-    const auto g = std::lower_bound(s.slot_keys.begin(), s.slot_keys.end(), std::make_pair(lo, -1));
-    if (g == s.slot_keys.end()) continue;
-    int& next = s.slot_cursor[g - s.slot_keys.begin()];
-    while (next < num_slots && same_sizes(s.slot_keys[next].first, lo) &&
-           s.slot_taken[s.slot_keys[next].second]) {
-      ++next;
-    }
-    if (next < num_slots && same_sizes(s.slot_keys[next].first, lo)) {
-      take(k, s.slot_keys[next].second);
-    }
-  }
-  int free_slot = 0;
-  for (int k = 0; k < num; ++k) {
-    if (s.slot_of[k] >= 0) continue;
-    while (free_slot < num_slots && s.slot_taken[free_slot]) ++free_slot;
-    if (free_slot < num_slots) {
-      s.slot_of[k] = free_slot++;
-    } else {
-      s.slot_of[k] = static_cast<int>(s.islands.size());
-      s.islands.emplace_back();
-    }
-  }
   SapParameters child_params = params_;
   child_params.islands = false;
-  for (int k = 0; k < num; ++k) {
-    Scratch::Island& isl = s.islands[s.slot_of[k]];
-    isl.sizes = s.island_sizes[k];
-    isl.trees.clear();
-    isl.constraints.clear();
-    if (!isl.solver) {
-      isl.solver = std::make_unique<SapSolver>(child_params, contact_);
-    } else {
-      isl.solver->params_ = child_params;
-      isl.solver->contact_ = contact_;
-    }
-    isl.solver->scratch_->island_child = true;
+  auto make_child = [&]() {
+    auto child = std::make_unique<SapSolver>(child_params, contact_);
+    child->scratch_->island_child = true;
+    return child;
+  };
+  auto prepare_child = [&](ContactSolver& solver) {
+    SapSolver& child = static_cast<SapSolver&>(solver);
+    child.params_ = child_params;
+    child.contact_ = contact_;
+  };
+  if (!SolveByIslands(&s.islands, problem, v_guess, make_child, prepare_child, result)) {
+    return false;
   }
-  for (int t = 0; t < nt; ++t) s.islands[s.slot_of[s.tree_island[t]]].trees.push_back(t);
-  for (int i = 0; i < nc; ++i) s.islands[s.slot_of[s.constraint_island[i]]].constraints.push_back(i);
-
-  // Sub-problems. Local tree index = rank in isl.trees (tree_local reuses tree_root).
-  std::vector<int>& tree_local = s.tree_root;
-  for (int k = 0; k < num; ++k) {
-    Scratch::Island& isl = s.islands[s.slot_of[k]];
-    ContactProblem& sub = isl.problem;
-    const int snt = static_cast<int>(isl.trees.size());
-    sub.time_step = problem.time_step;
-    sub.tree_v_start.resize(snt);
-    sub.tree_nv.resize(snt);
-    sub.A.resize(snt);
-    const bool have_M = static_cast<int>(problem.M.size()) == nt;
-    sub.M.resize(have_M ? snt : 0);
-    const bool have_motion = static_cast<int>(problem.tree_motion.size()) == nt;
-    sub.tree_motion.resize(have_motion ? snt : 0);
-    int nv = 0;
-    for (int j = 0; j < snt; ++j) {
-      const int t = isl.trees[j];
-      tree_local[t] = j;
-      sub.tree_v_start[j] = nv;
-      sub.tree_nv[j] = problem.tree_nv[t];
-      sub.A[j] = problem.A[t];
-      if (have_M) sub.M[j] = problem.M[t];
-      if (have_motion) sub.tree_motion[j] = problem.tree_motion[t];
-      nv += problem.tree_nv[t];
-    }
-    sub.nv = nv;
-    sub.v_star.resize(nv);
-    sub.v0.resize(nv);
-    isl.guess.resize(nv);
-    const bool have_v0 = problem.v0.size() == problem.nv;
-    for (int j = 0; j < snt; ++j) {
-      const int t = isl.trees[j];
-      const int n = problem.tree_nv[t], st = problem.tree_v_start[t], ss = sub.tree_v_start[j];
-      sub.v_star.segment(ss, n) = problem.v_star.segment(st, n);
-      sub.v0.segment(ss, n) = have_v0 ? problem.v0.segment(st, n) : problem.v_star.segment(st, n);
-      isl.guess.segment(ss, n) = v_guess.segment(st, n);
-    }
-    const int snc = static_cast<int>(isl.constraints.size());
-    sub.constraints.resize(snc);
-    int rows = 0;
-    for (int j = 0; j < snc; ++j) {
-      const ConstraintData& c = problem.constraints[isl.constraints[j]];
-      ConstraintData& d = sub.constraints[j];
-      // Field by field, so that a Jacobian block past num_blocks keeps its storage for the
-      // next constraint that fills this slot (it is never read: every use is under num_blocks).
-      // The binding names every field: one added to ConstraintData stops the build here.
-      const auto& [kind, first_row, num_rows, num_blocks, blocks, bias, stiffness,
-                   dissipation_time, friction, hunt_crossley_dissipation, phi0, w, beta,
-                   source] = c;
-      static_cast<void>(first_row);  // renumbered
-      d.kind = kind;
-      d.first_row = rows;
-      d.num_rows = num_rows;
-      d.num_blocks = num_blocks;
-      for (int b = 0; b < num_blocks; ++b) {
-        d.blocks[b].tree = tree_local[blocks[b].tree];
-        d.blocks[b].J = blocks[b].J;
-        d.blocks[b].leaf = blocks[b].leaf;
-        d.blocks[b].W = blocks[b].W;
-      }
-      for (int b = num_blocks; b < 2; ++b) d.blocks[b].tree = -1;
-      d.bias = bias;
-      d.stiffness = stiffness;
-      d.dissipation_time = dissipation_time;
-      d.friction = friction;
-      d.hunt_crossley_dissipation = hunt_crossley_dissipation;
-      d.phi0 = phi0;
-      d.w = w;
-      d.beta = beta;
-      d.source = source;
-      rows += c.num_rows;
-    }
-    sub.num_rows = rows;
-  }
-
-  // Solve and merge.
   SolverStats& stats = result->stats;
-  result->v.resize(problem.nv);
-  result->vc.resize(problem.num_rows);
-  result->gamma.resize(problem.num_rows);
-  result->regime.resize(nc);
-  stats.status = SolverStatus::kConverged;
-  stats.iterations = 0;
-  stats.cost = 0;
-  stats.message.clear();
-  stats.islands.resize(num);
-  for (int k = 0; k < num; ++k) {
-    Scratch::Island& isl = s.islands[s.slot_of[k]];
-    isl.solver->Solve(isl.problem, isl.guess, &isl.result);
-    const SolverStats& st = isl.result.stats;
-    IslandSummary& summary = stats.islands[k];
-    summary.first_tree = isl.trees.empty() ? -1 : isl.trees.front();
-    summary.trees = static_cast<int>(isl.trees.size());
-    summary.constraints = static_cast<int>(isl.constraints.size());
-    summary.iterations = st.iterations;
-    summary.solve_ms = st.solve_ms;
-    summary.status = st.status;
-    if (st.status != SolverStatus::kConverged && stats.status == SolverStatus::kConverged) {
-      stats.status = st.status;
-      std::ostringstream os;
-      os << "island " << k << ": " << st.message;
-      stats.message = os.str();
-    }
-    stats.iterations = std::max(stats.iterations, st.iterations);
-    stats.cost += st.cost;
-    for (size_t j = 0; j < isl.trees.size(); ++j) {
-      const int t = isl.trees[j];
-      result->v.segment(problem.tree_v_start[t], problem.tree_nv[t]) =
-          isl.result.v.segment(isl.problem.tree_v_start[j], problem.tree_nv[t]);
-    }
-    for (size_t j = 0; j < isl.constraints.size(); ++j) {
-      const ConstraintData& c = problem.constraints[isl.constraints[j]];
-      const int r0 = isl.problem.constraints[j].first_row;
-      result->vc.segment(c.first_row, c.num_rows) = isl.result.vc.segment(r0, c.num_rows);
-      result->gamma.segment(c.first_row, c.num_rows) = isl.result.gamma.segment(r0, c.num_rows);
-      result->regime[isl.constraints[j]] = isl.result.regime[j];
-    }
-  }
-  // Merged per-iteration history.
-  stats.history.resize(stats.iterations + 1);
-  for (int m = 0; m <= stats.iterations; ++m) {
-    IterationRecord& rec = stats.history[m];
-    rec = IterationRecord{};
-    rec.iteration = m;
-    double g2 = 0, scale2 = 0;
-    double alpha = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < num; ++k) {
-      const SolverStats& st = s.islands[s.slot_of[k]].result.stats;
-      const IterationRecord& r = st.history[std::min<int>(m, st.history.size() - 1)];
-      rec.cost += r.cost;
-      g2 += r.gradient_norm * r.gradient_norm;
-      if (r.momentum_residual > 0 && std::isfinite(r.momentum_residual)) {
-        const double sc = r.gradient_norm / r.momentum_residual;
-        scale2 += sc * sc;
-      }
-      rec.num_stiction += r.num_stiction;
-      rec.num_sliding += r.num_sliding;
-      rec.num_no_contact += r.num_no_contact;
-      if (m > 0 && m <= st.iterations) {
-        alpha = std::min(alpha, r.alpha);
-        rec.line_search_evaluations += r.line_search_evaluations;
-      }
-    }
-    rec.gradient_norm = std::sqrt(g2);
-    rec.momentum_residual = rec.gradient_norm == 0 ? 0.0
-                            : scale2 > 0 ? rec.gradient_norm / std::sqrt(scale2)
-                                         : std::numeric_limits<double>::infinity();
-    rec.alpha = std::isfinite(alpha) ? alpha : 0.0;
-  }
-  stats.momentum_error = stats.history.back().momentum_residual;
+  const int nc = static_cast<int>(problem.constraints.size());
   const double slack = s.laws.ComplementaritySlack(result->vc, result->gamma);
   stats.complementarity_error = (nc > 0 && stats.cost > 0) ? slack / nc / stats.cost : 0.0;
   return true;
