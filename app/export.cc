@@ -56,18 +56,20 @@ Json StepJson(const StepRecord& r) {
   return j;
 }
 
-Json IterationJson(const IterationRecord& it) {
+// One row of a solver's iteration log: "iteration" then each declared series under its key
+// (integer series as JSON integers, NaN/inf as strings).
+Json IterationJson(const IterationLog& log, int row) {
   Json j;
-  j["iteration"] = it.iteration;
-  j["cost"] = JNum(it.cost);
-  j["momentum_residual"] = JNum(it.momentum_residual);
-  j["gradient_norm"] = JNum(it.gradient_norm);
-  j["alpha"] = JNum(it.alpha);
-  j["line_search_evaluations"] = it.line_search_evaluations;
-  j["num_stiction"] = it.num_stiction;
-  j["num_sliding"] = it.num_sliding;
-  j["num_no_contact"] = it.num_no_contact;
-  j["condition_number"] = JNum(it.condition_number);
+  j["iteration"] = row;
+  const SeriesTable& t = log.table();
+  for (int s = 0; s < t.size; ++s) {
+    const double x = log(row, s);
+    if (t[s].type == SeriesType::kInteger && std::isfinite(x)) {
+      j[t[s].key] = static_cast<long long>(x);
+    } else {
+      j[t[s].key] = JNum(x);
+    }
+  }
   return j;
 }
 
@@ -192,13 +194,23 @@ void WriteHistoryJson(const History& history, std::ostream& out) {
 }
 
 void WriteIterationsCsv(const StepRecord& record, std::ostream& out) {
-  out << "iteration,cost,momentum_residual,gradient_norm,alpha,line_search_evaluations,"
-         "num_stiction,num_sliding,num_no_contact,condition_number\n";
-  for (const IterationRecord& it : record.result.stats.history) {
-    out << it.iteration << ',' << Num(it.cost) << ',' << Num(it.momentum_residual) << ','
-        << Num(it.gradient_norm) << ',' << Num(it.alpha) << ',' << it.line_search_evaluations
-        << ',' << it.num_stiction << ',' << it.num_sliding << ',' << it.num_no_contact << ','
-        << Num(it.condition_number) << '\n';
+  const IterationLog& log = record.result.stats.iteration_log;
+  const SeriesTable& t = log.table();
+  out << "iteration";
+  for (int s = 0; s < t.size; ++s) out << ',' << t[s].key;
+  out << '\n';
+  for (int row = 0; row < log.num_rows(); ++row) {
+    out << row;
+    for (int s = 0; s < t.size; ++s) {
+      const double x = log(row, s);
+      out << ',';
+      if (t[s].type == SeriesType::kInteger && std::isfinite(x)) {
+        out << static_cast<long long>(x);
+      } else {
+        out << Num(x);
+      }
+    }
+    out << '\n';
   }
 }
 
@@ -206,8 +218,9 @@ void WriteIterationsJson(const StepRecord& record, std::ostream& out) {
   Json j;
   j["step"] = record.step;
   j["status"] = SolverStatusName(record.result.stats.status);
+  const IterationLog& log = record.result.stats.iteration_log;
   Json arr = Json::array();
-  for (const IterationRecord& it : record.result.stats.history) arr.push_back(IterationJson(it));
+  for (int row = 0; row < log.num_rows(); ++row) arr.push_back(IterationJson(log, row));
   j["iterations"] = arr;
   out << j.dump() << '\n';
 }

@@ -23,9 +23,12 @@ namespace contactlab {
 void WriteHistoryCsv(const History& history, std::ostream& out);
 void WriteHistoryJson(const History& history, std::ostream& out);
 
-// One row/object per Newton iteration of the step (iteration 0 = the guess). Columns/keys:
+// One row/object per iteration of the step (iteration 0 = the guess): "iteration", then the
+// series the solver declares (SolverStats::iteration_log), in its order, under their keys;
+// integer series as integers, a value not recorded as "nan". SAP's columns:
 //   iteration, cost, momentum_residual, gradient_norm, alpha, line_search_evaluations,
-//   num_stiction, num_sliding, num_no_contact, condition_number ("nan" unless requested)
+//   num_stiction, num_sliding, num_no_contact, condition_number ("nan" unless requested),
+//   line_search_iterations
 // JSON: {"step": ..., "status": ..., "iterations": [ {...}, ... ]}.
 void WriteIterationsCsv(const StepRecord& record, std::ostream& out);
 void WriteIterationsJson(const StepRecord& record, std::ostream& out);

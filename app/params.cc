@@ -1,7 +1,10 @@
 #include "app/params.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <sstream>
+#include <stdexcept>
 
 namespace contactlab {
 namespace {
@@ -136,6 +139,51 @@ nlohmann::json StepParamsJson(const StepSettings& settings) {
   j[SapParameterTable().group] = ParamValuesJson(SapParameterTable(), settings.sap);
   j[ContactModelTable().group] = ParamValuesJson(ContactModelTable(), settings.contact);
   return j;
+}
+
+namespace {
+
+// The value of `text` for `spec`, or throws with the valid range.
+double ParseParamValue(const std::string& path, const ParamSpec& spec, const std::string& text) {
+  double x = std::numeric_limits<double>::quiet_NaN();
+  if (spec.type == ParamType::kEnum) {
+    const int i = spec.NameIndex(text);
+    if (i >= 0) x = i;
+  } else if (spec.type == ParamType::kBool) {
+    if (text == "true") x = 1;
+    if (text == "false") x = 0;
+  } else {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (!text.empty() && end == text.c_str() + text.size()) x = v;
+  }
+  if (!spec.Contains(x)) {
+    throw std::invalid_argument(path + " = " + text + ": expected " + spec.RangeText());
+  }
+  return x;
+}
+
+template <typename S>
+bool SetInTable(const ParamTable<S>& table, const std::string& key, const std::string& value,
+                S* s) {
+  const std::string prefix =
+      std::string(table.prefix).empty() ? "" : std::string(table.prefix) + ".";
+  if (key.compare(0, prefix.size(), prefix) != 0) return false;
+  const ParamField<S>* f = table.Find(key.substr(prefix.size()));
+  if (!f) return false;
+  f->set(s, ParseParamValue(key, f->spec, value));
+  return true;
+}
+
+}  // namespace
+
+void SetStepParam(const std::string& key, const std::string& value, StepSettings* settings) {
+  if (SetInTable(SapParameterTable(), key, value, &settings->sap)) return;
+  if (SetInTable(ContactModelTable(), key, value, &settings->contact)) return;
+  if (SetInTable(StepSettingsTable(), key, value, settings)) return;
+  throw std::invalid_argument("unknown parameter '" + key +
+                              "' (a key of the step, solver or contact table: see "
+                              "`contactlab params`)");
 }
 
 bool ExtractParamsBlock(const std::string& doc, std::string* block) {

@@ -39,6 +39,12 @@ nlohmann::json ParamValuesJson(const ParamTable<S>& table, const S& s) {
 // {"step": {...}, "solver": {...}, "contact": {...}}: the step settings' parameters by table.
 nlohmann::json StepParamsJson(const StepSettings& settings);
 
+// Sets the parameter `key` of `settings`, spelled as a scene key of the step, solver or contact
+// table ("time_step", "solver.sigma", "contact.model"), to `value` (a number, an enum's name,
+// true / false). Throws std::invalid_argument naming the key and, for a value out of range or of
+// the wrong type, its valid range. Does not validate the other fields.
+void SetStepParam(const std::string& key, const std::string& value, StepSettings* settings);
+
 // The text of `doc` with the block between kParamsDocBegin and kParamsDocEnd replaced by
 // `block`; false (and *out untouched) when the markers are missing or out of order.
 bool ReplaceParamsBlock(const std::string& doc, const std::string& block, std::string* out);

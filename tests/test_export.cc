@@ -264,15 +264,33 @@ TEST(ExportStats, HistoryAndIterationsAsCsvAndJson) {
   WriteIterationsCsv(r, icsv);
   int ilines = 0;
   std::istringstream iin(icsv.str());
+  std::string header;
+  std::getline(iin, header);
+  // The columns are SAP's declared series; the first ten are the contract of earlier versions
+  // (never renamed or reordered), new series are appended.
+  EXPECT_EQ(header,
+            "iteration,cost,momentum_residual,gradient_norm,alpha,line_search_evaluations,"
+            "num_stiction,num_sliding,num_no_contact,condition_number,line_search_iterations");
+  ++ilines;
+  std::string row0;
+  if (std::getline(iin, row0)) ++ilines;
+  // Iteration 0 (the guess): integer series as integers, α = 0, cond₂ not requested: "nan".
+  EXPECT_EQ(row0.rfind("0,", 0), 0u) << row0;
+  EXPECT_NE(row0.find(",0,0,"), std::string::npos) << "alpha 0 (%.17g) and 0 evaluations: " << row0;
+  EXPECT_NE(row0.find(",nan,0"), std::string::npos) << row0;
   while (std::getline(iin, line)) ++ilines;
-  EXPECT_EQ(ilines, 1 + static_cast<int>(r.result.stats.history.size()));
+  EXPECT_EQ(ilines, 1 + r.result.stats.iteration_log.num_rows());
   std::ostringstream ijs;
   WriteIterationsJson(r, ijs);
   const nlohmann::json it = nlohmann::json::parse(ijs.str());
-  ASSERT_EQ(it["iterations"].size(), r.result.stats.history.size());
-  EXPECT_EQ(it["iterations"][0]["cost"].get<double>(), r.result.stats.history[0].cost);
+  ASSERT_EQ(static_cast<int>(it["iterations"].size()), r.result.stats.iteration_log.num_rows());
+  EXPECT_EQ(it["iterations"][0]["cost"].get<double>(), r.result.stats.iteration_log(0, kSapCost));
   // NaN (not requested) is written as the string "nan", never as null.
   EXPECT_EQ(it["iterations"][0]["condition_number"], "nan");
+  // Integer series are JSON integers.
+  EXPECT_TRUE(it["iterations"][0]["num_stiction"].is_number_integer());
+  EXPECT_TRUE(it["iterations"][0]["line_search_iterations"].is_number_integer());
+  EXPECT_EQ(it["iterations"][0]["iteration"].get<int>(), 0);
 }
 
 TEST(ExportStepFromRun, WritesTheRequestedStepAndReportsBadInput) {

@@ -95,8 +95,20 @@ double RelativeDifference(const VecX& a, const VecX& b) {
 // ℓ = ½‖v − v*‖²_A. Every quantity is a sum over the trees a constraint touches, so a solve of
 // each island gives the monolithic solve's numbers up to round-off. `fail_tree` >= 0: a problem
 // containing a tree of A(0,0) equal to `fail_a00` reports kMaxIterations (a failing island).
+// The toy solver's declared series (engine/solvers/common/iteration_log.h).
+enum ToySeries { kToyCost, kToyStiction, kToyNoContact };
+constexpr SeriesSpec kToySeriesSpecs[] = {
+    {"cost", "cost", "J", SeriesAxis::kLog, SeriesType::kReal, SeriesRole::kObjective,
+     kSeriesDefaultPlot, "penalty step's cost"},
+    {"num_stiction", "loaded", "", SeriesAxis::kLinear, SeriesType::kInteger, SeriesRole::kPlain,
+     0u, "constraints with an impulse"},
+    {"num_no_contact", "unloaded", "", SeriesAxis::kLinear, SeriesType::kInteger,
+     SeriesRole::kPlain, 0u, "constraints without an impulse"},
+};
+
 class PenaltyStepSolver final : public ContactSolver {
  public:
+  SeriesTable series() const override { return SeriesTable::Of(kToySeriesSpecs); }
   double fail_a00 = std::numeric_limits<double>::quiet_NaN();
   int solves = 0;
 
@@ -126,19 +138,22 @@ class PenaltyStepSolver final : public ContactSolver {
     p.ConstraintVelocities(result->v, &result->vc);
     result->gamma = gamma;
     result->regime.clear();
-    IterationRecord r0, r1;
-    r1.iteration = 1;
-    r1.cost = cost;
-    r1.alpha = 1;
+    result->stats = SolverStats{};
+    IterationLog& log = result->stats.iteration_log;
+    log.Reset(series());
+    double* r0 = log.AddRow();
+    r0[kToyCost] = 0;
+    r0[kToyStiction] = 0;
+    r0[kToyNoContact] = static_cast<double>(p.constraints.size());
+    double* r1 = log.AddRow();
+    r1[kToyCost] = cost;
+    r1[kToyStiction] = r1[kToyNoContact] = 0;
     for (const ConstraintData& c : p.constraints) {
       const double gn = gamma(c.first_row + c.num_rows - 1);
       result->regime.push_back(gn > 0 ? Regime::kStiction : Regime::kNoContact);
-      (gn > 0 ? r1.num_stiction : r1.num_no_contact) += 1;
+      r1[gn > 0 ? kToyStiction : kToyNoContact] += 1;
     }
-    r0.num_no_contact = static_cast<int>(p.constraints.size());
-    result->stats = SolverStats{};
     result->stats.iterations = 1;
-    result->stats.history = {r0, r1};
     result->stats.cost = cost;
     result->stats.status = fail ? SolverStatus::kMaxIterations : SolverStatus::kConverged;
     if (fail) result->stats.message = "toy failure";
@@ -267,7 +282,8 @@ TEST(Islands, MergeOfTheSplitIsTheIdentity) {
         r.regime.push_back(isl.constraints[j] % 3 == 0 ? Regime::kSliding : Regime::kStiction);
       }
       r.stats = SolverStats{};
-      r.stats.history.resize(1);
+      r.stats.iteration_log.Reset(SeriesTable::Of(kToySeriesSpecs));
+      r.stats.iteration_log.AddRow();
     }
     SolverResult merged;
     splitter.Merge(p, &merged);
@@ -313,9 +329,18 @@ TEST(Islands, SolveByIslandsEqualsMonolithicSolve) {
     EXPECT_EQ(ri.regime, rm.regime) << "trial " << trial;
     EXPECT_NEAR(ri.stats.cost, rm.stats.cost, 1e-12 * rm.stats.cost);
     EXPECT_EQ(ri.stats.iterations, 1);
-    ASSERT_EQ(ri.stats.history.size(), 2u);
-    EXPECT_EQ(ri.stats.history[1].num_stiction, rm.stats.history[1].num_stiction);
-    EXPECT_EQ(ri.stats.history[1].num_no_contact, rm.stats.history[1].num_no_contact);
+    // The islands' own logs, one after the other: their last rows' counts add up to the
+    // monolithic solve's (each constraint is in one island).
+    ASSERT_EQ(static_cast<int>(ri.stats.islands.size()), splitter.num_islands());
+    double stiction = 0, no_contact = 0;
+    for (const IslandSummary& is : ri.stats.islands) {
+      ASSERT_EQ(is.log_rows, 2);
+      const double* last = ri.stats.island_log.row(is.log_first_row + 1);
+      stiction += last[kToyStiction];
+      no_contact += last[kToyNoContact];
+    }
+    EXPECT_EQ(stiction, rm.stats.iteration_log(1, kToyStiction));
+    EXPECT_EQ(no_contact, rm.stats.iteration_log(1, kToyNoContact));
 
     // SAP's children through the same helper (islands off in the children, as SapSolver does).
     SapParameters prm;

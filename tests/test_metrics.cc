@@ -3,8 +3,10 @@
 // slope fits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "engine/contact/constraint_laws.h"
 #include "engine/inspect/metrics.h"
 #include "engine/solvers/sap/sap_solver.h"
 
@@ -133,6 +135,122 @@ TEST(NcpResidual, RejectsMismatchedSizes) {
   SolverResult r;
   r.gamma = VecX::Zero(2);
   EXPECT_THROW(ComputeNcpResidual(p, r), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The NCP residual of the Hunt–Crossley models: the normal gap measures their own law
+// n(ζ) = δt (f₀ − δt k ζ)₊ (1 − d ζ)₊ (seed 004 eqs. 6, 13), written out again here.
+
+constexpr double kHcK = 1e5, kHcD = 0.5, kHcPhi0 = -1e-4;
+
+ContactProblem HcPointMass(const Vec3& v_star) {
+  ContactProblem p = PointMass(v_star, kHcPhi0, kHcK);
+  p.constraints[0].hunt_crossley_dissipation = kHcD;
+  return p;
+}
+
+double HcImpulse(double zeta) {
+  const double f0 = kHcK * -kHcPhi0;
+  return kDt * std::max(f0 - kDt * kHcK * zeta, 0.0) * std::max(1 - kHcD * zeta, 0.0);
+}
+double HcSlope(double zeta) {  // −n'(ζ) inside contact
+  const double f0 = kHcK * -kHcPhi0;
+  return kDt * (kDt * kHcK * (1 - kHcD * zeta) + kHcD * (f0 - kDt * kHcK * zeta));
+}
+
+// Root of an increasing f on [lo, hi] by bisection to the last bit.
+template <class F>
+double Bisect(F f, double lo, double hi) {
+  for (int i = 0; i < 200 && lo < hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid == lo || mid == hi) break;
+    (f(mid) < 0 ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// The box at rest on the ground for one step: m (v_n − v*_n) = γ_n = n(v_n), v_t = 0.
+double RestingNormalImpulse(double v_star_n) {
+  const double v_hat = std::min(-kHcPhi0 / kDt, 1 / kHcD);
+  const double vn =
+      Bisect([&](double v) { return kMass * (v - v_star_n) - HcImpulse(v); }, v_star_n, v_hat);
+  return kMass * (vn - v_star_n);
+}
+
+TEST(NcpResidual, HuntCrossleyRestingBoxIsExactAndAPerturbationShowsItsGap) {
+  const Vec3 v_star(0, 0, -0.1);
+  const ContactProblem p = HcPointMass(v_star);
+  const double gn = RestingNormalImpulse(v_star.z());
+  ASSERT_GT(gn, 0.1) << "a loaded contact";
+  for (ContactModelType m : {ContactModelType::kLagged, ContactModelType::kLaggedRegularized,
+                             ContactModelType::kSimilar}) {
+    // Exact solution (v_t = 0, so ζ = v_n for similar too): zero up to round-off of the
+    // bisection (γ_n to the last bit, |n'| ~ 10 N s²/m: g_n ~ 1e-16).
+    const NcpResidual r = ComputeNcpResidual(p, Vec3(0, 0, gn), m);
+    EXPECT_LT(r.residual, 1e-13) << ContactModelName(m);
+    // γ_n + δ: v_n rises by δ/m and n⁻¹(γ_n + δ) falls by δ/|n'|, so g_n = δ (1/m + 1/|n'|)
+    // to first order (the relative error is O(δ/γ_n) = 1e-6); the row's residual is g_n.
+    const double delta = 1e-6 * gn;
+    const double vn = v_star.z() + gn / kMass;
+    const double expected = delta * (1 / kMass + 1 / HcSlope(vn));
+    const NcpResidual rp = ComputeNcpResidual(p, Vec3(0, 0, gn + delta), m);
+    EXPECT_NEAR(rp.residual, expected, 1e-4 * expected) << ContactModelName(m);
+  }
+  // The same impulse measured against the linear law (k, τ_d) is far from exact: the residual
+  // follows the model.
+  EXPECT_GT(ComputeNcpResidual(p, Vec3(0, 0, gn), ContactModelType::kLinear).residual, 1e-3);
+}
+
+TEST(NcpResidual, SimilarSlidingIsExactUnderItsLawAndOffByMuSlipUnderLagged) {
+  // Sliding at 2 m/s: similar's normal law reads ζ = v_n − μ‖v_t‖. Exact solution of
+  // m (v − v*) = γ, γ_n = n(ζ), γ_t = −μ γ_n t̂ (t̂ along v*_t, the slip does not reverse).
+  const Vec3 v_star(2.0, 0, -0.1);
+  const ContactProblem p = HcPointMass(v_star);
+  auto zeta = [&](double g) {
+    return (v_star.z() + g / kMass) - kMu * (v_star.x() - kMu * g / kMass);
+  };
+  const double gn = Bisect([&](double g) { return g - HcImpulse(zeta(g)); }, 0.0, 100.0);
+  const double slip = v_star.x() - kMu * gn / kMass;
+  ASSERT_GT(slip, 0);
+  const Vec3 gamma(-kMu * gn, 0, gn);
+  EXPECT_LT(ComputeNcpResidual(p, gamma, ContactModelType::kSimilar).residual, 1e-12);
+  // Under the lagged law (ζ = v_n) the normal gap is v_n − ζ = μ‖v_t‖ < γ_n here, so the normal
+  // row's residual is μ‖v_t‖, and the Coulomb disk shrinks to μ (γ_n − μ‖v_t‖): the tangential
+  // row's residual is μ²‖v_t‖. Together μ‖v_t‖ √(1 + μ²).
+  ASSERT_LT(kMu * slip, gn);
+  const double expected = kMu * slip * std::sqrt(1 + kMu * kMu);
+  EXPECT_NEAR(ComputeNcpResidual(p, gamma, ContactModelType::kLagged).residual, expected,
+              1e-9 * expected);
+}
+
+TEST(NcpResidual, FollowsTheModelOfTheSolveAndItsComplementarityError) {
+  // SAP minimizing the lagged law at rest: the residual against the lagged law is the solver's
+  // tolerance level, against the linear law (the default without a model) it is not; e_μ of the
+  // Hunt–Crossley laws is the round-off of their normal law's complementarity.
+  const ContactProblem p = HcPointMass(Vec3(0, 0, -0.1));
+  SapParameters prm;
+  prm.rel_tolerance = 1e-12;
+  ContactModelParameters lagged;
+  lagged.model = ContactModelType::kLagged;
+  SapSolver sap(prm, lagged);
+  SolverResult res;
+  ASSERT_EQ(sap.Solve(p, VecX::Zero(3), &res), SolverStatus::kConverged) << res.stats.message;
+  ASSERT_EQ(res.laws.model(), ContactModelType::kLagged);
+  const double gn = RestingNormalImpulse(-0.1);
+  EXPECT_NEAR(res.gamma(2), gn, 1e-9 * gn) << "SAP reaches the closed-form impulse";
+  EXPECT_LT(ComputeNcpResidual(p, res).residual, 1e-9);
+  EXPECT_GT(ComputeNcpResidual(p, res.gamma, ContactModelType::kLinear).residual, 1e-3);
+  // e_μ = |γ_n (v_n − n⁻¹(γ_n))| / (n_c ℓ): round-off (ℓ ~ 1e-3 J, γ_n ~ 0.2 N s).
+  EXPECT_LT(res.stats.complementarity_error, 1e-9);
+  // A γ_n off the law by 1e-6 relative gives a complementarity term of the expected size:
+  // γ_n · δ/|n'| (the law's gap at fixed v_n).
+  LaggedLaw::Constants K = LaggedLaw::Prepare(p.constraints[0], kDt, 0.0, LawParameters{});
+  const double vn = res.vc(2);
+  const double delta = 1e-6 * gn;
+  const double vc[3] = {0, 0, vn};
+  const double gamma[3] = {0, 0, HcImpulse(vn) + delta};
+  const double expected = gamma[2] * delta / HcSlope(vn);
+  EXPECT_NEAR(LaggedLaw::Slack(K, vc, gamma), expected, 1e-4 * expected);
 }
 
 Trajectory Sampled(double (*f)(double), double dt, double T) {

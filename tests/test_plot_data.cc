@@ -12,6 +12,7 @@
 #include "engine/inspect/conditioning.h"
 #include "engine/inspect/history.h"
 #include "engine/sim/simulator.h"
+#include "engine/solvers/sap/sap_solver.h"
 #include "ui/plot_data.h"
 
 namespace contactlab {
@@ -77,54 +78,72 @@ TEST(ReferenceSlopes, StopAtTheFloorAndRejectBadInput) {
 TEST(ConvergenceSeries, CostGapIsPositiveAndOmitsTheFinalIterate) {
   const History history = RecordBoxOnRamp(20);
   const SolverResult& res = LongestSolve(history).result;
-  const auto& h = res.stats.history;
-  ASSERT_GE(h.size(), 3u) << "a solve with at least two Newton iterations";
-  const std::vector<double> gap = CostGapSeries(res);
-  ASSERT_EQ(gap.size(), h.size()) << "shares the iteration axis";
+  const std::vector<double> cost = res.stats.iteration_log.Column("cost");
+  ASSERT_GE(cost.size(), 3u) << "a solve with at least two Newton iterations";
+  // SAP declares the cost as its objective: the panel plots its gap to the final cost.
+  const std::vector<double> gap = PlottedSeries(res, "cost");
+  ASSERT_EQ(gap.size(), cost.size()) << "shares the iteration axis";
   EXPECT_TRUE(std::isnan(gap.back())) << "the final iterate's gap is omitted";
   for (size_t k = 0; k + 1 < gap.size(); ++k) {
     ASSERT_TRUE(std::isfinite(gap[k])) << k;
     EXPECT_GT(gap[k], 0.0) << k;
-    EXPECT_GE(gap[k], h[k].cost - h.back().cost) << "raised to the round-off level, not lowered";
+    EXPECT_GE(gap[k], cost[k] - cost.back()) << "raised to the round-off level, not lowered";
   }
-  EXPECT_DOUBLE_EQ(gap[0], h[0].cost - h.back().cost) << "the guess is far from the optimum";
+  EXPECT_DOUBLE_EQ(gap[0], cost[0] - cost.back()) << "the guess is far from the optimum";
   // SAP decreases the cost monotonically, so the gap does not grow.
   for (size_t k = 1; k + 1 < gap.size(); ++k) EXPECT_LE(gap[k], gap[k - 1] * (1 + 1e-12));
 }
 
-TEST(ConvergenceSeries, CostGapOfSyntheticCostsWithRoundOff) {
-  SolverResult r;
-  for (double c : {10.0, 4.0, 2.0 - 1e-15, 2.0}) {
-    IterationRecord it;
-    it.cost = c;
-    r.stats.history.push_back(it);
-  }
-  const std::vector<double> gap = CostGapSeries(r, 1e-15);
+TEST(ConvergenceSeries, GapToFinalOfSyntheticCostsWithRoundOff) {
+  const std::vector<double> gap = GapToFinal({10.0, 4.0, 2.0 - 1e-15, 2.0}, 1e-15);
   ASSERT_EQ(gap.size(), 4u);
   EXPECT_DOUBLE_EQ(gap[0], 8.0);
   EXPECT_DOUBLE_EQ(gap[1], 2.0);
   EXPECT_DOUBLE_EQ(gap[2], 1e-14) << "a negative round-off gap is floored at 1e-15 · max |cost|";
   EXPECT_TRUE(std::isnan(gap[3]));
-  EXPECT_TRUE(CostGapSeries(SolverResult{}).empty());
+  EXPECT_TRUE(GapToFinal({}).empty());
+  EXPECT_TRUE(PlottedSeries(SolverResult{}, "cost").empty()) << "an empty log declares nothing";
 }
 
 TEST(ConvergenceSeries, AlphaOfARealSolveIsAPositiveStep) {
   const History history = RecordBoxOnRamp(20);
   const SolverResult& res = LongestSolve(history).result;
-  const std::vector<double> alpha = AlphaSeries(res);
-  const std::vector<int> evals = LineSearchEvaluationsSeries(res);
-  ASSERT_EQ(alpha.size(), res.stats.history.size());
-  ASSERT_EQ(evals.size(), res.stats.history.size());
+  const IterationLog& log = res.stats.iteration_log;
+  const std::vector<double> alpha = PlottedSeries(res, "alpha");
+  const std::vector<double> evals = PlottedSeries(res, "line_search_evaluations");
+  ASSERT_EQ(static_cast<int>(alpha.size()), log.num_rows());
+  ASSERT_EQ(static_cast<int>(evals.size()), log.num_rows());
   ASSERT_GE(alpha.size(), 2u);
+  // Per-step series: the guess (row 0) holds the placeholder 0 in the log (and the exports),
+  // and is omitted (NaN) from the plot.
   EXPECT_TRUE(std::isnan(alpha[0])) << "the initial guess was produced by no step";
-  EXPECT_EQ(evals[0], 0);
+  EXPECT_TRUE(std::isnan(evals[0]));
+  EXPECT_EQ(log(0, kSapAlpha), 0.0);
+  EXPECT_EQ(log(0, kSapLineSearchEvaluations), 0.0);
   const double alpha_max = SapParameters{}.ls_alpha_max;
   for (size_t k = 1; k < alpha.size(); ++k) {
     EXPECT_GT(alpha[k], 0.0) << k;
     EXPECT_LE(alpha[k], alpha_max) << k;
-    EXPECT_EQ(alpha[k], res.stats.history[k].alpha);
-    EXPECT_EQ(evals[k], res.stats.history[k].line_search_evaluations);
+    EXPECT_EQ(alpha[k], log(static_cast<int>(k), kSapAlpha));
+    EXPECT_EQ(evals[k], log(static_cast<int>(k), kSapLineSearchEvaluations));
+    EXPECT_GE(evals[k], 1.0) << "a step costs at least one evaluation (or is the Newton step)";
   }
+}
+
+TEST(ConvergenceSeries, DefaultSelectionIsTheResidualThenTheDeclaredDefaults) {
+  const SeriesTable t = SapSeriesTable();
+  const std::vector<std::string> keys = DefaultSeriesKeys(t);
+  // SAP declares e_m as its residual and cost, α as default plots (the panel of the SAP paper).
+  ASSERT_EQ(keys.size(), 3u);
+  EXPECT_EQ(keys[0], "momentum_residual");
+  EXPECT_EQ(keys[1], "cost");
+  EXPECT_EQ(keys[2], "alpha");
+  // A table without defaults or residual: nothing selected.
+  static constexpr SeriesSpec kPlainOnly[] = {
+      {"x", "x", "m", SeriesAxis::kLinear, SeriesType::kReal, SeriesRole::kPlain, 0u, "x"}};
+  EXPECT_TRUE(DefaultSeriesKeys(SeriesTable::Of(kPlainOnly)).empty());
+  EXPECT_EQ(SeriesAxisTitle(t[kSapCost]), "cost l: gap to final [J]");
+  EXPECT_EQ(SeriesAxisTitle(t[kSapAlpha]), "line-search step alpha");
 }
 
 TEST(ConvergenceSeries, EarlierResultsAreTheRecordsBeforeTheShownStepOldestFirst) {

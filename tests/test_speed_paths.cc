@@ -445,7 +445,24 @@ TEST(SpeedPaths, IslandsReachTheMonolithicSolution) {
     // the minimizer by ~1e-8 relative.
     EXPECT_LT(RelativeDifference(ri.v, rm.v), 1e-7) << "trial " << trial;
     EXPECT_LT(RelativeDifference(ri.gamma, rm.gamma), 1e-6) << "trial " << trial;
-    EXPECT_EQ(static_cast<int>(ri.stats.history.size()), ri.stats.iterations + 1);
+    EXPECT_EQ(ri.stats.iteration_log.num_rows(), ri.stats.iterations + 1);
+    // Each island's own log sits in island_log (rows of its own Newton iterations, 0 .. its
+    // iterations), and the merged rows sum the islands' costs at min(m, iterations_island).
+    const IterationLog& il = ri.stats.island_log;
+    int rows = 0;
+    for (const IslandSummary& s : ri.stats.islands) {
+      EXPECT_EQ(s.log_first_row, rows) << "trial " << trial;
+      EXPECT_EQ(s.log_rows, s.iterations + 1) << "trial " << trial;
+      rows += s.log_rows;
+    }
+    EXPECT_EQ(il.num_rows(), rows) << "trial " << trial;
+    for (int m = 0; m <= ri.stats.iterations && !ri.stats.islands.empty(); ++m) {
+      double cost = 0;
+      for (const IslandSummary& s : ri.stats.islands) {
+        cost += il(s.log_first_row + std::min(m, s.log_rows - 1), kSapCost);
+      }
+      EXPECT_EQ(ri.stats.iteration_log(m, kSapCost), cost) << "trial " << trial << " row " << m;
+    }
     for (size_t i = 0; i < p.constraints.size(); ++i) {
       EXPECT_EQ(ri.regime[i], rm.regime[i]) << "trial " << trial << " constraint " << i;
     }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/solvers/sap/sap_solver.h"
 #include "ui/ui_data.h"
 
 namespace contactlab {
@@ -14,11 +15,8 @@ SolverResult ResultWithResiduals(const std::vector<double>& em, SolverStatus sta
   SolverResult r;
   r.stats.status = status;
   r.stats.iterations = static_cast<int>(em.size()) - 1;
-  for (double e : em) {
-    IterationRecord it;
-    it.momentum_residual = e;
-    r.stats.history.push_back(it);
-  }
+  r.stats.iteration_log.Reset(SapSeriesTable());
+  for (double e : em) r.stats.iteration_log.AddRow()[kSapMomentumResidual] = e;
   return r;
 }
 
@@ -31,13 +29,13 @@ TEST(TimelineSlider, ClampsToTheHeldRecords) {
   EXPECT_EQ(TimelineIndex(-3, 10), 0);
 }
 
-TEST(ResolveOverlay, SeriesIsTheMomentumResidualPerIteration) {
+TEST(ResolveOverlay, SeriesIsTheDeclaredResidualPerIteration) {
   const SolverResult r = ResultWithResiduals({1.0, 1e-2, 1e-5}, SolverStatus::kConverged);
-  const std::vector<double> em = MomentumResidualSeries(r);
+  const std::vector<double> em = ResidualSeries(r);
   ASSERT_EQ(em.size(), 3u);
   EXPECT_EQ(em[0], 1.0);
   EXPECT_EQ(em[2], 1e-5);
-  EXPECT_TRUE(MomentumResidualSeries(SolverResult{}).empty());
+  EXPECT_TRUE(ResidualSeries(SolverResult{}).empty());
 }
 
 TEST(ResolveOverlay, LegendGivesIterationsAndStatusOldThenNew) {

@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "app/params.h"
+#include "app/viewer/input_script.h"
 #include "app/viewer/viewer.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {
@@ -125,6 +128,38 @@ TEST(ViewerArgs, RejectsBadPanelSettingsAndSelection) {
   EXPECT_FALSE(Parse({"s.yaml", "--select", "2x"}, &o6, &error));
   ViewerOptions o7;
   EXPECT_FALSE(Parse({"s.yaml", "--no-settings=1"}, &o7, &error)) << "a flag takes no value";
+}
+
+TEST(InputScript, SetChangesAParameterAndRefusesBadOnesWithTheirRange) {
+  std::vector<InputEvent> events;
+  std::string error;
+  ASSERT_TRUE(ParseInputScript("10 key space\n12 set contact.model lagged\n"
+                               "13 set solver.sigma 1e-4\n14 key r\n",
+                               &events, &error))
+      << error;
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[1].kind, InputEvent::Kind::kSet);
+  EXPECT_EQ(events[1].param, "contact.model");
+  EXPECT_EQ(events[1].value, "lagged");
+  // The viewer applies it with SetStepParam, as the parameter panel sets the field.
+  StepSettings s;
+  SetStepParam(events[1].param, events[1].value, &s);
+  EXPECT_EQ(s.contact.model, ContactModelType::kLagged);
+  SetStepParam(events[2].param, events[2].value, &s);
+  EXPECT_EQ(s.sap.sigma, 1e-4);
+  SetStepParam("time_step", "0.002", &s);
+  EXPECT_EQ(s.time_step, 0.002);
+  // Refusals name the line, the key and the valid range (control: the valid script above).
+  EXPECT_FALSE(ParseInputScript("1 set contact.model rigid\n", &events, &error));
+  EXPECT_NE(error.find("line 1: set: contact.model = rigid: expected linear | lagged"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(ParseInputScript("\n2 set solver.sigma -1\n", &events, &error));
+  EXPECT_NE(error.find("line 2: set: solver.sigma = -1: expected"), std::string::npos) << error;
+  EXPECT_FALSE(ParseInputScript("1 set solver.bogus 1\n", &events, &error));
+  EXPECT_NE(error.find("unknown parameter 'solver.bogus'"), std::string::npos) << error;
+  EXPECT_FALSE(ParseInputScript("1 set contact.model\n", &events, &error));
+  EXPECT_NE(error.find("set needs KEY VALUE"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ const ImU32 kLabel = IM_COL32(170, 174, 182, 255);
 const ImU32 kSeries = IM_COL32(110, 190, 255, 255);     // current solve / series: blue
 const ImU32 kResolved = IM_COL32(255, 150, 60, 255);    // what-if re-solve: orange
 const ImU32 kEarlier = IM_COL32(150, 160, 175, 70);     // earlier steps: faint grey
+const ImU32 kIsland = IM_COL32(120, 220, 210, 90);      // islands' own solves: faint teal
 const ImU32 kTolerance = IM_COL32(230, 200, 80, 220);   // tolerance: yellow, dashed
 const ImU32 kLinearRef = IM_COL32(120, 220, 140, 170);  // linear reference: green
 const ImU32 kQuadRef = IM_COL32(200, 140, 255, 170);    // quadratic reference: violet
@@ -212,33 +213,81 @@ void DrawSeriesAndResolve(ImDrawList* dl, const std::vector<double>& series,
   Markers(dl, pts, kSeries, false);
 }
 
+// One plotted series of the convergence panel.
+struct PanelSeries {
+  const SeriesSpec* spec = nullptr;
+  std::vector<double> cur, res;  // as plotted (PlottedSeries); res empty without a re-solve
+  std::vector<std::vector<double>> islands;  // each island's own solve (selection->islands)
+  std::vector<double> raw;  // the logged values of the shown solve, for the tooltip
+  bool log_axis = true;
+};
+
+std::string FormatSeriesValue(const SeriesSpec& spec, double x) {
+  char buf[64];
+  if (!std::isfinite(x)) {
+    std::snprintf(buf, sizeof(buf), "%s", std::isnan(x) ? "-" : (x > 0 ? "inf" : "-inf"));
+  } else if (spec.type == SeriesType::kInteger) {
+    std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(x));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.4g", x);
+  }
+  std::string out = buf;
+  if (spec.unit && spec.unit[0] && std::isfinite(x)) {
+    out += ' ';
+    out += spec.unit;
+  }
+  return out;
+}
+
 }  // namespace
 
-void DrawConvergencePanel(const ConvergenceView& view) {
-  if (!view.current || view.current->stats.history.empty()) {
+bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* selection) {
+  if (!view.current || view.current->stats.iteration_log.empty()) {
     ImGui::TextDisabled("no solve to show");
-    return;
+    return false;
   }
   ImGui::PushID("convergence");
   const SolverResult& cur = *view.current;
-  const std::vector<double> em = MomentumResidualSeries(cur);
-  const std::vector<double> gap = CostGapSeries(cur);
-  const std::vector<double> alpha = AlphaSeries(cur);
-  const std::vector<int> evals = LineSearchEvaluationsSeries(cur);
-  std::vector<double> em_res, gap_res, alpha_res;
-  if (view.resolved) {
-    em_res = MomentumResidualSeries(*view.resolved);
-    gap_res = CostGapSeries(*view.resolved);
-    alpha_res = AlphaSeries(*view.resolved);
+  const IterationLog& log = cur.stats.iteration_log;
+  const SeriesTable& table = log.table();
+  bool changed = false;
+  if (selection->table != table) {
+    selection->keys = DefaultSeriesKeys(table);
+    selection->table = table;
   }
-  std::vector<std::vector<double>> em_earlier;
-  for (const SolverResult* r : view.earlier) {
-    if (r) em_earlier.push_back(MomentumResidualSeries(*r));
+
+  const int residual = table.FindRole(SeriesRole::kResidual);
+  std::vector<PanelSeries> plots;
+  for (const std::string& key : selection->keys) {
+    const int k = table.Find(key);
+    if (k < 0) continue;
+    PanelSeries ps;
+    ps.spec = &table[k];
+    ps.cur = PlottedSeries(cur, key);
+    ps.raw = log.Column(k);
+    if (view.resolved) ps.res = PlottedSeries(*view.resolved, key);
+    if (selection->islands) {
+      for (const IslandSummary& isl : cur.stats.islands) {
+        ps.islands.push_back(
+            PlottedSeries(cur.stats.island_log, key, isl.log_first_row, isl.log_rows));
+      }
+    }
+    ps.log_axis = ps.spec->axis == SeriesAxis::kLog || ps.spec->role == SeriesRole::kObjective;
+    plots.push_back(std::move(ps));
+  }
+  std::vector<std::vector<double>> res_earlier;
+  const bool residual_shown =
+      residual >= 0 && std::find(selection->keys.begin(), selection->keys.end(),
+                                 table[residual].key) != selection->keys.end();
+  if (residual_shown) {
+    for (const SolverResult* r : view.earlier) {
+      if (r) res_earlier.push_back(PlottedSeries(*r, table[residual].key));
+    }
   }
   // Shared iteration axis: the longest solve shown.
-  int count = static_cast<int>(em.size());
-  count = std::max(count, static_cast<int>(em_res.size()));
-  for (const auto& e : em_earlier) count = std::max(count, static_cast<int>(e.size()));
+  int count = log.num_rows();
+  for (const PanelSeries& ps : plots) count = std::max(count, static_cast<int>(ps.res.size()));
+  for (const auto& e : res_earlier) count = std::max(count, static_cast<int>(e.size()));
 
   // Title and legend.
   if (view.step >= 0) {
@@ -249,132 +298,191 @@ void DrawConvergencePanel(const ConvergenceView& view) {
                      SolverStatusName(cur.stats.status));
   ImGui::SameLine();
   ImGui::TextColored(kDimText, "%d iterations", cur.stats.iterations);
+  // Series picker: a popup with one checkbox per declared series, in declaration order.
+  ImGui::SameLine(0, 12);
+  if (ImGui::SmallButton("series...")) ImGui::OpenPopup("series_picker");
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("choose the plotted series among those the solver declares");
+  }
+  if (ImGui::BeginPopup("series_picker")) {
+    for (int k = 0; k < table.size; ++k) {
+      const SeriesSpec& spec = table[k];
+      auto it = std::find(selection->keys.begin(), selection->keys.end(), spec.key);
+      bool on = it != selection->keys.end();
+      if (ImGui::Checkbox(spec.label, &on)) {
+        changed = true;
+        if (on) {
+          selection->keys.emplace_back(spec.key);
+        } else {
+          selection->keys.erase(it);
+        }
+      }
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("%s%s%s%s\n%s", spec.key, spec.unit[0] ? " [" : "", spec.unit,
+                          spec.unit[0] ? "]" : "", spec.help);
+      }
+    }
+    if (!cur.stats.islands.empty()) {
+      char label[64];
+      std::snprintf(label, sizeof(label), "each island's solve (%d islands)",
+                    static_cast<int>(cur.stats.islands.size()));
+      if (ImGui::Checkbox(label, &selection->islands)) changed = true;
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("faint curves of the islands' own solves under the merged one");
+      }
+    }
+    if (ImGui::SmallButton("defaults")) {
+      selection->keys = DefaultSeriesKeys(table);
+      changed = true;
+    }
+    ImGui::EndPopup();
+  }
   LegendSwatch(kSeries, "this step");
   if (view.resolved) {
     ImGui::SameLine(0, 12);
-    LegendSwatch(kResolved, "re-solve", true);
+    std::string label = "re-solve";
+    const SolverResult& rs = *view.resolved;
+    if (!rs.laws.empty() && !cur.laws.empty() && rs.laws.model() != cur.laws.model()) {
+      label += std::string(" (") + ContactModelName(rs.laws.model()) +
+               ", step: " + ContactModelName(cur.laws.model()) + ")";
+    }
+    LegendSwatch(kResolved, label.c_str(), true);
   }
-  if (!em_earlier.empty()) {
+  if (!res_earlier.empty()) {
     ImGui::SameLine(0, 12);
     char buf[48];
-    std::snprintf(buf, sizeof(buf), "%d earlier", static_cast<int>(em_earlier.size()));
+    std::snprintf(buf, sizeof(buf), "%d earlier", static_cast<int>(res_earlier.size()));
     LegendSwatch(IM_COL32(150, 160, 175, 200), buf);
   }
-  LegendSwatch(kTolerance, "tolerance", true);
-  ImGui::SameLine(0, 12);
-  LegendSwatch(kLinearRef, "linear (r = 0.5)", true);
-  ImGui::SameLine(0, 12);
-  LegendSwatch(kQuadRef, "quadratic", true);
+  if (residual_shown) {
+    LegendSwatch(kTolerance, "tolerance", true);
+    ImGui::SameLine(0, 12);
+    LegendSwatch(kLinearRef, "linear (r = 0.5)", true);
+    ImGui::SameLine(0, 12);
+    LegendSwatch(kQuadRef, "quadratic", true);
+  }
+  if (plots.empty()) {
+    ImGui::TextDisabled("no series selected");
+    ImGui::PopID();
+    return changed;
+  }
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float h_em = std::max(40.0f, view.plot_height);
+  const float h_main = std::max(40.0f, view.plot_height);
   const float h_small = std::max(30.0f, 0.75f * view.plot_height);
-
-  // (a) e_m, log axis. The range covers the solves and the tolerance; references are cut there.
-  ImGui::TextColored(kDimText, "e_m (momentum residual)");
-  const PlotArea a_em = BeginPlotArea("##em", h_em);
-  std::vector<double> all = em;
-  all.insert(all.end(), em_res.begin(), em_res.end());
-  for (const auto& e : em_earlier) all.insert(all.end(), e.begin(), e.end());
-  if (view.tolerance > 0) all.push_back(view.tolerance);
-  const LogRange em_range = ComputeLogRange(all, kLogFloor);
-  LogGrid(dl, a_em, em_range, LogTicks(em_range, 5));
-  IterationGrid(dl, a_em, count, false);
-  dl->PushClipRect(a_em.p0, a_em.p1, true);
-  for (const auto& e : em_earlier) {
-    Polyline(dl, LogPoints(e, count, em_range, a_em.rect), kEarlier, 1.5f);
+  std::vector<PlotArea> areas;
+  areas.reserve(plots.size());
+  for (size_t p = 0; p < plots.size(); ++p) {
+    const PanelSeries& ps = plots[p];
+    const SeriesSpec& spec = *ps.spec;
+    const bool is_residual = residual >= 0 && &spec == &table[residual];
+    const bool last = p + 1 == plots.size();
+    ImGui::TextColored(kDimText, "%s", SeriesAxisTitle(spec).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", spec.help);
+    const std::string id = std::string("##") + spec.key;
+    const PlotArea a = BeginPlotArea(id.c_str(), is_residual ? h_main : h_small);
+    areas.push_back(a);
+    if (ps.log_axis) {
+      // The range covers the solves (and, for the residual, the earlier steps and the
+      // tolerance); the reference slopes are cut at its bottom.
+      std::vector<double> all = ps.cur;
+      all.insert(all.end(), ps.res.begin(), ps.res.end());
+      for (const auto& e : ps.islands) all.insert(all.end(), e.begin(), e.end());
+      if (is_residual) {
+        for (const auto& e : res_earlier) all.insert(all.end(), e.begin(), e.end());
+        if (view.tolerance > 0) all.push_back(view.tolerance);
+      }
+      const LogRange range =
+          ComputeLogRange(all, spec.role == SeriesRole::kObjective ? 1e-300 : kLogFloor);
+      LogGrid(dl, a, range, LogTicks(range, is_residual ? 5 : 4));
+      IterationGrid(dl, a, count, last);
+      dl->PushClipRect(a.p0, a.p1, true);
+      if (is_residual) {
+        for (const auto& e : res_earlier) {
+          Polyline(dl, LogPoints(e, count, range, a.rect), kEarlier, 1.5f);
+        }
+        if (view.tolerance > 0) {
+          const double y = LogToPixel(view.tolerance, range, a.rect.y0, a.rect.y1);
+          DashedLine(dl, P(a.p0.x, y), P(a.p1.x, y), kTolerance, 1.5f, 4.0f, 4.0f);
+        }
+        const double e0 = ps.cur.empty() ? 0.0 : ps.cur[0];
+        const ReferenceSeries refs = ReferenceSlopes(e0, count, range.lo());
+        const auto lin_pts = LogPoints(refs.linear, count, range, a.rect);
+        const auto quad_pts = LogPoints(refs.quadratic, count, range, a.rect);
+        Polyline(dl, lin_pts, kLinearRef, 1.2f, true);
+        Polyline(dl, quad_pts, kQuadRef, 1.2f, true);
+        if (lin_pts.size() >= 2) {
+          dl->AddText(P(lin_pts.back().first - 40.0, lin_pts.back().second - 15.0), kLinearRef,
+                      "linear");
+        }
+        if (quad_pts.size() >= 2) {
+          dl->AddText(P(quad_pts.back().first + 4.0, quad_pts.back().second - 14.0), kQuadRef,
+                      "quadratic");
+        }
+      }
+      for (const auto& e : ps.islands) {
+        Polyline(dl, LogPoints(e, count, range, a.rect), kIsland, 1.2f);
+      }
+      DrawSeriesAndResolve(dl, ps.cur, view.resolved ? &ps.res : nullptr, count, range, a.rect);
+      dl->PopClipRect();
+    } else {
+      // Linear axis from 0 (or the smallest value, if negative) to max(1, largest value).
+      double lo = 0.0, hi = 1.0;
+      auto widen = [&](const std::vector<double>& v) {
+        for (double x : v) {
+          if (!std::isfinite(x)) continue;
+          hi = std::max(hi, x);
+          lo = std::min(lo, x);
+        }
+      };
+      widen(ps.cur);
+      widen(ps.res);
+      for (const auto& e : ps.islands) widen(e);
+      LinearGrid(dl, a, lo, hi, NiceTicks(lo, hi, 3));
+      IterationGrid(dl, a, count, last);
+      dl->PushClipRect(a.p0, a.p1, true);
+      for (const auto& e : ps.islands) {
+        Polyline(dl, LinearPoints(e, count, lo, hi, a.rect), kIsland, 1.2f);
+      }
+      if (view.resolved) {
+        const auto pts = LinearPoints(ps.res, count, lo, hi, a.rect);
+        Polyline(dl, pts, kResolved, 1.5f, true);
+        Markers(dl, pts, kResolved, true);
+      }
+      const auto pts = LinearPoints(ps.cur, count, lo, hi, a.rect);
+      Polyline(dl, pts, kSeries, 1.5f);
+      Markers(dl, pts, kSeries, false);
+      dl->PopClipRect();
+    }
   }
-  if (view.tolerance > 0) {
-    const double y = LogToPixel(view.tolerance, em_range, a_em.rect.y0, a_em.rect.y1);
-    DashedLine(dl, P(a_em.p0.x, y), P(a_em.p1.x, y), kTolerance, 1.5f, 4.0f, 4.0f);
-  }
-  const double e0 = em.empty() ? 0.0 : em[0];
-  const ReferenceSeries refs = ReferenceSlopes(e0, count, em_range.lo());
-  const auto lin_pts = LogPoints(refs.linear, count, em_range, a_em.rect);
-  const auto quad_pts = LogPoints(refs.quadratic, count, em_range, a_em.rect);
-  Polyline(dl, lin_pts, kLinearRef, 1.2f, true);
-  Polyline(dl, quad_pts, kQuadRef, 1.2f, true);
-  if (lin_pts.size() >= 2) {
-    dl->AddText(P(lin_pts.back().first - 40.0, lin_pts.back().second - 15.0), kLinearRef,
-                "linear");
-  }
-  if (quad_pts.size() >= 2) {
-    dl->AddText(P(quad_pts.back().first + 4.0, quad_pts.back().second - 14.0), kQuadRef,
-                "quadratic");
-  }
-  DrawSeriesAndResolve(dl, em, view.resolved ? &em_res : nullptr, count, em_range, a_em.rect);
-  dl->PopClipRect();
-
-  // (b) cost gap, log axis.
-  ImGui::TextColored(kDimText, "cost gap l_k - l_final [J] (final iterate omitted)");
-  const PlotArea a_gap = BeginPlotArea("##gap", h_small);
-  std::vector<double> all_gap = gap;
-  all_gap.insert(all_gap.end(), gap_res.begin(), gap_res.end());
-  const LogRange gap_range = ComputeLogRange(all_gap, 1e-300);
-  LogGrid(dl, a_gap, gap_range, LogTicks(gap_range, 4));
-  IterationGrid(dl, a_gap, count, false);
-  dl->PushClipRect(a_gap.p0, a_gap.p1, true);
-  DrawSeriesAndResolve(dl, gap, view.resolved ? &gap_res : nullptr, count, gap_range,
-                       a_gap.rect);
-  dl->PopClipRect();
-
-  // (c) line-search step, linear axis [0, max(1, max α)].
-  ImGui::TextColored(kDimText, "line-search step alpha");
-  const PlotArea a_alpha = BeginPlotArea("##alpha", h_small);
-  double a_hi = 1.0;
-  for (double v : alpha) {
-    if (std::isfinite(v)) a_hi = std::max(a_hi, v);
-  }
-  for (double v : alpha_res) {
-    if (std::isfinite(v)) a_hi = std::max(a_hi, v);
-  }
-  LinearGrid(dl, a_alpha, 0.0, a_hi, NiceTicks(0.0, a_hi, 3));
-  IterationGrid(dl, a_alpha, count, true);
-  dl->PushClipRect(a_alpha.p0, a_alpha.p1, true);
-  if (view.resolved) {
-    const auto pts = LinearPoints(alpha_res, count, 0.0, a_hi, a_alpha.rect);
-    Polyline(dl, pts, kResolved, 1.5f, true);
-    Markers(dl, pts, kResolved, true);
-  }
-  const auto alpha_pts = LinearPoints(alpha, count, 0.0, a_hi, a_alpha.rect);
-  Polyline(dl, alpha_pts, kSeries, 1.5f);
-  Markers(dl, alpha_pts, kSeries, false);
-  dl->PopClipRect();
   ImGui::Dummy(ImVec2(1.0f, ImGui::GetTextLineHeight()));  // room for the iteration labels
 
-  // Hover: one iteration across the three plots.
-  const PlotArea* hovered = a_em.hovered ? &a_em : a_gap.hovered ? &a_gap
-                            : a_alpha.hovered ? &a_alpha : nullptr;
+  // Hover: one iteration across the plots.
+  const PlotArea* hovered = nullptr;
+  for (const PlotArea& a : areas) {
+    if (a.hovered) hovered = &a;
+  }
   if (hovered && count > 0) {
     const int i = PixelToIndex(ImGui::GetIO().MousePos.x, count, hovered->rect.x0,
                                hovered->rect.x1);
-    const double x = IndexToPixel(i, count, a_em.rect.x0, a_em.rect.x1);
-    for (const PlotArea* a : {&a_em, &a_gap, &a_alpha}) {
-      dl->AddLine(P(x, a->p0.y), P(x, a->p1.y), kMarker);
-    }
+    const double x = IndexToPixel(i, count, areas[0].rect.x0, areas[0].rect.x1);
+    for (const PlotArea& a : areas) dl->AddLine(P(x, a.p0.y), P(x, a.p1.y), kMarker);
     ImGui::BeginTooltip();
-    ImGui::Text("iteration %d", i);
-    if (i < static_cast<int>(em.size())) {
-      ImGui::Text("e_m    %.3e", em[i]);
-      const double g = ValueAt(gap, i);
-      if (std::isfinite(g)) {
-        ImGui::Text("gap    %.3e J", g);
-      } else {
-        ImGui::Text("cost   %.6e J (final)", cur.stats.history[i].cost);
+    ImGui::Text("iteration %d%s", i, i == 0 ? " (initial guess)" : "");
+    for (const PanelSeries& ps : plots) {
+      const SeriesSpec& spec = *ps.spec;
+      std::string line = std::string(spec.key) + "  " + FormatSeriesValue(spec, ValueAt(ps.raw, i));
+      if (view.resolved) {
+        line += "   re-solve " +
+                FormatSeriesValue(spec,
+                                  ValueAt(view.resolved->stats.iteration_log.Column(spec.key), i));
       }
-      if (i > 0) {
-        ImGui::Text("alpha  %.4f (%d line-search evaluations)", alpha[i], evals[i]);
-      } else {
-        ImGui::TextDisabled("initial guess");
-      }
-    }
-    if (view.resolved && i < static_cast<int>(em_res.size())) {
-      ImGui::TextColored(ImVec4(1.0f, 0.59f, 0.24f, 1.0f), "re-solve: e_m %.3e  alpha %.4f",
-                         em_res[i], ValueAt(alpha_res, i));
+      ImGui::TextUnformatted(line.c_str());
     }
     ImGui::EndTooltip();
   }
   ImGui::PopID();
+  return changed;
 }
 
 // ---------------------------------------------------------------------------------------------

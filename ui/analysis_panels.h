@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include <string>
 #include <vector>
 
 #include "engine/inspect/conditioning.h"
@@ -19,18 +20,32 @@ namespace contactlab {
 struct ConvergenceView {
   const SolverResult* current = nullptr;   // the shown step's solve (required for the plots)
   const SolverResult* resolved = nullptr;  // optional what-if re-solve, orange dashed
-  std::vector<const SolverResult*> earlier;  // optional, e.g. EarlierResults(...): faint e_m
-  double tolerance = 0;                    // ε_r, dashed line on the e_m plot (<= 0: none)
+  std::vector<const SolverResult*> earlier;  // optional, e.g. EarlierResults(...): faint residual
+  double tolerance = 0;                      // ε_r, dashed line on the residual plot (<= 0: none)
   int step = -1;                           // timeline step of `current`, for the title (-1: none)
-  float plot_height = 110.0f;              // height of the e_m plot [px]; the other two are 3/4
+  float plot_height = 110.0f;              // height of the residual plot [px]; the others are 3/4
 };
 
-// Three stacked plots sharing the iteration axis: (a) e_m on a log axis with the tolerance
-// (dashed) and the "linear" (r = 0.5) and "quadratic" reference slopes from iteration 0
-// (ReferenceSlopes); (b) cost gap ℓ_k − ℓ_final on a log axis (CostGapSeries); (c) line-search α
-// on a linear axis from 0 to max(1, max α) with markers. Hover shows iteration and value (and the
-// line-search evaluations on (c)).
-void DrawConvergencePanel(const ConvergenceView& view);
+// Which declared series the panel plots (SolverStats::iteration_log keys, in plot order). Kept by
+// the caller between frames; empty or declared by another solver's table: the solver's defaults
+// (DefaultSeriesKeys).
+struct ConvergenceSelection {
+  std::vector<std::string> keys;
+  SeriesTable table;     // the table the keys were chosen from
+  bool islands = false;  // also draw each island's own solve (when the solve was split)
+};
+
+// Stacked plots sharing the iteration axis, one per selected series of the shown solve's log,
+// each titled with the series' label and unit on its declared axis (log or linear; an objective
+// as its gap to the final value, GapToFinal): the residual with the tolerance (dashed) and the
+// "linear" (r = 0.5) and "quadratic" reference slopes from iteration 0 (ReferenceSlopes) and the
+// earlier steps; a re-solve's series of the same key overlaid (orange, dashed) on every plot.
+// A "series..." popup on the title line picks the series (tooltips: the declared help); the
+// legend names the re-solve's contact model when it differs from the step's; with
+// selection->islands and a split solve, each island's own solve is drawn faint (teal) under the
+// merged curve. Hover shows one
+// iteration's values across the plots. Returns true when the selection changed.
+bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* selection);
 
 // Small multiples over the steps of `series` (iterations, solve time, contacts, total energy,
 // max penetration, e_m on a log axis), each `plot_height` pixels high, with failed steps as red

@@ -363,8 +363,8 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
     }
     ImGui::SetTooltip("%s", tip.c_str());
   }
-  if (!st.history.empty()) {
-    const IterationRecord& last = st.history.back();
+  const IterationLog& log = st.iteration_log;
+  if (!log.empty()) {
     // Contacts apart from joint limits, as the contact inspector counts them.
     const RegimeCounts rc = CountRegimes(record);
     ImGui::TextColored(kDimText, "contacts:");
@@ -387,20 +387,29 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
           "candidate when phi < (dt + tau_d)(mu |v_t| - v_n) (damping of an approaching pair, "
           "gliding band of a sliding one).");
     }
-    if (std::isfinite(last.condition_number)) {
-      ImGui::TextColored(kDimText, "cond(H) %.3e", last.condition_number);
+    // The solver's other log-scale series at its final iterate, as it declares them (SAP:
+    // ||D grad l||, and cond2(H) when requested).
+    const SeriesTable& t = log.table();
+    for (int k = 0; k < t.size; ++k) {
+      const double x = log.Last(k);
+      if (t[k].role != SeriesRole::kPlain || t[k].axis != SeriesAxis::kLog || !std::isfinite(x))
+        continue;
+      ImGui::TextColored(kDimText, "%s %.3e %s", t[k].label, x, t[k].unit);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (final iterate)", t[k].help);
     }
   }
-  ImGui::TextColored(kDimText, "e_m per iteration (dashed: tolerance)");
+  const int residual = log.table().FindRole(SeriesRole::kResidual);
+  ImGui::TextColored(kDimText, "%s per iteration (dashed: tolerance)",
+                     residual >= 0 ? log.table()[residual].label : "residual");
   std::vector<double> resolved_em;
   if (resolved) {
-    resolved_em = MomentumResidualSeries(*resolved);
+    resolved_em = ResidualSeries(*resolved);
     ImGui::TextColored(ImVec4(0.43f, 0.75f, 1.0f, 1.0f), "recorded");
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1.0f, 0.59f, 0.24f, 1.0f), "re-solve (dashed)");
     ImGui::TextColored(kDimText, "old / new: %s", ResolveLegend(record.result, *resolved).c_str());
   }
-  DrawLogPlot("em_plot", MomentumResidualSeries(record.result), tolerance,
+  DrawLogPlot("em_plot", ResidualSeries(record.result), tolerance,
               ImVec2(ImGui::GetContentRegionAvail().x, 130.0f), resolved ? &resolved_em : nullptr);
   const StepTimings& tm = record.timings;
   ImGui::TextColored(kDimText, "kin %.2f  coll %.2f  asm %.2f  solve %.2f  int %.2f ms",
@@ -631,6 +640,7 @@ void DrawHelpPanel() {
       {"A", "show / hide the analysis column"},
       {"C", "centre the camera on the selected body"},
       {"Ctrl + R", "reload the scene file"},
+      {"R", "re-solve the shown step with the current parameters (paused)"},
       {"Esc", "clear the selection"},
       {"Left drag", "orbit"},
       {"Right / middle drag, Shift + left", "pan"},

@@ -36,37 +36,58 @@ ReferenceSeries ReferenceSlopes(double e0, int n, double floor, double rate,
   return out;
 }
 
-std::vector<double> CostGapSeries(const SolverResult& result, double relative_floor) {
-  const std::vector<IterationRecord>& h = result.stats.history;
-  std::vector<double> out(h.size(), kNaN);
-  if (h.empty()) return out;
-  const double final_cost = h.back().cost;
+std::vector<double> GapToFinal(const std::vector<double>& values, double relative_floor) {
+  std::vector<double> out(values.size(), kNaN);
+  if (values.empty()) return out;
+  const double final_value = values.back();
   double scale = 0;
-  for (const IterationRecord& it : h) {
-    if (std::isfinite(it.cost)) scale = std::max(scale, std::abs(it.cost));
+  for (double y : values) {
+    if (std::isfinite(y)) scale = std::max(scale, std::abs(y));
   }
   double level = relative_floor * scale;
   if (!(level > 0)) level = std::numeric_limits<double>::min();
-  for (size_t k = 0; k + 1 < h.size(); ++k) {
-    const double gap = h[k].cost - final_cost;
+  for (size_t k = 0; k + 1 < values.size(); ++k) {
+    const double gap = values[k] - final_value;
     if (!std::isfinite(gap)) continue;
     out[k] = std::max(gap, level);
   }
   return out;
 }
 
-std::vector<double> AlphaSeries(const SolverResult& result) {
-  const std::vector<IterationRecord>& h = result.stats.history;
-  std::vector<double> out(h.size(), kNaN);
-  for (size_t k = 1; k < h.size(); ++k) out[k] = h[k].alpha;
+std::vector<double> PlottedSeries(const SolverResult& result, std::string_view key) {
+  return PlottedSeries(result.stats.iteration_log, key, 0, -1);
+}
+
+std::vector<double> PlottedSeries(const IterationLog& log, std::string_view key, int first_row,
+                                  int rows) {
+  const int s = log.table().Find(key);
+  if (s < 0) return {};
+  std::vector<double> y = log.Column(s, first_row, rows);
+  const SeriesSpec& spec = log.table()[s];
+  if (spec.role == SeriesRole::kObjective) return GapToFinal(y);
+  if ((spec.flags & kSeriesPerStep) && !y.empty()) y[0] = kNaN;
+  return y;
+}
+
+std::vector<std::string> DefaultSeriesKeys(const SeriesTable& table) {
+  std::vector<std::string> out;
+  const int residual = table.FindRole(SeriesRole::kResidual);
+  if (residual >= 0) out.emplace_back(table[residual].key);
+  for (int i = 0; i < table.size; ++i) {
+    if (i != residual && (table[i].flags & kSeriesDefaultPlot)) out.emplace_back(table[i].key);
+  }
   return out;
 }
 
-std::vector<int> LineSearchEvaluationsSeries(const SolverResult& result) {
-  const std::vector<IterationRecord>& h = result.stats.history;
-  std::vector<int> out(h.size(), 0);
-  for (size_t k = 1; k < h.size(); ++k) out[k] = h[k].line_search_evaluations;
-  return out;
+std::string SeriesAxisTitle(const SeriesSpec& spec) {
+  std::string t = spec.label;
+  if (spec.role == SeriesRole::kObjective) t += ": gap to final";
+  if (spec.unit && spec.unit[0]) {
+    t += " [";
+    t += spec.unit;
+    t += "]";
+  }
+  return t;
 }
 
 std::vector<const SolverResult*> EarlierResults(const History& history, int shown_step,

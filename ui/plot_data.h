@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,22 +41,31 @@ struct ReferenceSeries {
 ReferenceSeries ReferenceSlopes(double e0, int n, double floor = 1e-16, double rate = 0.5,
                                 double quadratic_ratio = 0.5);
 
-// Cost gap ℓ_k − ℓ_final per iterate (stats.history[k].cost, ℓ_final = the last entry's cost)
-// [J]. Same length as the history so it shares the iteration axis; the final iterate's own gap
-// (0 by definition) is NaN, i.e. omitted from the plot. Gaps below the round-off level of the
-// costs, relative_floor · max_k |ℓ_k| (negative gaps from round-off included), are raised to that
-// level, so every finite entry is > 0 and fits a log axis (if every cost is 0 the level is the
-// smallest positive normal double).
-std::vector<double> CostGapSeries(const SolverResult& result, double relative_floor = 1e-15);
+// Gap to the final value, y_k − y_final, per iterate (the plot of a SeriesRole::kObjective such
+// as SAP's cost ℓ [J]). Same length as `values` so it shares the iteration axis; the final
+// iterate's own gap (0 by definition) is NaN, i.e. omitted from the plot. Gaps below the
+// round-off level of the values, relative_floor · max_k |y_k| (negative gaps from round-off
+// included), are raised to that level, so every finite entry is > 0 and fits a log axis (if every
+// value is 0 the level is the smallest positive normal double).
+std::vector<double> GapToFinal(const std::vector<double>& values, double relative_floor = 1e-15);
 
-// Line-search step α of each iterate (stats.history[k].alpha), same length as the history.
-// Iteration 0 is the initial guess, which no step produced: its entry is NaN. With the exact
-// line search α lies in (0, SapParameters::ls_alpha_max] (1.5 by default), so the α axis is
-// [0, max(1, max α)].
-std::vector<double> AlphaSeries(const SolverResult& result);
+// Series `key` of a solve's iteration log as the convergence panel plots it, one entry per row
+// (iteration): a kSeriesPerStep series has NaN at iteration 0 (the guess, which no step
+// produced), an objective is its GapToFinal, any other series is the logged values. Empty when
+// the solver does not declare `key`.
+std::vector<double> PlottedSeries(const SolverResult& result, std::string_view key);
+// The same for rows [first_row, first_row + rows) of `log` (one island's own solve in
+// SolverStats::island_log: IslandSummary::log_first_row, log_rows).
+std::vector<double> PlottedSeries(const IterationLog& log, std::string_view key, int first_row,
+                                  int rows);
 
-// Line-search evaluations spent on each iterate, same length as the history (0 for iteration 0).
-std::vector<int> LineSearchEvaluationsSeries(const SolverResult& result);
+// The series the convergence panel shows for a solver until the user picks others: its residual
+// (SeriesRole::kResidual) first, then the kSeriesDefaultPlot series in declaration order.
+std::vector<std::string> DefaultSeriesKeys(const SeriesTable& table);
+
+// Axis title of a series: "label [unit]" (no brackets for a dimensionless one); an objective
+// reads "label: gap to final [unit]".
+std::string SeriesAxisTitle(const SeriesSpec& spec);
 
 // Solver results of up to `count` held records before timeline step `shown_step`, oldest first
 // (the faint "earlier steps" of the convergence panel). Pointers into `history`, valid until it

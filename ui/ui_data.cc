@@ -111,11 +111,9 @@ std::vector<LogPlotLayout> LayoutLogPlots(const std::vector<std::vector<double>>
   return out;
 }
 
-std::vector<double> MomentumResidualSeries(const SolverResult& result) {
-  std::vector<double> out;
-  out.reserve(result.stats.history.size());
-  for (const IterationRecord& it : result.stats.history) out.push_back(it.momentum_residual);
-  return out;
+std::vector<double> ResidualSeries(const SolverResult& result) {
+  const IterationLog& log = result.stats.iteration_log;
+  return log.Column(log.table().FindRole(SeriesRole::kResidual));
 }
 
 std::vector<int> SlowestIslands(const SolverStats& stats, int count) {

@@ -66,8 +66,9 @@ std::vector<LogPlotLayout> LayoutLogPlots(const std::vector<std::vector<double>>
                                           const PlotRect& rect, double floor = 1e-16,
                                           int max_major = 6);
 
-// e_m per iteration of a solve (stats.history[i].momentum_residual).
-std::vector<double> MomentumResidualSeries(const SolverResult& result);
+// The solver's residual per iteration: the series it declares with SeriesRole::kResidual (SAP:
+// e_m, eq. 32). Empty when the log is empty or declares no residual.
+std::vector<double> ResidualSeries(const SolverResult& result);
 
 // Island line of the solver panel: "one problem (no island split)" when the solve was not split,
 // else "N islands; slowest: I iterations, T trees, C constraints, X ms" (slowest by wall time).

@@ -281,9 +281,12 @@ ClutterStats RunClutter(const Scene& sc, double duration, double steady_from, bo
   const RunLog log = Run(sc, n, [&](const Simulator& sim, const StepRecord& rec) {
     if (cond && rec.step == n - 1) {
       const SolverResult r = sim.Resolve(rec, cond_params);
-      cs.cond_final = r.stats.history.back().condition_number;
-      if (std::isnan(cs.cond_final) && r.stats.history.size() > 1)
-        cs.cond_final = r.stats.history[r.stats.history.size() - 2].condition_number;
+      // cond₂(H) as the solver declares it (SAP: "condition_number"); the last row may have
+      // none when the solve stopped before assembling H there.
+      const std::vector<double> cond_series = r.stats.iteration_log.Column("condition_number");
+      if (!cond_series.empty()) cs.cond_final = cond_series.back();
+      if (std::isnan(cs.cond_final) && cond_series.size() > 1)
+        cs.cond_final = cond_series[cond_series.size() - 2];
     }
   });
   for (size_t i = 0; i < log.steps.size(); ++i) {

@@ -1,7 +1,11 @@
 #include "app/viewer/input_script.h"
 
 #include <cctype>
+#include <exception>
 #include <sstream>
+#include <string>
+
+#include "app/params.h"
 
 namespace contactlab {
 
@@ -111,9 +115,20 @@ bool ParseInputScript(const std::string& text, std::vector<InputEvent>* events,
     } else if (kind == "wheel") {
       e.kind = InputEvent::Kind::kWheel;
       if (w.size() != 3 || !ParseNumber(w[2], &e.x)) return fail("wheel needs a number");
+    } else if (kind == "set") {
+      e.kind = InputEvent::Kind::kSet;
+      if (w.size() != 4) return fail("set needs KEY VALUE");
+      e.param = w[2];
+      e.value = w[3];
+      try {
+        StepSettings check;
+        SetStepParam(e.param, e.value, &check);
+      } catch (const std::exception& ex) {
+        return fail(std::string("set: ") + ex.what());
+      }
     } else {
       return fail("unknown event '" + kind +
-                  "' (key, move, move_by, move_body, down, up, wheel)");
+                  "' (key, move, move_by, move_body, down, up, wheel, set)");
     }
     events->push_back(e);
   }

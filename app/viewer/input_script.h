@@ -14,6 +14,10 @@
 //   FRAME down left|right|middle [ctrl] [shift]   press a button (modifiers held until up)
 //   FRAME up left|right|middle             release it
 //   FRAME wheel N                          scroll N notches (positive zooms in)
+//   FRAME set KEY VALUE                    change a parameter as the parameter panel does (KEY a
+//                                          scene key of the step, solver or contact table, e.g.
+//                                          `contact.model lagged`; checked when the script is
+//                                          read, applied to the next step or re-solve)
 #pragma once
 
 #include <string>
@@ -22,11 +26,12 @@
 namespace contactlab {
 
 struct InputEvent {
-  enum class Kind { kKey, kMove, kMoveBy, kMoveToBody, kDown, kUp, kWheel };
+  enum class Kind { kKey, kMove, kMoveBy, kMoveToBody, kDown, kUp, kWheel, kSet };
   int first_frame = 0, last_frame = 0;  // inclusive
   Kind kind = Kind::kKey;
   std::string key;       // kKey: key name
   std::string body;      // kMoveToBody: index or name
+  std::string param, value;  // kSet: parameter key and value
   double x = 0, y = 0;   // kMove: position; kMoveBy / kMoveToBody: offset [px]; kWheel: x
   int button = 0;        // 0 left, 1 right, 2 middle
   bool ctrl = false, shift = false;

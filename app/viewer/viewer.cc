@@ -460,9 +460,59 @@ int Viewer::Run() {
       std::printf("viewer: selected body %d (%s)\n", selected_body_,
                   model_.bodies[selected_body_].name.c_str());
     }
+    if (scripted_) PrintShownSolves();
   }
   SaveSettings();
   return exit_code;
+}
+
+namespace {
+
+// "model M, N iterations (status), residual r0,r1,..." with the residual per iteration in %.17g.
+std::string SolveSummary(const SolverResult& r) {
+  std::string out = "model ";
+  out += r.laws.empty() ? "none" : ContactModelName(r.laws.model());
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), ", %d iterations (%s), residual ", r.stats.iterations,
+                SolverStatusName(r.stats.status));
+  out += buf;
+  const std::vector<double> res = ResidualSeries(r);
+  for (size_t i = 0; i < res.size(); ++i) {
+    std::snprintf(buf, sizeof(buf), "%s%.17g", i ? "," : "", res[i]);
+    out += buf;
+  }
+  return out;
+}
+
+bool SameLog(const IterationLog& a, const IterationLog& b) {
+  if (a.table() != b.table() || a.num_rows() != b.num_rows()) return false;
+  for (int r = 0; r < a.num_rows(); ++r) {
+    for (int k = 0; k < a.num_series(); ++k) {
+      const double x = a(r, k), y = b(r, k);
+      if (!(x == y || (std::isnan(x) && std::isnan(y)))) return false;
+    }
+  }
+  return true;
+}
+
+// Same iteration log and same velocities, bit for bit.
+bool SameSolve(const SolverResult& a, const SolverResult& b) {
+  return SameLog(a.stats.iteration_log, b.stats.iteration_log) && a.v.size() == b.v.size() &&
+         a.v == b.v;
+}
+
+}  // namespace
+
+void Viewer::PrintShownSolves() const {
+  const StepRecord* shown = DisplayedRecord();
+  if (!shown) return;
+  std::printf("viewer: shown step %d: %s\n", shown->step, SolveSummary(shown->result).c_str());
+  const ResolveComparison* c = DisplayedComparison();
+  if (!c) return;
+  std::printf("viewer: re-solve of step %d: %s\n", shown->step, SolveSummary(c->after).c_str());
+  std::printf("viewer: re-solve %s the recorded solve; recorded solve %s\n",
+              SameSolve(c->after, shown->result) ? "equals" : "differs from",
+              SameSolve(c->before, shown->result) ? "unchanged" : "CHANGED");
 }
 
 }  // namespace viewer_internal

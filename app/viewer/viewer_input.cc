@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/params.h"
 #include "app/viewer/viewer_internal.h"
 
 namespace contactlab {
@@ -123,6 +124,20 @@ void Viewer::InjectInput(int frame) {
       case InputEvent::Kind::kWheel:
         io.MouseWheel += static_cast<float>(e->x);
         break;
+      case InputEvent::Kind::kSet: {
+        // As the parameter panel: validated at once, sent with the next job.
+        StepSettings s = edit_settings_;
+        try {
+          SetStepParam(e->param, e->value, &s);
+          s.Validate();
+          edit_settings_ = s;
+          settings_error_.clear();
+          settings_dirty_ = true;
+        } catch (const std::exception& ex) {
+          settings_error_ = ex.what();
+        }
+        break;
+      }
     }
   }
   io.MousePos = input_mouse_;
@@ -159,6 +174,11 @@ void Viewer::HandleInput() {
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) overlay_.fit_requested = true;
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) reload_requested_ = true;
+    // R: "Re-solve with current parameters" of the timeline (honoured while paused).
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) {
+      timeline_.resolve_requested = true;
+      HandleTimelineRequests();
+    }
     if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) FocusSelectedBody();
     if (ImGui::IsKeyPressed(GLFW_KEY_A, false)) {
       vsettings_.show_analysis = !vsettings_.show_analysis;

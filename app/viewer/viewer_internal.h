@@ -105,6 +105,9 @@ class Viewer {
   void HandleTimelineRequests();
   // The what-if re-solve of the displayed step, or nullptr.
   const ResolveComparison* DisplayedComparison() const;
+  // Scripted runs, at exit: the shown step's solve and, if shown, its re-solve (model,
+  // iterations, residual per iteration) and whether the re-solve equals the recorded solve.
+  void PrintShownSolves() const;
 
   // Physics: the worker thread owns sim_ while a job runs (see physics_worker.h). The UI draws
   // from its own copies: model_ (materials as edited), multibody_ over it, edit_settings_ and
@@ -135,7 +138,8 @@ class Viewer {
   // Analysis column.
   TimeSeries series_;
   int series_count_ = -1, series_newest_ = -2;  // history shape the series was built from
-  int earlier_overlay_ = 5;         // faint e_m curves of this many earlier steps
+  int earlier_overlay_ = 5;                     // faint residual curves of this many earlier steps
+  ConvergenceSelection convergence_series_;     // series plotted by the convergence panel
   std::optional<ConditioningReport> conditioning_;
   int conditioning_step_ = -1;      // timeline step of conditioning_
   std::future<ConditioningReport> conditioning_job_;

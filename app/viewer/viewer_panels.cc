@@ -223,7 +223,7 @@ void Viewer::DrawAnalysisColumn(float x, float width, float height) {
         view.tolerance = edit_settings_.sap.rel_tolerance;
         view.step = shown->step;
         view.plot_height = std::max(90.0f, 0.25f * height);
-        DrawConvergencePanel(view);
+        DrawConvergencePanel(view, &convergence_series_);
         ImGui::SetNextItemWidth(120.0f);
         ImGui::SliderInt("earlier steps overlaid", &earlier_overlay_, 0, 30);
       } else {

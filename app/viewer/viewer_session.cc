@@ -57,9 +57,12 @@ void Viewer::HandleTimelineRequests() {
     // On the worker (a large step takes a while); the overlay appears when the batch returns.
     WaitIdleKeepingShownStep();
     shown = DisplayedRecord();
+    // Edits not yet sent go with the re-solve, so that it uses the parameters and the contact
+    // model shown in the panel even when they changed in this very frame.
     QueuedEdits edits;
     if (materials_dirty_) edits.materials = model_.materials;
-    materials_dirty_ = false;
+    if (settings_dirty_) edits.settings = edit_settings_;
+    materials_dirty_ = settings_dirty_ = false;
     if (shown) worker_->Submit(MakeResolveJob(*shown, edit_settings_.sap, edits), generation_);
   }
   timeline_.resolve_requested = false;

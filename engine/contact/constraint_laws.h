@@ -16,10 +16,18 @@
 //                              where γ_i = 0 and G_i = 0, so that a solver may leave it out of H.
 //   Check(K)                   nullptr when the constants are usable (finite, R > 0), else what
 //                              is wrong, for the solver's kNonFiniteInput message
-//   Slack(K, vc, γ)            the constraint's term of e_μ (SAP paper eq. 33): |g_iᵀγ_i| with
-//                              g_i = v_c − v̂ + Rγ for the linear law, 0 for laws without a cone
-//                              projection
+//   Slack(K, vc, γ)            the constraint's term of e_μ: |g_iᵀγ_i| with g_i the law's own
+//                              complementarity gap at (v_c, γ), as the solver evaluated the law:
+//                              linear laws g_i = v_c − v̂ + Rγ (SAP paper eq. 33, the Moreau
+//                              decomposition of the cone projection); Hunt–Crossley laws the
+//                              normal row only, g_n = ζ − n⁻¹(γ_n) with ζ = v_n (lagged) or
+//                              ζ = v_n − μ‖v_t‖_s (similar): 0 ≤ γ_n ⊥ g_n ≥ 0 holds exactly for
+//                              γ_n = n(ζ), so the term is the round-off of the law's evaluation
+//                              (their friction is a smooth function of v_c, with no
+//                              complementarity)
 //   Describe(K)                the constants with symbols and units, for the inspector
+//   Physical(c, dt)            the unregularized physical normal law the law stands for
+//                              (PhysicalNormalLaw), which the NCP residual measures
 //   kHasFixedRegions           true for a law whose cost is quadratic (or zero) on convex
 //                              regions of v_c, so that a line search can classify a constraint
 //                              once over an interval of α instead of evaluating it at every α:
@@ -39,12 +47,13 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
+#include "engine/common/math.h"
 #include "engine/contact/contact_model.h"
+#include "engine/contact/contact_problem.h"
 #include "engine/contact/hunt_crossley.h"
 #include "engine/contact/linear_cone.h"
-#include "engine/contact/contact_problem.h"
-#include "engine/common/math.h"
 
 namespace contactlab {
 
@@ -74,6 +83,65 @@ struct ModelConstants {
   }
   // Value of the constant with this key; false when the law has none.
   bool Find(const char* key, double* value) const;
+};
+
+// The physical normal law a contact model stands for, without the solver's regularization (no
+// β clamp, no σ, no soft norm): γ_n = n(ζ), n >= 0 non-increasing, n(ζ) = 0 for ζ >= ζ̂, with
+// the law's argument ζ = v_n (linear, lagged, joint limits) or ζ = v_n − μ‖v_t‖ (similar,
+// seed 004 eq. 34 with ε_s → 0):
+//   linear spring-damper (SAP paper eq. 3 over δt + τ_d): n(ζ) = D (ζ̂ − ζ)₊,
+//     ζ̂ = −φ0/(δt + τ_d), D = δt k (δt + τ_d) [kg] (the inverse of the compliant R);
+//   rigid (k = ∞ or k <= 0 for a linear law, or the rigid NCP of seed 001): D = ∞, ζ̂ = −φ0/δt,
+//     n⁻¹ ≡ ζ̂ (the velocity-level Signorini condition);
+//   Hunt–Crossley (seed 004 eqs. 6, 13): n(ζ) = δt (f₀ − δt k ζ)₊ (1 − d ζ)₊, ζ̂ = v̂.
+// The NCP residual (engine/inspect/metrics.h) measures every model through one statement,
+// 0 ≤ γ_n ⊥ ζ − n⁻¹(γ_n) ≥ 0, with n⁻¹: [0, ∞) → (−∞, ζ̂] (Inverse).
+struct PhysicalNormalLaw {
+  enum class Form : std::uint8_t { kLinear, kHuntCrossley };
+  Form form = Form::kLinear;
+  bool slip_coupled = false;  // ζ = v_n − μ‖v_t‖ (similar) instead of v_n
+  double mu = 0;              // μ [-], for the slip coupling
+  double zeta_hat = 0;        // ζ̂ [m/s]
+  double D = std::numeric_limits<double>::infinity();  // [kg] (linear form; ∞: rigid)
+  HuntCrossleyConstants hc;  // Hunt–Crossley form (f₀, v̂, k, d, δt)
+
+  // ζ at the constraint velocity v_c (3 rows t1, t2, n, or 1 row n for a unilateral law).
+  double Argument(const double* vc, int rows) const {
+    const double vn = vc[rows - 1];
+    return slip_coupled && rows == 3 ? vn - mu * std::hypot(vc[0], vc[1]) : vn;
+  }
+  // n(ζ) [N s]; a rigid law has no finite impulse below ζ̂ (+∞ there).
+  double Impulse(double zeta) const {
+    if (form == Form::kHuntCrossley) return HuntCrossleyNormal(hc, zeta).impulse;
+    if (!(zeta < zeta_hat)) return 0;
+    return D * (zeta_hat - zeta);
+  }
+  // n⁻¹(γ_n) [m/s] for γ_n >= 0 (γ_n < 0 is treated as 0).
+  double Inverse(double gamma_n) const {
+    const double g = std::max(gamma_n, 0.0);
+    if (form == Form::kHuntCrossley) return HuntCrossleyNormalInverse(hc, g);
+    return zeta_hat - g / D;
+  }
+  // The complementarity gap g_n = ζ − n⁻¹(γ_n) [m/s] (+∞ for an impulse the law cannot
+  // produce); the linear form as (ζ − ζ̂) + γ_n/D.
+  double Gap(double zeta, double gamma_n) const {
+    if (form == Form::kHuntCrossley) return zeta - Inverse(gamma_n);
+    return (zeta - zeta_hat) + gamma_n / D;
+  }
+
+  static PhysicalNormalLaw Linear(const ConstraintData& c, double dt) {
+    PhysicalNormalLaw L;
+    if (!std::isfinite(c.stiffness) || c.stiffness <= 0) return Rigid(c, dt);
+    const double tau = dt + c.dissipation_time;
+    L.zeta_hat = -c.phi0 / tau;
+    L.D = dt * c.stiffness * tau;
+    return L;
+  }
+  static PhysicalNormalLaw Rigid(const ConstraintData& c, double dt) {
+    PhysicalNormalLaw L;
+    L.zeta_hat = -c.phi0 / dt;
+    return L;
+  }
 };
 
 // Where a constraint is along a line search (LinearConeLaw / LinearLimitLaw only).
@@ -205,6 +273,9 @@ struct LinearConeLaw {
     d.Add("near-rigid", "near_rigid", "", K.near_rigid ? 1 : 0, true);
     return d;
   }
+  static PhysicalNormalLaw Physical(const ConstraintData& c, double dt) {
+    return PhysicalNormalLaw::Linear(c, dt);
+  }
   // The rows of R and v̂ (3 each), as SAP's paper writes them.
   static void Rows(const Constants& K, double* R, double* v_hat) {
     R[0] = R[1] = K.Rt;
@@ -294,6 +365,9 @@ struct LinearLimitLaw {
     d.Add("near-rigid", "near_rigid", "", K.near_rigid ? 1 : 0, true);
     return d;
   }
+  static PhysicalNormalLaw Physical(const ConstraintData& c, double dt) {
+    return PhysicalNormalLaw::Linear(c, dt);
+  }
   static void Rows(const Constants& K, double* R, double* v_hat) {
     R[0] = K.R;
     v_hat[0] = K.v_hat;
@@ -353,8 +427,30 @@ struct HuntCrossleyLaw {
     return nullptr;
   }
 
-  // No cone projection: γ is a smooth function of v_c, e_μ has no terms.
-  static double Slack(const Constants&, const double*, const double*) { return 0; }
+  // The normal law's complementarity at (v_c, γ) as solved (soft norm ε_s for similar's ζ):
+  // |γ_n (ζ − n⁻¹(γ_n))|, round-off where γ_n = n(ζ).
+  static double Slack(const Constants& K, const double* vc, const double* gamma) {
+    if (!(gamma[2] > 0)) return 0;
+    double zeta = vc[2];
+    if (kType == ContactModelType::kSimilar) {
+      zeta -= K.mu * ComputeSoftNorm(vc[0], vc[1], K.eps_s).norm;
+    }
+    const double g = zeta - HuntCrossleyNormalInverse(K, gamma[2]);
+    return std::isfinite(g) ? std::abs(g * gamma[2]) : 0.0;
+  }
+
+  static PhysicalNormalLaw Physical(const ConstraintData& c, double dt) {
+    if (!std::isfinite(c.stiffness)) return PhysicalNormalLaw::Rigid(c, dt);
+    PhysicalNormalLaw L;
+    L.form = PhysicalNormalLaw::Form::kHuntCrossley;
+    L.slip_coupled = kType == ContactModelType::kSimilar;
+    L.mu = c.friction;
+    // v_n0, v_s, σ and w only set the friction constants (γ_n0, ε_s), not the normal law.
+    L.hc = PrepareHuntCrossley(kType, c.friction, dt, c.stiffness, c.hunt_crossley_dissipation,
+                               c.phi0, 0.0, 1.0, 0.0, 0.0);
+    L.zeta_hat = L.hc.v_hat;
+    return L;
+  }
 
   static ModelConstants Describe(const Constants& K) {
     ModelConstants d;
@@ -370,5 +466,22 @@ struct HuntCrossleyLaw {
 using LaggedLaw = HuntCrossleyLaw<ContactModelType::kLagged>;
 using LaggedRegularizedLaw = HuntCrossleyLaw<ContactModelType::kLaggedRegularized>;
 using SimilarLaw = HuntCrossleyLaw<ContactModelType::kSimilar>;
+
+// The physical normal law of constraint c under `model` (joint limits: the linear law whatever
+// the model), as the NCP residual measures it.
+inline PhysicalNormalLaw PhysicalLawOf(ContactModelType model, const ConstraintData& c, double dt) {
+  if (c.kind != ConstraintKind::kFrictionCone) return LinearLimitLaw::Physical(c, dt);
+  switch (model) {
+    case ContactModelType::kLinear:
+      return LinearConeLaw::Physical(c, dt);
+    case ContactModelType::kLagged:
+      return LaggedLaw::Physical(c, dt);
+    case ContactModelType::kLaggedRegularized:
+      return LaggedRegularizedLaw::Physical(c, dt);
+    case ContactModelType::kSimilar:
+      return SimilarLaw::Physical(c, dt);
+  }
+  return LinearConeLaw::Physical(c, dt);
+}
 
 }  // namespace contactlab

@@ -48,6 +48,19 @@ HuntCrossleyNormalTerms HuntCrossleyNormal(const HuntCrossleyConstants& c, doubl
   return t;
 }
 
+double HuntCrossleyNormalInverse(const HuntCrossleyConstants& c, double gamma) {
+  const double ck = c.dt * c.k;
+  const double a = std::max(c.f0 - ck * c.v_hat, 0.0);
+  const double b = std::max(1.0 - c.d * c.v_hat, 0.0);
+  const double q = gamma / c.dt - a * b;  // [N]
+  if (!(q > 0)) return c.v_hat;
+  const double A = ck * c.d;          // [N s²/m²]
+  const double B = a * c.d + b * ck;  // [N s/m]
+  const double den = B + std::sqrt(B * B + 4 * A * q);
+  if (!(den > 0)) return -std::numeric_limits<double>::infinity();
+  return c.v_hat - 2 * q / den;
+}
+
 double HuntCrossleyAntiderivative(const HuntCrossleyConstants& c, double v) {
   const double df = -c.dt * c.k * v;  // Δf [N]
   return c.dt * (v * (c.f0 + 0.5 * df) - c.d * 0.5 * v * v * (c.f0 + (2.0 / 3.0) * df));

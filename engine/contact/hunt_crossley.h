@@ -74,6 +74,13 @@ struct HuntCrossleyNormalTerms {
 };
 HuntCrossleyNormalTerms HuntCrossleyNormal(const HuntCrossleyConstants& c, double v);
 
+// Inverse of the normal law: the v <= v̂ with n(v) = γ [m/s], for γ >= 0. With s = v̂ − v,
+// δt (a + δt k s)(b + d s) = γ is the quadratic δt k d s² + (a d + b δt k) s + a b − γ/δt = 0,
+// solved for its root s >= 0 in the form 2q / (B + √(B² + 4 A q)) (q = γ/δt − a b; no
+// cancellation). γ <= δt a b (a b is 0 up to rounding) gives v̂. A law that cannot produce γ
+// (k = 0 and d f0 = 0: n ≡ 0) gives −∞: no velocity makes that impulse.
+double HuntCrossleyNormalInverse(const HuntCrossleyConstants& c, double gamma);
+
 // N⁺(v; f0) of eq. 15 (unclamped): δt [v (f0 + Δf/2) − d v²/2 (f0 + 2Δf/3)], Δf = −δt k v [J].
 // Reference form for tests and docs; HuntCrossleyNormal is the evaluation the laws use.
 double HuntCrossleyAntiderivative(const HuntCrossleyConstants& c, double v);

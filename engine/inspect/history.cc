@@ -29,7 +29,8 @@ std::size_t Bytes(const SolverResult& r) {
   std::size_t b = sizeof(SolverResult);
   b += Bytes(r.v) + Bytes(r.vc) + Bytes(r.gamma) + r.laws.Bytes();
   b += r.regime.size() * sizeof(Regime);
-  b += r.stats.history.size() * sizeof(IterationRecord) + r.stats.message.size();
+  b += r.stats.iteration_log.MemoryBytes() + r.stats.island_log.MemoryBytes() +
+       r.stats.message.size();
   b += r.stats.islands.size() * sizeof(IslandSummary);
   return b;
 }

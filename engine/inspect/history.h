@@ -83,7 +83,7 @@ class History {
 
 // What-if re-solve of a recorded step: the recorded result (`before`, solved with the parameters
 // of the run) and the result of Simulator::Resolve with `params` (`after`), both with their
-// per-iteration histories (stats.history) for an overlay plot.
+// per-iteration logs (stats.iteration_log) for an overlay plot.
 struct ResolveComparison {
   SolverResult before, after;
 };

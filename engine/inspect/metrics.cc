@@ -10,17 +10,23 @@ namespace contactlab {
 
 NcpResidual ComputeNcpResidual(const ContactProblem& problem, const SolverResult& result,
                                NcpModel model) {
+  const ContactModelType contact_model =
+      result.laws.empty() ? ContactModelType::kLinear : result.laws.model();
+  return ComputeNcpResidual(problem, result.gamma, contact_model, model);
+}
+
+NcpResidual ComputeNcpResidual(const ContactProblem& problem, const VecX& gamma,
+                               ContactModelType contact_model, NcpModel model) {
   NcpResidual out;
   out.num_constraints = static_cast<int>(problem.constraints.size());
   if (problem.constraints.empty()) return out;
-  if (result.gamma.size() != problem.num_rows || problem.v_star.size() != problem.nv) {
-    throw std::invalid_argument("ComputeNcpResidual: gamma has " +
-                                std::to_string(result.gamma.size()) + " rows, problem has " +
-                                std::to_string(problem.num_rows));
+  if (gamma.size() != problem.num_rows || problem.v_star.size() != problem.nv) {
+    throw std::invalid_argument("ComputeNcpResidual: gamma has " + std::to_string(gamma.size()) +
+                                " rows, problem has " + std::to_string(problem.num_rows));
   }
   // Velocities that satisfy momentum balance exactly for these impulses: v = v* + A⁻¹ Jᵀ γ.
   VecX jt_gamma = VecX::Zero(problem.nv);
-  problem.AddJacobianTransposeTimes(result.gamma, &jt_gamma);
+  problem.AddJacobianTransposeTimes(gamma, &jt_gamma);
   VecX v = problem.v_star;
   for (int t = 0; t < problem.num_trees(); ++t) {
     const int n = problem.tree_nv[t];
@@ -40,22 +46,21 @@ NcpResidual ComputeNcpResidual(const ContactProblem& problem, const SolverResult
   double sum_sq = 0;
   for (const ConstraintData& c : problem.constraints) {
     const int r = c.first_row;
-    const int n_row = c.kind == ConstraintKind::kFrictionCone ? r + 2 : r;
-    const double gamma_n = result.gamma(n_row);
-    double g_n = vc(n_row);
-    const bool rigid = model == NcpModel::kRigid || !std::isfinite(c.stiffness) || c.stiffness <= 0;
-    if (rigid) {
-      g_n += c.phi0 / dt;
-    } else {
-      const double tau = dt + c.dissipation_time;
-      g_n += c.phi0 / tau + gamma_n / (dt * c.stiffness * tau);
-    }
+    const bool cone = c.kind == ConstraintKind::kFrictionCone;
+    const int rows = cone ? 3 : 1;
+    const int n_row = r + rows - 1;
+    const double gamma_n = gamma(n_row);
+    // g_n = ζ − n⁻¹(γ_n) of the model's physical law (one code path for every model).
+    const PhysicalNormalLaw law = model == NcpModel::kRigid ? PhysicalNormalLaw::Rigid(c, dt)
+                                                            : PhysicalLawOf(contact_model, c, dt);
+    const double g_n = law.Gap(law.Argument(vc.data() + r, rows), gamma_n);
+    // T_n = max(γ_n − g_n, 0); g_n = +∞ (an impulse the law cannot produce) gives T_n = 0.
     const double t_n = std::max(gamma_n - g_n, 0.0);
     const double d_n = gamma_n - t_n;
     sum_sq += d_n * d_n;
     out.max_row = std::max(out.max_row, std::abs(d_n));
-    if (c.kind != ConstraintKind::kFrictionCone) continue;
-    const Eigen::Vector2d gamma_t = result.gamma.segment<2>(r);
+    if (!cone) continue;
+    const Eigen::Vector2d gamma_t = gamma.segment<2>(r);
     Eigen::Vector2d x_t = gamma_t - vc.segment<2>(r);
     const double radius = c.friction * t_n;
     const double norm = x_t.norm();

@@ -3,17 +3,23 @@
 //   NCP residual (seed 001, §VII preamble; digest seed_001_al.md §4): the natural-map residual
 //     of the Signorini-Coulomb conditions at the solver's impulses, with the velocities
 //     recomputed from the impulses so that momentum balance holds exactly:
-//       v̂ = v* + A⁻¹ Jᵀ γ,   g = J v̂ + b + e(γ),
+//       v̂ = v* + A⁻¹ Jᵀ γ,   v_c = J v̂ + b,
 //       r = ‖γ − T(γ − g)‖₂ / (number of constraints),
 //     where T is the "strict" operator: T_n(x) = max(x_n, 0), T_t(x) = x_t clamped to the disk of
-//     radius μ T_n(x). Rows mix impulse [N s] and velocity [m/s] units with unit weight, as in
-//     the paper. The normal gap term e(γ) follows the problem's physical contact law (SAP paper
-//     eq. 3 divided by δt + τ_d):
-//       kCompliant: g_n = v_n + φ0/(δt + τ_d) + γ_n / (δt k (δt + τ_d))
-//       kRigid:     g_n = v_n + φ0/δt          (the rigid velocity-level NCP of seed 001)
-//     Friction is exact Coulomb (maximum dissipation), so regularized friction (SAP's R_t) and a
-//     near-rigid clamp on R_n show up as a non-zero residual. Joint limits (unilateral rows) use
-//     the normal row alone; their stiffness is infinite, so they are rigid in both models.
+//     radius μ T_n(x), and g = (v_t, g_n). Rows mix impulse [N s] and velocity [m/s] units with
+//     unit weight, as in the paper. The normal gap g_n measures the contact model's own physical
+//     law, unregularized (PhysicalNormalLaw in engine/contact/constraint_laws.h): with the law's
+//     argument ζ and the inverse n⁻¹ of its normal impulse n(ζ),
+//       g_n = ζ − n⁻¹(γ_n),      so that 0 ≤ γ_n ⊥ g_n ≥ 0  ⇔  γ_n = n(ζ) (or γ_n = 0, ζ ≥ ζ̂):
+//       linear:              ζ = v_n, n⁻¹(γ) = −φ0/(δt + τ_d) − γ/(δt k (δt + τ_d))
+//                            (SAP paper eq. 3 divided by δt + τ_d);
+//       lagged, lagged_regularized:  ζ = v_n, n(ζ) = δt (f₀ − δt k ζ)₊ (1 − d ζ)₊ (seed 004);
+//       similar:             ζ = v_n − μ‖v_t‖ (the exact norm), the same n;
+//       rigid (NcpModel::kRigid, or k = ∞): g_n = v_n + φ0/δt (the velocity-level NCP of seed 001).
+//     Friction is exact Coulomb (maximum dissipation) for every model, so regularized friction
+//     (SAP's R_t, the Hunt–Crossley soft norm ε_s), lagged friction (μ γ_n0 instead of μ γ_n) and
+//     a near-rigid clamp on R_n show up as a non-zero residual. Joint limits (unilateral rows) use
+//     the normal row alone with the linear law (rigid for k = ∞).
 //
 //   Position error e_q (SAP paper §VI-B; digest seed_000_sap.md §5):
 //       e_q = ( (1/T) ∫_0^T ‖x(t) − x_ref(t)‖² dt )^{1/2},
@@ -38,9 +44,16 @@ struct NcpResidual {
   int num_constraints = 0;
 };
 
-// Residual of `result.gamma` for `problem`. A problem with no constraints has residual 0.
-// Throws std::invalid_argument when sizes disagree or an A block is not SPD.
+// Residual of `result.gamma` for `problem` under the contact model the solve used
+// (result.laws.model(); linear when result.laws is empty) or, with kRigid, the rigid NCP.
+// A problem with no constraints has residual 0. Throws std::invalid_argument when sizes
+// disagree or an A block is not SPD.
 NcpResidual ComputeNcpResidual(const ContactProblem& problem, const SolverResult& result,
+                               NcpModel model = NcpModel::kCompliant);
+// The same for impulses `gamma` (num_rows) measured against the physical law of `contact_model`
+// (e.g. a solve under one model measured against another's law).
+NcpResidual ComputeNcpResidual(const ContactProblem& problem, const VecX& gamma,
+                               ContactModelType contact_model,
                                NcpModel model = NcpModel::kCompliant);
 
 // Samples x(t_k) of a vector-valued trajectory (all samples the same size).

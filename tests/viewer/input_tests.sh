@@ -52,6 +52,25 @@ reload)
   cat "$out/reload.out"
   grep -q ' 33 steps, t = 0.1650 s' "$out/reload.out"
   ;;
+resolve)
+  # The timeline's re-solve of a frozen step under another contact model (R, after `set
+  # contact.model lagged` in the script): the shown step keeps its recorded linear solve, bit
+  # for bit (the same residual curve as in the control run), and the re-solve is a lagged solve
+  # whose curve differs from it. Control: a re-solve without the model change equals the
+  # recorded solve.
+  view --frames 20 --input "$dir/resolve_model.input" > "$out/resolve.out"
+  view --frames 20 --input "$dir/resolve_same.input" > "$out/same.out"
+  cat "$out/resolve.out" "$out/same.out"
+  grep -q 'viewer: shown step [0-9]*: model linear, ' "$out/resolve.out"
+  grep 'viewer: shown step' "$out/resolve.out" > "$out/shown_resolve.txt"
+  grep 'viewer: shown step' "$out/same.out" > "$out/shown_same.txt"
+  cmp "$out/shown_resolve.txt" "$out/shown_same.txt"
+  grep -q 'viewer: re-solve of step [0-9]*: model lagged, ' "$out/resolve.out"
+  grep -q 'viewer: re-solve differs from the recorded solve; recorded solve unchanged' \
+    "$out/resolve.out"
+  grep -q 'viewer: re-solve of step [0-9]*: model linear, ' "$out/same.out"
+  grep -q 'viewer: re-solve equals the recorded solve; recorded solve unchanged' "$out/same.out"
+  ;;
 badselect)
   # A body index beyond the scene's bodies is refused with the valid range and status 2,
   # before any window opens (no display: DISPLAY is unset).

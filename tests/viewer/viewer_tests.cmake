@@ -62,6 +62,9 @@ viewer_shot(tab_convergence --panel convergence)
 viewer_shot(tab_timeseries --panel timeseries)
 viewer_shot(tab_conditioning --panel conditioning)
 viewer_shot(select_body --select 1)  # resting_box
+# The step shown at frame 10 re-solved under the lagged model (tests/viewer/resolve_model.input).
+viewer_shot(resolve_model --panel convergence --input
+            ${CMAKE_CURRENT_SOURCE_DIR}/viewer/resolve_model.input)
 
 # Conditioning tab: the sparsity images of H and J (textures) fill the analysis column with the
 # filled-cell colours; on the other tabs those colours are (almost) absent.
@@ -77,6 +80,14 @@ viewer_pixels(viewer_convergence_plot_lines tab_convergence
               --region ${VT_ANALYSIS} --at-least 400 ${VT_SERIES} ${VT_SERIES_TOL}
               --region 1160 100 1600 290 --at-least 150 ${VT_SERIES} ${VT_SERIES_TOL}
               --region 1160 290 1600 440 --at-least 60 ${VT_SERIES} ${VT_SERIES_TOL})
+# The re-solve's curves (kResolved in ui/analysis_panels.cc, orange, dashed with square markers)
+# on the convergence tab after a re-solve; the control without a re-solve has (almost) none.
+set(VT_RESOLVED 255,150,60)
+set(VT_RESOLVED_TOL 6)
+viewer_pixels(viewer_convergence_draws_the_resolve resolve_model
+              --region ${VT_ANALYSIS} --at-least 150 ${VT_RESOLVED} ${VT_RESOLVED_TOL})
+viewer_pixels(viewer_convergence_without_resolve_has_none tab_convergence
+              --region ${VT_ANALYSIS} --at-most 20 ${VT_RESOLVED} ${VT_RESOLVED_TOL})
 # Time series tab: six plots, three in each half of the column, each half with its lines.
 viewer_pixels(viewer_timeseries_plot_lines tab_timeseries
               --region ${VT_ANALYSIS} --at-least 1000 ${VT_SERIES} ${VT_SERIES_TOL}

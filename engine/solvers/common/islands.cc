@@ -209,6 +209,9 @@ void IslandSplitter::Merge(const ContactProblem& problem, SolverResult* result) 
   stats.cost = 0;
   stats.message.clear();
   stats.islands.resize(num);
+  // The islands' own logs, one after the other (the islands' solvers are of one type, so their
+  // logs share a table).
+  stats.island_log.Reset(num > 0 ? island(0).result.stats.iteration_log.table() : SeriesTable{});
   for (int k = 0; k < num; ++k) {
     const Island& isl = island(k);
     const SolverStats& st = isl.result.stats;
@@ -219,6 +222,13 @@ void IslandSplitter::Merge(const ContactProblem& problem, SolverResult* result) 
     summary.iterations = st.iterations;
     summary.solve_ms = st.solve_ms;
     summary.status = st.status;
+    summary.log_first_row = stats.island_log.num_rows();
+    summary.log_rows = st.iteration_log.num_rows();
+    if (st.iteration_log.table() == stats.island_log.table()) {
+      stats.island_log.AppendRows(st.iteration_log);
+    } else {
+      summary.log_rows = 0;
+    }
     if (st.status != SolverStatus::kConverged && stats.status == SolverStatus::kConverged) {
       stats.status = st.status;
       std::ostringstream os;
@@ -240,39 +250,6 @@ void IslandSplitter::Merge(const ContactProblem& problem, SolverResult* result) 
       result->regime[isl.constraints[j]] = isl.result.regime[j];
     }
   }
-  // Merged per-iteration history.
-  stats.history.resize(stats.iterations + 1);
-  for (int m = 0; m <= stats.iterations; ++m) {
-    IterationRecord& rec = stats.history[m];
-    rec = IterationRecord{};
-    rec.iteration = m;
-    double g2 = 0, scale2 = 0;
-    double alpha = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < num; ++k) {
-      const SolverStats& st = island(k).result.stats;
-      if (st.history.empty()) continue;
-      const IterationRecord& r = st.history[std::min<int>(m, st.history.size() - 1)];
-      rec.cost += r.cost;
-      g2 += r.gradient_norm * r.gradient_norm;
-      if (r.momentum_residual > 0 && std::isfinite(r.momentum_residual)) {
-        const double sc = r.gradient_norm / r.momentum_residual;
-        scale2 += sc * sc;
-      }
-      rec.num_stiction += r.num_stiction;
-      rec.num_sliding += r.num_sliding;
-      rec.num_no_contact += r.num_no_contact;
-      if (m > 0 && m <= st.iterations) {
-        alpha = std::min(alpha, r.alpha);
-        rec.line_search_evaluations += r.line_search_evaluations;
-      }
-    }
-    rec.gradient_norm = std::sqrt(g2);
-    rec.momentum_residual = rec.gradient_norm == 0 ? 0.0
-                            : scale2 > 0           ? rec.gradient_norm / std::sqrt(scale2)
-                                                   : std::numeric_limits<double>::infinity();
-    rec.alpha = std::isfinite(alpha) ? alpha : 0.0;
-  }
-  stats.momentum_error = stats.history.back().momentum_residual;
 }
 
 }  // namespace contactlab

@@ -69,13 +69,11 @@ class IslandSplitter {
   //    the message "island k: <its message>";
   //  - iterations = the largest island's; cost = the sum; stats.islands = one IslandSummary per
   //    island (first tree, trees, constraints, iterations, wall time, status);
-  //  - history[m] merges the islands' records at iteration min(m, iterations_island): cost and
-  //    regime counts summed, ‖D∇ℓ‖ and the eq. 26 scale (‖D∇ℓ‖ / e_m) combined as
-  //    root-sum-squares (e_m = their ratio, within √2 of the monolithic definition), α the
-  //    smallest step among the islands still iterating at m, line-search evaluations summed over
-  //    them; momentum_error = the last record's e_m. An island without history adds nothing.
-  // Leaves result->laws, stats.complementarity_error and stats.solve_ms to the caller (they
-  // depend on the solver's laws and clock).
+  //  - stats.island_log = the islands' own logs one after the other (IslandSummary::
+  //    log_first_row, log_rows locate each).
+  // Leaves the merged per-iteration log (stats.iteration_log: how islands' series combine is
+  // the solver's to say), momentum_error, result->laws, stats.complementarity_error and
+  // stats.solve_ms to the caller (they depend on the solver's series, laws and clock).
   void Merge(const ContactProblem& problem, SolverResult* result) const;
 
  private:

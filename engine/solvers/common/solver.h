@@ -1,6 +1,7 @@
 // The interface every contact solver implements (SAP now; CANAL, SubADMM and the first-order
-// solver later): same problem, same guess, and a status plus a per-iteration record that the UI
-// plots directly. Stats are data, not log lines.
+// solver later): same problem, same guess, and a status plus a per-iteration log of the series
+// the solver declares (iteration_log.h), which the UI plots and the exports write as declared.
+// Stats are data, not log lines.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "engine/contact/constraint_bundle.h"
 #include "engine/contact/contact_model.h"
 #include "engine/contact/contact_problem.h"
+#include "engine/solvers/common/iteration_log.h"
 
 namespace contactlab {
 
@@ -34,19 +36,6 @@ enum class SolverStatus {
 };
 const char* SolverStatusName(SolverStatus s);
 
-
-// One Newton iteration. Iteration 0 records the state at the guess (alpha = 0).
-struct IterationRecord {
-  int iteration = 0;
-  double cost = 0;                 // ℓ_p(v_m) [J]
-  double momentum_residual = 0;    // e_m = ‖D∇ℓ‖ / max(‖Dp‖, ‖DJᵀγ‖) (eq. 32), dimensionless
-  double gradient_norm = 0;        // ‖D∇ℓ‖ [√J]
-  double alpha = 0;                // line-search step that produced this iterate
-  int line_search_evaluations = 0; // cost/derivative evaluations spent to find alpha
-  int num_stiction = 0, num_sliding = 0, num_no_contact = 0;
-  double condition_number = std::numeric_limits<double>::quiet_NaN();  // cond₂(H), on request
-};
-
 // One island of a solve split by connected components (SapParameters::islands).
 struct IslandSummary {
   int first_tree = -1;   // smallest tree index of the island (the island's id order)
@@ -55,6 +44,9 @@ struct IslandSummary {
   int iterations = 0;    // Newton iterations of the island's own solve
   double solve_ms = 0;   // wall time of the island's solve
   SolverStatus status = SolverStatus::kConverged;
+  // The island's own per-iteration log: rows [log_first_row, log_first_row + log_rows) of
+  // SolverStats::island_log.
+  int log_first_row = 0, log_rows = 0;
 };
 
 struct SolverStats {
@@ -65,10 +57,15 @@ struct SolverStats {
   // (islands off, the dense path, a single island, or the monolithic re-solve after an island
   // failed). `iterations` is then the largest of the islands' iterations.
   std::vector<IslandSummary> islands;
-  std::vector<IterationRecord> history;  // iterations + 1 entries
+  // Per-iteration series the solver declares (iteration_log.h): iterations + 1 rows, row 0 at
+  // the guess. Empty after a structural error. Islands: the merged rows (SapSolver).
+  IterationLog iteration_log;
+  // The islands' own logs one after the other (IslandSummary::log_first_row), same series as
+  // iteration_log; empty when the solve was not split.
+  IterationLog island_log;
   double momentum_error = 0;             // e_m at the returned v
-  // e_μ (eq. 33) at the returned v: the round-off of the linear law's cone projection; laws
-  // without a projection (Hunt–Crossley) add no terms.
+  // e_μ = Σ_i |g_iᵀγ_i| / (n_c ℓ) at the returned v, g_i each law's own complementarity gap (Slack,
+  // constraint_laws.h: linear eq. 33, Hunt–Crossley their normal law's): round-off when consistent.
   double complementarity_error = 0;
   double cost = 0;                       // final ℓ_p
   double solve_ms = 0;                   // wall time of Solve()
@@ -90,6 +87,8 @@ class ContactSolver {
  public:
   virtual ~ContactSolver() = default;
   virtual const char* name() const = 0;
+  // The per-iteration series this solver fills (SolverStats::iteration_log), declared once.
+  virtual SeriesTable series() const = 0;
   // Solves `problem` from `v_guess` (size nv). Never throws on numerical trouble: returns a
   // failure status with the best iterate in `result`.
   virtual SolverStatus Solve(const ContactProblem& problem, const VecX& v_guess,

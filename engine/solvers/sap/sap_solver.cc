@@ -243,6 +243,43 @@ struct SapSolver::Scratch {
   IslandSplitter islands;
 };
 
+namespace {
+
+// Order of the SapSeries enum (sap_solver.h).
+constexpr SeriesSpec kSapSeriesSpecs[] = {
+    {"cost", "cost l", "J", SeriesAxis::kLog, SeriesType::kReal, SeriesRole::kObjective,
+     kSeriesDefaultPlot,
+     "SAP's convex cost l_p(v) at the iterate (eq. 16); plotted as the gap to the final cost"},
+    {"momentum_residual", "e_m (momentum residual)", "", SeriesAxis::kLog, SeriesType::kReal,
+     SeriesRole::kResidual, kSeriesDefaultPlot,
+     "e_m = ||D grad l|| / max(||D p||, ||D J^T gamma||) (eq. 32), the stopping test of eq. 26"},
+    {"gradient_norm", "||D grad l||", "sqrt(J)", SeriesAxis::kLog, SeriesType::kReal,
+     SeriesRole::kPlain, 0u, "norm of the scaled gradient, D = diag(A)^(-1/2) (eq. 26)"},
+    {"alpha", "line-search step alpha", "", SeriesAxis::kLinear, SeriesType::kReal,
+     SeriesRole::kPlain, kSeriesDefaultPlot | kSeriesPerStep,
+     "step length that produced the iterate (0 at the guess)"},
+    {"line_search_evaluations", "line-search evaluations", "", SeriesAxis::kLinear,
+     SeriesType::kInteger, SeriesRole::kPlain, kSeriesPerStep,
+     "cost/derivative evaluations of l(v + alpha dv) spent to find alpha"},
+    {"num_stiction", "constraints in stiction", "", SeriesAxis::kLinear, SeriesType::kInteger,
+     SeriesRole::kPlain, 0u, "constraints whose law is in stiction at the iterate"},
+    {"num_sliding", "constraints sliding", "", SeriesAxis::kLinear, SeriesType::kInteger,
+     SeriesRole::kPlain, 0u, "constraints whose law is sliding at the iterate"},
+    {"num_no_contact", "constraints out of contact", "", SeriesAxis::kLinear, SeriesType::kInteger,
+     SeriesRole::kPlain, 0u, "constraints whose law gives no impulse at the iterate"},
+    {"condition_number", "cond2(H)", "", SeriesAxis::kLog, SeriesType::kReal, SeriesRole::kPlain,
+     0u, "2-norm condition number of H = A + J^T G J (only with compute_condition_number)"},
+    {"line_search_iterations", "line-search iterations", "", SeriesAxis::kLinear,
+     SeriesType::kInteger, SeriesRole::kPlain, kSeriesPerStep,
+     "inner iterations of the line search: rtsafe steps (exact) or backtracking steps"},
+};
+static_assert(sizeof(kSapSeriesSpecs) / sizeof(kSapSeriesSpecs[0]) == kNumSapSeries,
+              "one SeriesSpec per SapSeries entry");
+
+}  // namespace
+
+SeriesTable SapSeriesTable() { return SeriesTable::Of(kSapSeriesSpecs); }
+
 SapSolver::SapSolver(const SapParameters& params, const ContactModelParameters& contact)
     : scratch_(std::make_unique<Scratch>()) {
   set_parameters(params);
@@ -297,15 +334,18 @@ double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// stats = SolverStats{} keeping the history's capacity (repeated solves do not allocate).
-// Clears the stats, keeping the storage of the per-iteration and per-island lists.
+// stats = SolverStats{} keeping the iteration log's capacity (repeated solves do not allocate).
+// Clears the stats, keeping the storage of the per-iteration log and per-island lists.
 void ResetStats(SolverStats* stats) {
-  std::vector<IterationRecord> history = std::move(stats->history);
+  IterationLog log = std::move(stats->iteration_log);
+  IterationLog island_log = std::move(stats->island_log);
   std::vector<IslandSummary> islands = std::move(stats->islands);
-  history.clear();
+  log.Reset(SapSeriesTable());
+  island_log.Reset(SapSeriesTable());
   islands.clear();
   *stats = SolverStats{};
-  stats->history = std::move(history);
+  stats->iteration_log = std::move(log);
+  stats->island_log = std::move(island_log);
   stats->islands = std::move(islands);
 }
 
@@ -850,33 +890,44 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     });
   };
 
-  stats.history.reserve(std::min(prm.max_iterations + 1, 128));
+  IterationLog& log = stats.iteration_log;
+  log.Reserve(std::min(prm.max_iterations + 1, 128));
   s.v = v_guess;
   s.trial_alpha = -1;
   double cost = evaluate(false);
   double prev_cost = cost;
   double last_alpha = 0;
   int last_evals = 0;
+  int last_ls_iterations = 0;
   int m = 0;
   for (;; ++m) {
-    IterationRecord rec;
-    rec.iteration = m;
-    rec.cost = cost;
-    rec.gradient_norm = s.D.cwiseProduct(s.grad).norm();
+    // This iterate's row of the log (SapSeries), stored in place.
+    double* rec = log.AddRow();
+    rec[kSapCost] = cost;
+    const double gradient_norm = s.D.cwiseProduct(s.grad).norm();
+    rec[kSapGradientNorm] = gradient_norm;
     const double scale =
         std::max(s.D.cwiseProduct(s.p).norm(), s.D.cwiseProduct(s.jc).norm());
-    rec.momentum_residual = scale > 0 ? rec.gradient_norm / scale
-                            : (rec.gradient_norm == 0 ? 0.0
-                                                      : std::numeric_limits<double>::infinity());
-    rec.alpha = last_alpha;
-    rec.line_search_evaluations = last_evals;
+    rec[kSapMomentumResidual] =
+        scale > 0 ? gradient_norm / scale
+                  : (gradient_norm == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+    rec[kSapAlpha] = last_alpha;
+    rec[kSapLineSearchEvaluations] = last_evals;
+    rec[kSapLineSearchIterations] = last_ls_iterations;
+    int num_stiction = 0, num_sliding = 0, num_no_contact = 0;
     for (Regime r : s.regime) {
-      if (r == Regime::kStiction) ++rec.num_stiction;
-      else if (r == Regime::kSliding) ++rec.num_sliding;
-      else ++rec.num_no_contact;
+      if (r == Regime::kStiction)
+        ++num_stiction;
+      else if (r == Regime::kSliding)
+        ++num_sliding;
+      else
+        ++num_no_contact;
     }
+    rec[kSapNumStiction] = num_stiction;
+    rec[kSapNumSliding] = num_sliding;
+    rec[kSapNumNoContact] = num_no_contact;
     // Optimality (eq. 26), checked before any factorization.
-    const bool optimal = rec.gradient_norm < prm.abs_tolerance + prm.rel_tolerance * scale;
+    const bool optimal = gradient_norm < prm.abs_tolerance + prm.rel_tolerance * scale;
     // Round-off stagnation of the cost after a long step.
     const bool stagnated =
         m > 0 && last_alpha > 0.5 &&
@@ -885,13 +936,11 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     const bool stop = optimal || stagnated || m == prm.max_iterations;
     if (prm.compute_condition_number) {
       if (!assemble_hessian()) {
-        stats.history.push_back(rec);
         fail_budget();
         break;
       }
-      rec.condition_number = condition_number();
+      log.row(m)[kSapConditionNumber] = condition_number();
     }
-    stats.history.push_back(rec);
     if (optimal) {
       stats.status = SolverStatus::kConverged;
       break;
@@ -941,6 +990,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     c2 = s.dv.dot(s.dp);
     const double d0 = c1 - s.dvc.dot(s.gamma);  // dℓ/dα(0) = ∇ℓᵀΔv
     int evals = 0;
+    int ls_iterations = 0;
     double alpha = -1;
     std::string ls_error;
     if (!(d0 < 0)) {
@@ -984,6 +1034,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         if (std::abs(f) >= f_tol) {
           narrow();
           for (int it = 0; it < prm.ls_max_iterations; ++it) {
+            ++ls_iterations;
             const bool newton_leaves = ((x - hi) * df - f) * ((x - lo) * df - f) > 0;
             const bool newton_slow = std::abs(2 * f) > std::abs(dx_old * df);
             dx_old = dx;
@@ -1016,6 +1067,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       ++evals;
       bool prev_armijo = prev_ell < cost + prm.ls_c * a * d0;
       for (int it = 1; it < prm.ls_max_iterations; ++it) {
+        ++ls_iterations;
         const double next = a * prm.ls_rho;
         if (next < 0.5 * part_hi) {  // the scan only goes down: [0, a] holds what is left
           ls_partition(0, a);
@@ -1045,12 +1097,13 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     cost = evaluate(reuse);
     last_alpha = alpha;
     last_evals = evals;
+    last_ls_iterations = ls_iterations;
   }
 
   // Result at the last (best) iterate.
   stats.iterations = m;
   stats.cost = cost;
-  stats.momentum_error = stats.history.back().momentum_residual;
+  stats.momentum_error = log.Last(kSapMomentumResidual);
   const double slack = laws.ComplementaritySlack(s.vc, s.gamma);
   stats.complementarity_error = (nc > 0 && cost > 0) ? slack / nc / cost : 0.0;
   result->v = s.v;
@@ -1066,7 +1119,11 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
 // each island is solved by a child SapSolver with the parent's parameters (islands off), its own
 // Newton loop, stopping criterion (eq. 26 on the island's momentum) and line search. The child
 // skips the input checks (its sub-problem is a copy of parts of the validated problem) and the
-// parent reports the laws' constants and e_μ of the merged v_c, γ.
+// parent reports the laws' constants and e_μ of the merged v_c, γ, and its merged log: row m
+// combines the islands' rows at iteration min(m, iterations_island): cost and regime counts
+// summed, ‖D∇ℓ‖ and the eq. 26 scale (‖D∇ℓ‖ / e_m) combined as root-sum-squares (e_m = their
+// ratio, within √2 of the monolithic definition), α the smallest step among the islands still
+// iterating at m, line-search evaluations and iterations summed over them.
 // If any island does not converge, Solve discards this result and solves the whole problem.
 bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
                              SolverResult* result) {
@@ -1088,6 +1145,51 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
   }
   SolverStats& stats = result->stats;
   const int nc = static_cast<int>(problem.constraints.size());
+  // Merged per-iteration log.
+  IterationLog& log = stats.iteration_log;
+  log.Reset(SapSeriesTable());
+  log.Reserve(stats.iterations + 1);
+  for (int m = 0; m <= stats.iterations; ++m) {
+    double* rec = log.AddRow();
+    double cost = 0, g2 = 0, scale2 = 0;
+    int num_stiction = 0, num_sliding = 0, num_no_contact = 0, evals = 0, ls_iterations = 0;
+    double alpha = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < s.islands.num_islands(); ++k) {
+      const SolverStats& st = s.islands.island(k).result.stats;
+      const IterationLog& il = st.iteration_log;
+      if (il.empty()) continue;
+      const double* r = il.row(std::min<int>(m, il.num_rows() - 1));
+      cost += r[kSapCost];
+      g2 += r[kSapGradientNorm] * r[kSapGradientNorm];
+      const double em = r[kSapMomentumResidual];
+      if (em > 0 && std::isfinite(em)) {
+        const double sc = r[kSapGradientNorm] / em;
+        scale2 += sc * sc;
+      }
+      num_stiction += static_cast<int>(r[kSapNumStiction]);
+      num_sliding += static_cast<int>(r[kSapNumSliding]);
+      num_no_contact += static_cast<int>(r[kSapNumNoContact]);
+      if (m > 0 && m <= st.iterations) {
+        alpha = std::min(alpha, r[kSapAlpha]);
+        evals += static_cast<int>(r[kSapLineSearchEvaluations]);
+        ls_iterations += static_cast<int>(r[kSapLineSearchIterations]);
+      }
+    }
+    const double gradient_norm = std::sqrt(g2);
+    rec[kSapCost] = cost;
+    rec[kSapGradientNorm] = gradient_norm;
+    rec[kSapMomentumResidual] = gradient_norm == 0 ? 0.0
+                                : scale2 > 0       ? gradient_norm / std::sqrt(scale2)
+                                                   : std::numeric_limits<double>::infinity();
+    rec[kSapAlpha] = std::isfinite(alpha) ? alpha : 0.0;
+    rec[kSapLineSearchEvaluations] = evals;
+    rec[kSapLineSearchIterations] = ls_iterations;
+    rec[kSapNumStiction] = num_stiction;
+    rec[kSapNumSliding] = num_sliding;
+    rec[kSapNumNoContact] = num_no_contact;
+    // cond₂ is defined for the whole H only: not recorded (NaN) for the merged rows.
+  }
+  stats.momentum_error = log.Last(kSapMomentumResidual);
   const double slack = s.laws.ComplementaritySlack(result->vc, result->gamma);
   stats.complementarity_error = (nc > 0 && stats.cost > 0) ? slack / nc / stats.cost : 0.0;
   return true;

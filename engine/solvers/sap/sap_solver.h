@@ -78,12 +78,31 @@ LawParameters SapLawParameters(const SapParameters& params,
 ConstraintBundle PrepareSapLaws(const ContactProblem& problem, const SapParameters& params,
                                 const ContactModelParameters& contact = {});
 
+// SAP's per-iteration series (SolverStats::iteration_log), the indices of SapSeriesTable(). Row 0
+// is the guess (α, line-search counts 0 there). A new series: an entry here, its row in
+// SapSeriesTable() (sap_solver.cc, same order) and one store in the Newton loop.
+enum SapSeries : int {
+  kSapCost = 0,               // ℓ_p(v_m) [J]
+  kSapMomentumResidual,       // e_m = ‖D∇ℓ‖ / max(‖Dp‖, ‖DJᵀγ‖) (eq. 32) [-]
+  kSapGradientNorm,           // ‖D∇ℓ‖ [√J]
+  kSapAlpha,                  // line-search step that produced this iterate [-]
+  kSapLineSearchEvaluations,  // cost/derivative evaluations spent to find α
+  kSapNumStiction,            // constraints in each regime at this iterate
+  kSapNumSliding,
+  kSapNumNoContact,
+  kSapConditionNumber,       // cond₂(H), NaN unless SapParameters::compute_condition_number
+  kSapLineSearchIterations,  // inner iterations of the line search (rtsafe or backtracking)
+  kNumSapSeries
+};
+SeriesTable SapSeriesTable();
+
 class SapSolver final : public ContactSolver {
  public:
   explicit SapSolver(const SapParameters& params = {},
                      const ContactModelParameters& contact = {});
   ~SapSolver() override;
   const char* name() const override { return "SAP"; }
+  SeriesTable series() const override { return SapSeriesTable(); }
   SolverStatus Solve(const ContactProblem& problem, const VecX& v_guess,
                      SolverResult* result) override;
   const SapParameters& parameters() const { return params_; }
