@@ -948,6 +948,53 @@ TEST(ContactLawClosedForms, RegularizedStictionTolerance) {
   }
 }
 
+TEST(ContactLawClosedForms, NearRigidStiffnessClamp) {
+  // Near-rigid regime of the Hunt–Crossley laws: k̃ = min(k, k_nr), k_nr = 4π²/(β² w δt²), the
+  // stiffness at which a mass 1/w oscillates with period β δt. Closed forms: δt² k̃ w = 4π²/β²
+  // when clamped (so −n'(v) = δt² k̃ for d = 0 is 4π²/(β² w)), and n(0) = δt k̃ x0; below k_nr
+  // the constants equal those of the unclamped law bit for bit; β = 0 never clamps.
+  const double dt = 1e-2, beta = 0.01, x0 = 1e-3, mu = 0.7;
+  const double k_nr = 4 * M_PI * M_PI / (beta * beta * kW * dt * dt);
+  EXPECT_NEAR(HuntCrossleyNearRigidStiffness(dt, kW, beta), k_nr, 4 * kEps * k_nr);
+  // w = 0 (J_i = 0) counts as w = 1 [1/kg], as for the linear law.
+  EXPECT_NEAR(HuntCrossleyNearRigidStiffness(dt, 0, beta), k_nr * kW, 4 * kEps * k_nr * kW);
+  EXPECT_TRUE(std::isinf(HuntCrossleyNearRigidStiffness(dt, kW, 0)));
+  for (ContactModelType type : {ContactModelType::kLagged, ContactModelType::kLaggedRegularized,
+                                ContactModelType::kSimilar}) {
+    for (double d : {0.0, 10.0}) {
+      const HuntCrossleyConstants c =
+          PrepareHuntCrossley(type, mu, dt, 1e12, d, -x0, 0, kVs, kSigma, kW, beta);
+      EXPECT_TRUE(c.near_rigid);
+      EXPECT_NEAR(c.k, k_nr, 4 * kEps * k_nr);
+      EXPECT_NEAR(dt * dt * c.k * kW, 4 * M_PI * M_PI / (beta * beta), 1e-12 * 4e5);
+      EXPECT_NEAR(c.f0, k_nr * x0, 4 * kEps * k_nr * x0);
+      EXPECT_NEAR(c.gamma_n0, dt * k_nr * x0, 4 * kEps * dt * k_nr * x0);
+      const HuntCrossleyNormalTerms at0 = HuntCrossleyNormal(c, 0);
+      EXPECT_NEAR(at0.impulse, dt * k_nr * x0, 8 * kEps * dt * k_nr * x0);
+      if (d == 0) {
+        EXPECT_NEAR(at0.hessian, dt * dt * k_nr, 8 * kEps * dt * dt * k_nr);
+      }
+      // v̂ = min(x0/δt, 1/d) does not depend on k.
+      EXPECT_EQ(c.v_hat, d > 0 ? std::min(x0 / dt, 1 / d) : x0 / dt);
+      // Below k_nr: identical to the unclamped law.
+      const HuntCrossleyConstants soft =
+          PrepareHuntCrossley(type, mu, dt, 0.5 * k_nr, d, -x0, -0.1, kVs, kSigma, kW, beta);
+      const HuntCrossleyConstants raw =
+          PrepareHuntCrossley(type, mu, dt, 0.5 * k_nr, d, -x0, -0.1, kVs, kSigma, kW, 0);
+      EXPECT_FALSE(soft.near_rigid);
+      EXPECT_EQ(soft.k, raw.k);
+      EXPECT_EQ(soft.f0, raw.f0);
+      EXPECT_EQ(soft.gamma_n0, raw.gamma_n0);
+      EXPECT_EQ(soft.eps_s, raw.eps_s);
+      // β = 0: the paper's law at any k.
+      const HuntCrossleyConstants off =
+          PrepareHuntCrossley(type, mu, dt, 1e12, d, -x0, 0, kVs, kSigma, kW, 0);
+      EXPECT_FALSE(off.near_rigid);
+      EXPECT_EQ(off.k, 1e12);
+    }
+  }
+}
+
 TEST(ContactLawClosedForms, CostIsTheClampedAntiderivativeInTheF0Form) {
   // ℓ_n(v) = N⁺(v̂) − N⁺(min(v, v̂)) with N⁺ of eq. 15, and eq. 15 equals eq. 14 (x0 form).
   Rng rng(3);

@@ -76,7 +76,7 @@ struct ModelConstant {
 };
 struct ModelConstants {
   int size = 0;
-  std::array<ModelConstant, 5> items;
+  std::array<ModelConstant, 6> items;
   void Add(const char* symbol, const char* key, const char* unit, double value,
            bool is_flag = false) {
     items[size++] = ModelConstant{symbol, key, unit, value, is_flag};
@@ -375,8 +375,9 @@ struct LinearLimitLaw {
 };
 
 // Seed 004's Hunt–Crossley laws (engine/contact/hunt_crossley.h) for kType = kLagged,
-// kLaggedRegularized or kSimilar. Constants per step: f₀ = k x0 with x0 = −φ0, v̂ = min(x0/δt,
-// 1/d), γ_n0 = δt (f₀)₊ (1 − d v_n0)₊ and ε_s (v_s, or max(v_s, σ w μ γ_n0) when regularized).
+// kLaggedRegularized or kSimilar. Constants per step: k̃ = min(k, 4π²/(β_HC² w δt²)) (near-rigid
+// regime, β_HC = contact.near_rigid_beta; k̃ = k for β_HC = 0), f₀ = k̃ x0 with
+// x0 = −φ0, v̂ = min(x0/δt, 1/d), γ_n0 = δt (f₀)₊ (1 − d v_n0)₊ and ε_s (v_s, or max(v_s, σ w μ γ_n0) when regularized).
 //
 // γ_n0 comes from the state at the step's start (x0 = −φ0 of this step's geometry and v_n0 of
 // v_c0 = J_i v0 + b_i), as Drake computes it, so no contact is matched between steps. For a new
@@ -399,8 +400,9 @@ struct HuntCrossleyLaw {
 
   static Constants Prepare(const ConstraintData& c, double dt, double vn0,
                            const LawParameters& p) {
+    const double beta = p.contact.near_rigid_beta;
     return PrepareHuntCrossley(kType, c.friction, dt, c.stiffness, c.hunt_crossley_dissipation,
-                               c.phi0, vn0, p.contact.stiction_tolerance, p.sigma, c.w);
+                               c.phi0, vn0, p.contact.stiction_tolerance, p.sigma, c.w, beta);
   }
 
   static double Cost(const Constants& K, const double* vc, double* gamma, Mat3* G,
@@ -458,6 +460,8 @@ struct HuntCrossleyLaw {
     d.Add("n₀", "n0", "N s", K.gamma_n0);
     d.Add("ε_s", "eps_s", "m/s", K.eps_s);
     d.Add("v̂", "v_hat", "m/s", K.v_hat);
+    d.Add("k̃", "k_eff", "N/m", K.k);
+    d.Add("near-rigid", "near_rigid", "", K.near_rigid ? 1 : 0, true);
     return d;
   }
   static void Rows(const Constants&, double*, double*) {}

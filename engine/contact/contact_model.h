@@ -10,6 +10,8 @@
 //                       (seed 004, §VI-B), stiction tolerance ε_s = v_s.
 //   lagged_regularized  lagged with ε_s = max(v_s, σ w μ γ_n0) per contact and step (§VIII).
 //   similar             γ_n = n(z), z = v_n − μ‖v_t‖_s, γ_t = −μ n(z) t̂_s (§VI-C).
+//   The three Hunt–Crossley models clamp k at the near-rigid stiffness 4π²/(β_HC² w δt²) (the
+//   analogue of the linear law's eq. 29, with its own β_HC = contact.near_rigid_beta).
 //
 // Joint limits always use the linear law (a unilateral spring-damper with β = limit_beta).
 #pragma once
@@ -42,11 +44,20 @@ bool ParseContactModel(const std::string& name, ContactModelType* type);
 
 // Parameters of the contact model that are not per pair of materials (per pair: k, τ_d, d, μ
 // in ConstraintData). σ and β of the linear law are SapParameters::sigma / beta / limit_beta.
+// Default β_HC of ContactModelParameters::near_rigid_beta: the clamp acts where δt² k w exceeds
+// 4π²/β_HC² ≈ 4.4e4, above the seed 004 experiments at their δt of Figs. 2, 5, 8-11 (k = 1e7
+// N/m) and far below the stiffness at which Newton stalls (docs/contact_models.md).
+constexpr double kDefaultHuntCrossleyBeta = 0.03;
+
 struct ContactModelParameters {
   ContactModelType model = ContactModelType::kLinear;
   // v_s [m/s]: regularization velocity of the Hunt–Crossley models' friction, ‖v_t‖_s =
   // √(‖v_t‖² + v_s²) − v_s (seed 004, eq. 45; the paper uses 1e-4 throughout). Range (0, 1].
   double stiction_tolerance = 1e-4;
+  // β_HC [-]: near-rigid regime of the Hunt–Crossley models, k̃ = min(k, 4π²/(β_HC² w δt²)): a
+  // contact whose period 2π/√(k w) is shorter than β_HC δt gets the stiffness of that period
+  // (engine/contact/hunt_crossley.h). 0: k as given (the paper's law). Range [0, 1].
+  double near_rigid_beta = kDefaultHuntCrossleyBeta;
 };
 
 }  // namespace contactlab

@@ -35,6 +35,14 @@ ParamTable<ContactModelParameters> MakeContactTable() {
                    "Regularization velocity of the Hunt–Crossley models' friction, ‖v_t‖_s = "
                    "√(‖v_t‖² + v_s²) − v_s (seed 004, eq. 45)."),
           1e-7, 1e-1)),
+      Bind<&ContactModelParameters::near_rigid_beta>(Slider(
+          Describe(RealParam("near_rigid_beta", 0, kClosed, 1, kClosed, kDefaultHuntCrossleyBeta,
+                             kLin),
+                   "β_HC", "-",
+                   "Near-rigid regime of the Hunt–Crossley models: k̃ = min(k, 4π²/(β_HC² w "
+                   "δt²)), the stiffness whose contact period is β_HC δt (as the linear model's "
+                   "β in eq. 29). 0: k as given (the paper's law)."),
+          0, 1)),
   };
   return t;
 }

@@ -7,17 +7,26 @@
 
 namespace contactlab {
 
+double HuntCrossleyNearRigidStiffness(double dt, double w, double beta) {
+  if (!(beta > 0)) return std::numeric_limits<double>::infinity();
+  const double w_eff = w > 0 ? w : 1.0;
+  return 4 * kPi * kPi / (beta * beta * w_eff * dt * dt);
+}
+
 HuntCrossleyConstants PrepareHuntCrossley(ContactModelType type, double mu, double dt, double k,
                                           double d, double phi0, double vn0, double v_s,
-                                          double sigma, double w) {
+                                          double sigma, double w, double beta) {
   assert(type != ContactModelType::kLinear);
   HuntCrossleyConstants c;
   c.mu = mu;
   c.dt = dt;
-  c.k = k;
+  // Near-rigid regime: k̃ = min(k, k_nr) (hunt_crossley.h).
+  c.k_nr = HuntCrossleyNearRigidStiffness(dt, w, beta);
+  c.near_rigid = c.k_nr < k;
+  c.k = c.near_rigid ? c.k_nr : k;
   c.d = d;
   const double x0 = -phi0;  // penetration at the step's start [m]
-  c.f0 = k * x0;
+  c.f0 = c.k * x0;
   // v̂ = min(x0/δt, 1/d): x0/δt directly (not f0/(δt k)), so k = 0 needs no guard; 1/d only for
   // d > 0.
   c.v_hat = x0 / dt;

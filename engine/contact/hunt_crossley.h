@@ -45,7 +45,9 @@ namespace contactlab {
 struct HuntCrossleyConstants {  // per constraint, per step
   double mu = 0;                // μ [-]
   double dt = 0;                // δt [s]
-  double k = 0;                 // k [N/m]
+  double k = 0;                 // k̃ [N/m]: the stiffness the law uses, min(k, k_nr) (below)
+  double k_nr = 0;              // k_nr = 4π²/(β² w δt²) [N/m], +∞ without the clamp (β = 0)
+  bool near_rigid = false;      // k̃ = k_nr < k: the near-rigid clamp is active
   double d = 0;                 // d [s/m]
   double f0 = 0;                // k x0 [N], x0 = −φ0 (negative for a gap)
   double v_hat = 0;             // min(x0/δt, 1/d) [m/s]: n(v) = 0 for v >= v_hat
@@ -57,9 +59,21 @@ struct HuntCrossleyConstants {  // per constraint, per step
 // regularized ε_s is used only for kLaggedRegularized). φ0 [m] signed distance at the step's start,
 // v_n0 [m/s] normal velocity at the step's start, v_s [m/s] stiction tolerance, σ [-] friction
 // regularization, w [1/kg] Delassus estimate of the contact (as SAP's R_t = σ w).
+//
+// Near-rigid regime (β > 0): the analogue of the linear model's clamp R_n ≥ β² w/(4π²) (seed 000,
+// eq. 29). A mass 1/w on a spring k oscillates with period T = 2π/√(k w); a contact whose period
+// is shorter than β δt is not resolved by the step, and its stiffness only makes the Newton
+// system stiffer (G_n ≈ δt² k against a mass 1/w). The law then uses
+//   k̃ = min(k, k_nr),   k_nr = 4π² / (β² w δt²)          [N/m]
+// in place of k everywhere (f₀ = k̃ x0, n(v), G, γ_n0), so that δt² k̃ w ≤ 4π²/β² as for the
+// linear law's 1/R_n. d, μ, v̂ = min(x0/δt, 1/d) and v_s are unchanged. w = 0 (J_i = 0) uses
+// w = 1 as the linear law does. β = 0: no clamp (the paper's law, k̃ = k).
 HuntCrossleyConstants PrepareHuntCrossley(ContactModelType type, double mu, double dt, double k,
                                           double d, double phi0, double vn0, double v_s,
-                                          double sigma, double w);
+                                          double sigma, double w, double beta = 0);
+
+// k_nr = 4π² / (β² w δt²) [N/m] of the near-rigid regime (+∞ for β = 0); w = 0 counts as 1.
+double HuntCrossleyNearRigidStiffness(double dt, double w, double beta);
 
 // ℓ_i at v_c = (v_t1, v_t2, v_n) [m/s]; writes γ (3, [N s]) and, when G != nullptr,
 // G = ∂²ℓ/∂v_c² (3x3, PSD, [N s²/m]) and the regime (when regime != nullptr). Returns ℓ [J].
