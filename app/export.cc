@@ -68,6 +68,9 @@ Json IterationJson(const IterationRecord& it) {
   j["num_sliding"] = it.num_sliding;
   j["num_no_contact"] = it.num_no_contact;
   j["condition_number"] = JNum(it.condition_number);
+  j["linear_iterations"] = it.linear_iterations;
+  j["linear_residual"] = JNum(it.linear_residual);
+  j["forcing_term"] = JNum(it.forcing_term);
   return j;
 }
 
@@ -193,12 +196,14 @@ void WriteHistoryJson(const History& history, std::ostream& out) {
 
 void WriteIterationsCsv(const StepRecord& record, std::ostream& out) {
   out << "iteration,cost,momentum_residual,gradient_norm,alpha,line_search_evaluations,"
-         "num_stiction,num_sliding,num_no_contact,condition_number\n";
+         "num_stiction,num_sliding,num_no_contact,condition_number,linear_iterations,"
+         "linear_residual,forcing_term\n";
   for (const IterationRecord& it : record.result.stats.history) {
     out << it.iteration << ',' << Num(it.cost) << ',' << Num(it.momentum_residual) << ','
         << Num(it.gradient_norm) << ',' << Num(it.alpha) << ',' << it.line_search_evaluations
         << ',' << it.num_stiction << ',' << it.num_sliding << ',' << it.num_no_contact << ','
-        << Num(it.condition_number) << '\n';
+        << Num(it.condition_number) << ',' << it.linear_iterations << ','
+        << Num(it.linear_residual) << ',' << Num(it.forcing_term) << '\n';
   }
 }
 

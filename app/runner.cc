@@ -335,6 +335,12 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["contacts"] = m.num_contacts;
       j["loaded_contacts"] = m.num_loaded_contacts;
       j["iterations"] = st.iterations;
+      {
+        // CG iterations of the step's iterative Newton directions (0: direct solves).
+        long linear_iterations = 0;
+        for (const IterationRecord& it : st.history) linear_iterations += it.linear_iterations;
+        j["linear_iterations"] = linear_iterations;
+      }
       j["islands"] = st.islands.size();  // 0: solved as one problem
       j["status"] = SolverStatusName(st.status);
       if (!st.message.empty()) j["message"] = st.message;

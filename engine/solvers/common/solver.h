@@ -31,6 +31,10 @@ enum class SolverStatus {
   // (SapParameters::work_budget_gflop): refused before the factor is allocated, with the
   // problem's sizes and the estimate in the message, instead of running for minutes or hours.
   kWorkBudgetExceeded,
+  // The iterative solve of the Newton system (SapParameters::linear_solver pcg/auto) did not
+  // reach its forcing tolerance within its iteration cap, or broke down (pᵀHp <= 0): the
+  // direction is not used; the result is the last Newton iterate.
+  kLinearSolverFailure,
 };
 const char* SolverStatusName(SolverStatus s);
 
@@ -45,6 +49,13 @@ struct IterationRecord {
   int line_search_evaluations = 0; // cost/derivative evaluations spent to find alpha
   int num_stiction = 0, num_sliding = 0, num_no_contact = 0;
   double condition_number = std::numeric_limits<double>::quiet_NaN();  // cond₂(H), on request
+  // Iterative Newton direction computed at this iterate (linear_solver pcg, or auto when it
+  // chose PCG): CG iterations, the relative residual ‖D(HΔv + ∇ℓ)‖/‖D∇ℓ‖ reached and the
+  // forcing term η it had to reach. A direct solve, and the last record (no direction): 0
+  // iterations, residual and forcing term NaN (not computed).
+  int linear_iterations = 0;
+  double linear_residual = std::numeric_limits<double>::quiet_NaN();
+  double forcing_term = std::numeric_limits<double>::quiet_NaN();
 };
 
 // One island of a solve split by connected components (SapParameters::islands).
