@@ -159,8 +159,8 @@ void BlockSparseCholesky::Analyze(bool keep_order) {
       const std::int64_t n = tree_nv_[t];
       diagonal_flops += n * n * n / 6;
     }
-    over_fill_limit_ = !incomplete_ && fill_work_limit_ > 0 &&
-                       layout_.flops - diagonal_flops > fill_work_limit_;
+    over_fill_limit_ = !incomplete_ && !over_memory && !over_work_budget_ &&
+                       fill_work_limit_ > 0 && layout_.flops - diagonal_flops > fill_work_limit_;
     over_budget_ = over_memory || over_work_budget_ || over_fill_limit_;
     if (!over_budget_) {
       Layout();

@@ -77,10 +77,14 @@ class BlockSparseCholesky {
   // Limit of the factorization's work beyond the diagonal blocks [multiply-adds]: a (complete)
   // pattern whose layout().flops minus the Cholesky of its diagonal tree blocks (Σ n³/6) exceed
   // it is refused like one over a budget (nothing allocated, over_budget() true) and
-  // over_fill_limit() is set, so that the caller can switch to an iterative solve. <= 0: no
+  // over_fill_limit() is set, so that the caller can switch to an iterative solve. A pattern over
+  // the memory or work budget is refused for that budget (over_fill_limit() false). <= 0: no
   // limit (the default). The diagonal blocks are left out so that one large tree (a long chain,
   // whose dense block an iterative solve would factor too) never trips it.
-  void set_fill_work_limit(std::int64_t flops) { fill_work_limit_ = flops; }
+  void set_fill_work_limit(std::int64_t flops) {
+    if (flops != fill_work_limit_) analyzed_ = false;  // the next SetPattern checks it again
+    fill_work_limit_ = flops;
+  }
   bool over_fill_limit() const { return over_fill_limit_; }
 
   // Incomplete (no-fill) mode: the pattern holds the diagonal blocks and one block per coupled

@@ -518,9 +518,10 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         !reuse && ch.SetPattern(problem.tree_nv, s.tree_pairs, s.pattern_valid);
     if (ch.over_budget()) {
       s.pattern_valid = false;
-      if (auto_linear && !use_pcg) {
-        // The factorization needs more than the fill limit or a budget: PCG on the pattern
-        // without fill for the rest of this solve.
+      if (auto_linear && !use_pcg && ch.over_fill_limit()) {
+        // The factorization's fill work is over pcg_auto_gflop (and within the budgets): PCG
+        // on the pattern without fill for the rest of this solve. A factorization over the
+        // memory or work budget is refused as on the block path (its message names pcg).
         use_pcg = true;
         ch_cur = &s.pchol;
         continue;
@@ -759,6 +760,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         << static_cast<double>(chol.work_budget())
         << " (SapParameters::work_budget_gflop, scene key solver.work_budget_gflop, or the "
            "environment variable CONTACTLAB_WORK_BUDGET_GFLOP, in 1e9 multiply-adds)";
+      if (!use_pcg) w << "; solver.linear_solver: pcg solves the Newton system iteratively";
       stats.status = SolverStatus::kWorkBudgetExceeded;
       stats.message = w.str();
       return;

@@ -45,7 +45,8 @@ struct SapParameters {
   // Cholesky over the tree graph (BlockSparseCholesky); kPcg, preconditioned conjugate gradients
   // on the blocks of H (no fill), stopped at ‖D r‖ <= η ‖D∇ℓ‖ with the Eisenstat–Walker forcing
   // term η (inexact Newton); kAuto, the block Cholesky unless its factorization's work beyond the
-  // diagonal tree blocks exceeds pcg_auto_gflop (or the memory/work budget), then PCG.
+  // diagonal tree blocks exceeds pcg_auto_gflop, then PCG for the rest of the solve (a
+  // factorization over the memory or work budget is refused as on the block path).
   enum class LinearSolver { kDense, kBlockSparse, kPcg, kAuto };
   LinearSolver linear_solver = LinearSolver::kAuto;
   // kAuto: the switch to PCG [10⁹ multiply-adds per factorization, beyond the Cholesky of the
