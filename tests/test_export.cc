@@ -273,6 +273,12 @@ TEST(ExportStats, HistoryAndIterationsAsCsvAndJson) {
   EXPECT_EQ(it["iterations"][0]["cost"].get<double>(), r.result.stats.history[0].cost);
   // NaN (not requested) is written as the string "nan", never as null.
   EXPECT_EQ(it["iterations"][0]["condition_number"], "nan");
+  // A direct Newton solve (the default on this small scene): no CG iterations, residual and
+  // forcing term not computed.
+  EXPECT_EQ(it["iterations"][0]["linear_iterations"], 0);
+  EXPECT_EQ(it["iterations"][0]["linear_residual"], "nan");
+  EXPECT_EQ(it["iterations"][0]["forcing_term"], "nan");
+  EXPECT_NE(icsv.str().find(",linear_iterations,linear_residual,forcing_term\n"), std::string::npos);
 }
 
 TEST(ExportStepFromRun, WritesTheRequestedStepAndReportsBadInput) {
