@@ -98,7 +98,8 @@ MatX FillRandomH(std::mt19937& rng, const std::vector<int>& nv,
   MatX H = MatX::Zero(n, n);
   for (size_t t = 0; t < nv.size(); ++t) {
     const MatX B = RandomMatrix(rng, nv[t], nv[t]);
-    H.block(start[t], start[t], nv[t], nv[t]) = B * B.transpose() + 6 * MatX::Identity(nv[t], nv[t]);
+    H.block(start[t], start[t], nv[t], nv[t]) =
+        B * B.transpose() + 6 * MatX::Identity(nv[t], nv[t]);
   }
   for (const auto& [a, b] : pairs) {
     const MatX C = 0.3 * RandomMatrix(rng, nv[a], nv[b]);
@@ -230,8 +231,7 @@ TEST(Pcg, EveryDirectionMeetsItsForcingTerm) {
   const MatX A = p.DenseA(), J = p.DenseJ();
   VecX D(p.nv);
   for (int t = 0; t < p.num_trees(); ++t) {
-    D.segment(p.tree_v_start[t], p.tree_nv[t]) =
-        p.M[t].diagonal().cwiseSqrt().cwiseInverse();
+    D.segment(p.tree_v_start[t], p.tree_nv[t]) = p.M[t].diagonal().cwiseSqrt().cwiseInverse();
   }
   VecX v = p.v0;
   for (int m = 0; m < r.stats.iterations; ++m) {
@@ -318,8 +318,9 @@ std::string PileScene(int nx, int ny, int nz) {
          "  - grid:\n"
          "      name: body\n"
          "      templates: [brick]\n"
-         "      count: [" + std::to_string(nx) + ", " + std::to_string(ny) + ", " +
-         std::to_string(nz) + "]\n"
+         "      count: [" +
+         std::to_string(nx) + ", " + std::to_string(ny) + ", " + std::to_string(nz) +
+         "]\n"
          "      spacing: [0.1, 0.1, 0.1]\n"
          "      origin: [-0.2, -0.2, 0.05]\n";
 }
@@ -339,8 +340,7 @@ TEST(Pcg, HundredBoxPileStepMatchesTheBlockCholesky) {
   SapSolver sb(pb), sp(pp);
   SolverResult rb, rp;
   ASSERT_EQ(sb.Solve(rec.problem, rec.before.v, &rb), SolverStatus::kConverged);
-  ASSERT_EQ(sp.Solve(rec.problem, rec.before.v, &rp), SolverStatus::kConverged)
-      << rp.stats.message;
+  ASSERT_EQ(sp.Solve(rec.problem, rec.before.v, &rp), SolverStatus::kConverged) << rp.stats.message;
   EXPECT_LT(RelativeDifference(rp.v, rb.v), 1e-5);
   EXPECT_LT((rp.v - rb.v).lpNorm<Eigen::Infinity>(), 1e-6);  // [m/s]
   EXPECT_GT(rp.stats.history[0].linear_iterations, 0);
