@@ -28,7 +28,9 @@ void WriteHistoryJson(const History& history, std::ostream& out);
 // integer series as integers, a value not recorded as "nan". SAP's columns:
 //   iteration, cost, momentum_residual, gradient_norm, alpha, line_search_evaluations,
 //   num_stiction, num_sliding, num_no_contact, condition_number ("nan" unless requested),
-//   line_search_iterations
+//   line_search_iterations, linear_iterations, linear_residual, forcing_term (the iterative
+//   Newton direction computed at this iterate: CG iterations, relative residual, forcing term
+//   η; 0, "nan", "nan" for a direct solve and for the last iteration)
 // JSON: {"step": ..., "status": ..., "iterations": [ {...}, ... ]}.
 void WriteIterationsCsv(const StepRecord& record, std::ostream& out);
 void WriteIterationsJson(const StepRecord& record, std::ostream& out);

@@ -335,6 +335,15 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["contacts"] = m.num_contacts;
       j["loaded_contacts"] = m.num_loaded_contacts;
       j["iterations"] = st.iterations;
+      {
+        // CG iterations of the step's iterative Newton directions, from the solver's declared
+        // series `linear_iterations` (0: direct solves, or a solver without such a series).
+        long linear_iterations = 0;
+        for (double x : st.iteration_log.Column("linear_iterations")) {
+          if (std::isfinite(x)) linear_iterations += static_cast<long>(x);
+        }
+        j["linear_iterations"] = linear_iterations;
+      }
       j["islands"] = st.islands.size();  // 0: solved as one problem
       j["status"] = SolverStatusName(st.status);
       if (!st.message.empty()) j["message"] = st.message;

@@ -270,7 +270,8 @@ TEST(ExportStats, HistoryAndIterationsAsCsvAndJson) {
   // (never renamed or reordered), new series are appended.
   EXPECT_EQ(header,
             "iteration,cost,momentum_residual,gradient_norm,alpha,line_search_evaluations,"
-            "num_stiction,num_sliding,num_no_contact,condition_number,line_search_iterations");
+            "num_stiction,num_sliding,num_no_contact,condition_number,line_search_iterations,"
+            "linear_iterations,linear_residual,forcing_term");
   ++ilines;
   std::string row0;
   if (std::getline(iin, row0)) ++ilines;
@@ -291,6 +292,11 @@ TEST(ExportStats, HistoryAndIterationsAsCsvAndJson) {
   EXPECT_TRUE(it["iterations"][0]["num_stiction"].is_number_integer());
   EXPECT_TRUE(it["iterations"][0]["line_search_iterations"].is_number_integer());
   EXPECT_EQ(it["iterations"][0]["iteration"].get<int>(), 0);
+  // A direct Newton solve (the default on this small scene): no CG iterations, residual and
+  // forcing term not computed.
+  EXPECT_EQ(it["iterations"][0]["linear_iterations"], 0);
+  EXPECT_EQ(it["iterations"][0]["linear_residual"], "nan");
+  EXPECT_EQ(it["iterations"][0]["forcing_term"], "nan");
 }
 
 TEST(ExportStepFromRun, WritesTheRequestedStepAndReportsBadInput) {

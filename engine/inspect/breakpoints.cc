@@ -22,7 +22,8 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
   if (settings.on_failure &&
       (st == SolverStatus::kLineSearchFailure || st == SolverStatus::kNonFiniteInput ||
        st == SolverStatus::kFactorizationFailure || st == SolverStatus::kNonFiniteState ||
-       st == SolverStatus::kMemoryBudgetExceeded || st == SolverStatus::kWorkBudgetExceeded)) {
+       st == SolverStatus::kMemoryBudgetExceeded || st == SolverStatus::kWorkBudgetExceeded ||
+       st == SolverStatus::kLinearSolverFailure)) {
     sep() << "step " << record.step << ": solver failure (" << SolverStatusName(st) << ")";
     if (!stats.message.empty()) os << ": " << stats.message;
   }

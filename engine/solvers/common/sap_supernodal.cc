@@ -154,7 +154,14 @@ void BlockSparseCholesky::Analyze(bool keep_order) {
   auto finish = [&]() {
     const bool over_memory = memory_budget_ > 0 && layout_.bytes > memory_budget_;
     over_work_budget_ = !over_memory && work_budget_ > 0 && layout_.flops > work_budget_;
-    over_budget_ = over_memory || over_work_budget_;
+    std::int64_t diagonal_flops = 0;
+    for (int t = 0; t < nt; ++t) {
+      const std::int64_t n = tree_nv_[t];
+      diagonal_flops += n * n * n / 6;
+    }
+    over_fill_limit_ = !incomplete_ && !over_memory && !over_work_budget_ &&
+                       fill_work_limit_ > 0 && layout_.flops - diagonal_flops > fill_work_limit_;
+    over_budget_ = over_memory || over_work_budget_ || over_fill_limit_;
     if (!over_budget_) {
       Layout();
       return;
@@ -169,6 +176,21 @@ void BlockSparseCholesky::Analyze(bool keep_order) {
     for (auto& l : lookup_) l.clear();
     std::vector<double>().swap(values_);
   };
+  if (incomplete_) {
+    // No fill: column t holds its neighbours that come later in the natural order.
+    order_.resize(nt);
+    std::iota(order_.begin(), order_.end(), 0);
+    position_ = order_;
+    for (int t = 0; t < nt; ++t) {
+      col_rows_[t].clear();
+      for (int u : adj_[t]) {
+        if (u > t) col_rows_[t].push_back(u);
+      }
+    }
+    EstimateLayout();
+    finish();
+    return;
+  }
   if (keep_order) {
     SymbolicWithOrder();
     EstimateLayout();
@@ -481,13 +503,67 @@ bool BlockSparseCholesky::Factor() {
       for (int bi = bj; bi < b1; ++bi) {
         const int ri = block_rows_[bi];
         const double* Bi = v + block_offset_[bi];
-        double* T = v + block_offset_[slot_[block_row_tree_[bi]]];
+        const int target = slot_[block_row_tree_[bi]];
+        if (target < 0) continue;  // incomplete mode: no block there, the update is dropped
+        double* T = v + block_offset_[target];
         if (six && ri == 6 && rj == 6) {
           SubtractOuter<6, 6, 6>(Bi, ri, Bj, rj, n, T);
         } else {
           SubtractOuter<-1, -1, -1>(Bi, ri, Bj, rj, n, T);
         }
       }
+      if (incomplete_) {
+        for (int b = col_begin_[kj]; b < col_begin_[kj + 1]; ++b) slot_[block_row_tree_[b]] = -1;
+      }
+    }
+  }
+  return true;
+}
+
+void BlockSparseCholesky::Multiply(const VecX& x, VecX* y) const {
+  y->setZero(x.size());
+  const double* m = matrix_.data();
+  for (int b = 0; b < num_blocks(); ++b) {
+    const int ti = block_row_tree_[b], tj = block_col_tree_[b];
+    const int r = block_rows_[b], c = block_cols_[b];
+    const double* B = m + block_offset_[b];
+    const int si = tree_start_[ti], sj = tree_start_[tj];
+    if (ti == tj) {
+      if (r == 6) {
+        y->segment<6>(si).noalias() +=
+            BlockMap<6, 6>(const_cast<double*>(B)).selfadjointView<Eigen::Lower>() *
+            x.segment<6>(si);
+      } else {
+        y->segment(si, r).noalias() +=
+            Eigen::Map<const MatX>(B, r, r).selfadjointView<Eigen::Lower>() * x.segment(si, r);
+      }
+    } else if (r == 6 && c == 6) {
+      const BlockMap<6, 6> Bm(const_cast<double*>(B));
+      y->segment<6>(si).noalias() += Bm * x.segment<6>(sj);
+      y->segment<6>(sj).noalias() += Bm.transpose() * x.segment<6>(si);
+    } else {
+      const Eigen::Map<const MatX> Bm(B, r, c);
+      y->segment(si, r).noalias() += Bm * x.segment(sj, c);
+      y->segment(sj, c).noalias() += Bm.transpose() * x.segment(si, r);
+    }
+  }
+}
+
+bool BlockSparseCholesky::FactorBlockDiagonal() {
+  values_ = matrix_;
+  const int nt = num_trees();
+  for (int k = 0; k < nt; ++k) {
+    const int bd = col_begin_[k];
+    const int n = block_rows_[bd];
+    double* L = values_.data() + block_offset_[bd];
+    double* inv = inv_diag_.data() + tree_start_[order_[k]];
+    const bool ok = n == 6 ? CholeskyInPlace<6>(L, n, inv)
+                    : n > kBlockedCholeskyMinDofs ? BlockedCholeskyInPlace(L, n, inv)
+                                                  : CholeskyInPlace<-1>(L, n, inv);
+    if (!ok) return false;
+    for (int b = bd + 1; b < col_begin_[k + 1]; ++b) {
+      std::fill_n(values_.data() + block_offset_[b],
+                  static_cast<std::int64_t>(block_rows_[b]) * block_cols_[b], 0.0);
     }
   }
   return true;

@@ -66,13 +66,45 @@ class BlockSparseCholesky {
   // limit. Default: DefaultWorkBudgetFlops().
   void set_work_budget(std::int64_t flops) { work_budget_ = flops; }
   std::int64_t work_budget() const { return work_budget_; }
-  // True when the last SetPattern was refused: layout().bytes > memory_budget() or
-  // layout().flops > work_budget(). Nothing of the factor's size is allocated then.
+  // True when the last SetPattern was refused: layout().bytes > memory_budget(),
+  // layout().flops > work_budget() or over_fill_limit(). Nothing of the factor's size is
+  // allocated then.
   bool over_budget() const { return over_budget_; }
   // True when the last SetPattern was refused for its work (its memory was within the budget).
   bool over_work_budget() const { return over_work_budget_; }
   // Sizes of the current pattern's factor (computed before the factor is allocated).
   const FactorLayoutSize& layout() const { return layout_; }
+  // Limit of the factorization's work beyond the diagonal blocks [multiply-adds]: a (complete)
+  // pattern whose layout().flops minus the Cholesky of its diagonal tree blocks (Σ n³/6) exceed
+  // it is refused like one over a budget (nothing allocated, over_budget() true) and
+  // over_fill_limit() is set, so that the caller can switch to an iterative solve. A pattern over
+  // the memory or work budget is refused for that budget (over_fill_limit() false). <= 0: no
+  // limit (the default). The diagonal blocks are left out so that one large tree (a long chain,
+  // whose dense block an iterative solve would factor too) never trips it.
+  void set_fill_work_limit(std::int64_t flops) {
+    if (flops != fill_work_limit_) analyzed_ = false;  // the next SetPattern checks it again
+    fill_work_limit_ = flops;
+  }
+  bool over_fill_limit() const { return over_fill_limit_; }
+
+  // Incomplete (no-fill) mode: the pattern holds the diagonal blocks and one block per coupled
+  // pair only, in the natural tree order, and Factor() computes the block incomplete Cholesky
+  // factor IC(0): Schur-complement updates whose target block is not in the pattern are
+  // dropped. Solve() then applies the preconditioner (L Lᵀ)⁻¹ ≈ H⁻¹. Changing the mode redoes
+  // the analysis at the next SetPattern.
+  void set_incomplete(bool incomplete) {
+    if (incomplete != incomplete_) analyzed_ = false;
+    incomplete_ = incomplete;
+  }
+  bool incomplete() const { return incomplete_; }
+  // Copies the assembled blocks (before Factor) so that Multiply can apply H afterwards.
+  void SaveMatrix() { matrix_ = values_; }
+  // y = H x with the saved matrix (diagonal blocks: lower triangle; x, y in tree order; no alias).
+  void Multiply(const VecX& x, VecX* y) const;
+  // Block-Jacobi factor: restores the saved matrix, factors its diagonal blocks and zeroes the
+  // off-diagonal ones, so that Solve() applies blockdiag(H)⁻¹. Returns false if a diagonal block
+  // is not SPD.
+  bool FactorBlockDiagonal();
 
   // Sets the block pattern: tree sizes and coupled pairs (ti != tj, any order, duplicates allowed).
   // Redoes the symbolic analysis only if the sizes or the set of pairs differ from the last call.
@@ -172,6 +204,10 @@ class BlockSparseCholesky {
   bool over_budget_ = false;
   std::int64_t work_budget_ = DefaultWorkBudgetFlops();
   bool over_work_budget_ = false;
+  std::int64_t fill_work_limit_ = 0;
+  bool over_fill_limit_ = false;
+  bool incomplete_ = false;
+  std::vector<double> matrix_;  // SaveMatrix(): the assembled H, for Multiply
 };
 
 }  // namespace contactlab

@@ -13,6 +13,7 @@ const char* SolverStatusName(SolverStatus s) {
     case SolverStatus::kNonFiniteState: return "non_finite_state";
     case SolverStatus::kMemoryBudgetExceeded: return "memory_budget_exceeded";
     case SolverStatus::kWorkBudgetExceeded: return "work_budget_exceeded";
+    case SolverStatus::kLinearSolverFailure: return "linear_solver_failure";
   }
   return "unknown";
 }

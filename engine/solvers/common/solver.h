@@ -33,6 +33,10 @@ enum class SolverStatus {
   // (SapParameters::work_budget_gflop): refused before the factor is allocated, with the
   // problem's sizes and the estimate in the message, instead of running for minutes or hours.
   kWorkBudgetExceeded,
+  // The iterative solve of the Newton system (SapParameters::linear_solver pcg/auto) did not
+  // reach its forcing tolerance within its iteration cap, or broke down (pᵀHp <= 0): the
+  // direction is not used; the result is the last Newton iterate.
+  kLinearSolverFailure,
 };
 const char* SolverStatusName(SolverStatus s);
 

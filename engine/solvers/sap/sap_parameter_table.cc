@@ -49,11 +49,37 @@ ParamTable<SapParameters> MakeSapTable() {
           "exact: 1-D Newton (rtsafe) on the cost along the search direction (§IV-C); "
           "backtracking: Armijo backtracking (§IV-B).")),
       Bind<&SapParameters::linear_solver>(Describe(
-          EnumParam("linear_solver", {"dense", "block_sparse"},
-                    static_cast<int>(LinSolver::kBlockSparse)),
+          EnumParam("linear_solver", {"dense", "block_sparse", "pcg", "auto"},
+                    static_cast<int>(LinSolver::kAuto)),
           "", "",
-          "block_sparse: sparse Cholesky over the tree/constraint graph; dense: the reference "
-          "dense LLT of H.")),
+          "Newton direction H Δv = −∇ℓ. block_sparse: block Cholesky over the tree/constraint "
+          "graph; dense: the reference dense LLT of H; pcg: preconditioned conjugate gradients "
+          "on the blocks of H (inexact Newton, Eisenstat–Walker forcing terms); auto: "
+          "block_sparse unless its factorization needs more than pcg_auto_gflop beyond the "
+          "diagonal tree blocks, then pcg (a factorization over the memory or work budget is "
+          "refused as with block_sparse).")),
+      Bind<&SapParameters::pcg_auto_gflop>(Advanced(Slider(
+          Describe(RealParam("pcg_auto_gflop", 0, kOpen, 1e9, kClosed, 1.0, kLog), "", "Gflop",
+                   "linear_solver auto: switch to pcg when the block Cholesky factorization "
+                   "needs more than this many 10^9 multiply-adds beyond the Cholesky of the "
+                   "diagonal tree blocks."),
+          1e-3, 1e3))),
+      Bind<&SapParameters::pcg_forcing_max>(Advanced(Slider(
+          Describe(RealParam("pcg_forcing_max", 0, kOpen, 1, kOpen, 0.1, kLog), "η_max", "-",
+                   "pcg: largest forcing term; CG stops at ‖D r‖ ≤ η ‖D∇ℓ‖ with η from "
+                   "Eisenstat–Walker choice 2 (η₀ = η_max, then 0.9 (‖D∇ℓ_k‖/‖D∇ℓ_k−1‖)², "
+                   "safeguarded, at least half the stopping threshold over ‖D∇ℓ‖)."),
+          1e-8, 0.9))),
+      Bind<&SapParameters::pcg_max_iterations>(Advanced(
+          Describe(IntegerParam("pcg_max_iterations", 1, 1000000, 2000, kLog), "", "",
+                   "pcg: CG iteration cap per Newton direction; reaching it without the forcing "
+                   "tolerance fails the step with linear_solver_failure."))),
+      Bind<&SapParameters::pcg_preconditioner>(Advanced(Describe(
+          EnumParam("pcg_preconditioner", {"incomplete_cholesky", "block_jacobi"},
+                    static_cast<int>(SapParameters::Preconditioner::kIncompleteCholesky)),
+          "", "",
+          "pcg: block incomplete Cholesky IC(0) on the tree graph (block Jacobi if it breaks "
+          "down), or block Jacobi (each tree's block of H factored)."))),
       Bind<&SapParameters::ls_alpha_max>(
           Advanced(Slider(Describe(RealParam("ls_alpha_max", 1, kClosed, 100, kClosed, 1.5, kLin),
                                    "α_max", "-", "Largest step the exact line search tries."),

@@ -216,6 +216,11 @@ struct SapSolver::Scratch {
   // reused while the coupled tree pairs are unchanged).
   std::vector<std::pair<int, int>> tree_pairs;    // coupled (tree, tree) pairs of the problem
   BlockSparseCholesky chol;
+  // PCG path: H on the no-fill pattern (coupled pairs only), its IC(0) or block-Jacobi factor as
+  // the preconditioner, and the CG vectors (nv each: residual r, preconditioned z, search
+  // direction p, q = H p).
+  BlockSparseCholesky pchol;
+  VecX cg_r, cg_z, cg_p, cg_q;
   // Per constraint: diagonal blocks of its (one or two) trees and its off-diagonal block, which
   // holds J_1ᵀ G J_0 when `transposed` (else J_0ᵀ G J_1).
   struct ConstraintBlocks {
@@ -398,6 +403,12 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   if (!s.D.allFinite()) return fail_input("diag(M) has a non-positive entry");
 
   const bool dense = prm.linear_solver == SapParameters::LinearSolver::kDense;
+  // kAuto starts on the block Cholesky and switches to PCG (for the rest of the solve) when a
+  // pattern's factorization is refused by the fill limit or a budget.
+  const bool auto_linear = prm.linear_solver == SapParameters::LinearSolver::kAuto;
+  bool use_pcg = prm.linear_solver == SapParameters::LinearSolver::kPcg;
+  s.pchol.set_incomplete(true);
+  BlockSparseCholesky* ch_cur = use_pcg ? &s.pchol : &s.chol;
   if (!dense && prm.islands && !prm.compute_condition_number &&
       SolveIslands(problem, v_guess, result)) {
     if (stats.status == SolverStatus::kConverged) {
@@ -454,10 +465,16 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     for (int t = 0; t < problem.num_trees(); ++t) max_nv = std::max(max_nv, problem.tree_nv[t]);
     s.cblocks.resize(nc);
     if (static_cast<int>(s.gj.size()) < 6 * max_nv) s.gj.resize(6 * max_nv);
-    s.chol.set_memory_budget(budget);
-    s.chol.set_work_budget(prm.work_budget_gflop > 0
-                               ? static_cast<std::int64_t>(std::min(prm.work_budget_gflop * 1e9, 9e18))
-                               : DefaultWorkBudgetFlops());
+    const std::int64_t work_budget =
+        prm.work_budget_gflop > 0
+            ? static_cast<std::int64_t>(std::min(prm.work_budget_gflop * 1e9, 9e18))
+            : DefaultWorkBudgetFlops();
+    for (BlockSparseCholesky* c : {&s.chol, &s.pchol}) {
+      c->set_memory_budget(budget);
+      c->set_work_budget(work_budget);
+    }
+    s.chol.set_fill_work_limit(
+        auto_linear ? static_cast<std::int64_t>(std::min(prm.pcg_auto_gflop * 1e9, 9e18)) : 0);
     // Constraints per large tree (CSR), for the stacked assembly of its diagonal block.
     s.large_trees.clear();
     for (int t = 0; t < problem.num_trees(); ++t) {
@@ -497,6 +514,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   // the problem and the guess, so a solve does not depend on the solves before it.
   // Returns false when the pattern's factor is over the memory budget (nothing allocated).
   auto update_pattern = [&]() {
+   for (;;) {
+    BlockSparseCholesky& ch = *ch_cur;
     s.tree_pairs.clear();
     for (int i = 0; i < nc; ++i) {
       const ConstraintData& c = problem.constraints[i];
@@ -509,17 +528,25 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     s.tree_pairs.erase(std::unique(s.tree_pairs.begin(), s.tree_pairs.end()),
                        s.tree_pairs.end());
     bool reuse = s.pattern_valid &&
-                 4 * static_cast<long>(s.tree_pairs.size()) >= 3L * s.chol.num_pairs();
+                 4 * static_cast<long>(s.tree_pairs.size()) >= 3L * ch.num_pairs();
     for (size_t k = 0; reuse && k < s.tree_pairs.size(); ++k) {
       bool tr;
-      reuse = s.chol.BlockIndex(s.tree_pairs[k].first, s.tree_pairs[k].second, &tr) >= 0;
+      reuse = ch.BlockIndex(s.tree_pairs[k].first, s.tree_pairs[k].second, &tr) >= 0;
     }
     // Within a solve a new pattern keeps the solve's elimination order (symbolic factorization
     // only); the first pattern of a solve is ordered anew.
     const bool analyzed =
-        !reuse && s.chol.SetPattern(problem.tree_nv, s.tree_pairs, s.pattern_valid);
-    if (s.chol.over_budget()) {
+        !reuse && ch.SetPattern(problem.tree_nv, s.tree_pairs, s.pattern_valid);
+    if (ch.over_budget()) {
       s.pattern_valid = false;
+      if (auto_linear && !use_pcg && ch.over_fill_limit()) {
+        // The factorization's fill work is over pcg_auto_gflop (and within the budgets): PCG
+        // on the pattern without fill for the rest of this solve. A factorization over the
+        // memory or work budget is refused as on the block path (its message names pcg).
+        use_pcg = true;
+        ch_cur = &s.pchol;
+        continue;
+      }
       return false;
     }
     const bool refresh = analyzed || !s.pattern_valid;
@@ -534,13 +561,14 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       }
       bool tr = false;
       cb = Scratch::ConstraintBlocks{};
-      for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = s.chol.BlockIndex(c.blocks[k].tree,
-                                                                             c.blocks[k].tree, &tr);
+      for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = ch.BlockIndex(c.blocks[k].tree,
+                                                                         c.blocks[k].tree, &tr);
       if (c.num_blocks == 2) {
-        cb.off = s.chol.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
+        cb.off = ch.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
       }
     }
     return true;
+   }
   };
   s.pattern_valid = false;
 
@@ -592,7 +620,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       return true;
     }
     if (!update_pattern()) return false;
-    BlockSparseCholesky& ch = s.chol;
+    BlockSparseCholesky& ch = *ch_cur;
     ch.SetZero();
     for (int t = 0; t < problem.num_trees(); ++t) {
       bool tr;
@@ -736,22 +764,24 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     return true;
   };
   auto fail_budget = [&]() {
-    const FactorLayoutSize& z = s.chol.layout();
+    const BlockSparseCholesky& chol = *ch_cur;
+    const FactorLayoutSize& z = chol.layout();
     std::ostringstream os;
-    os << s.chol.num_pairs() << " coupled tree pairs; block Cholesky factor with fill: " << z.blocks
+    os << chol.num_pairs() << " coupled tree pairs; block Cholesky factor with fill: " << z.blocks
        << " blocks, " << z.values << " values, " << static_cast<double>(z.flops)
        << " multiply-adds per factorization";
-    if (s.chol.over_work_budget()) {
+    if (chol.over_work_budget()) {
       std::ostringstream w;
       w << "the Newton system of this step needs an estimated " << static_cast<double>(z.flops)
         << " multiply-adds per factorization (" << problem.num_trees()
         << " trees (bodies with dofs), " << nv << " dofs, " << nc << " constraints, " << nr
-        << " constraint rows; " << s.chol.num_pairs() << " coupled tree pairs; block Cholesky "
+        << " constraint rows; " << chol.num_pairs() << " coupled tree pairs; block Cholesky "
         << "factor with fill: " << z.blocks << " blocks, " << z.values << " values, "
         << FormatBytes(z.bytes) << "), more than the work budget of "
-        << static_cast<double>(s.chol.work_budget())
+        << static_cast<double>(chol.work_budget())
         << " (SapParameters::work_budget_gflop, scene key solver.work_budget_gflop, or the "
            "environment variable CONTACTLAB_WORK_BUDGET_GFLOP, in 1e9 multiply-adds)";
+      if (!use_pcg) w << "; solver.linear_solver: pcg solves the Newton system iteratively";
       stats.status = SolverStatus::kWorkBudgetExceeded;
       stats.message = w.str();
       return;
@@ -767,10 +797,10 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     } else {
       // Dense H from the assembled (not yet factorized) blocks.
       Hd.setZero(nv, nv);
-      const BlockSparseCholesky& ch = s.chol;
+      const BlockSparseCholesky& ch = *ch_cur;
       for (int b = 0; b < ch.num_blocks(); ++b) {
         const int ti = ch.BlockRowTree(b), tj = ch.BlockColTree(b);
-        const Eigen::Map<const MatX> blk(s.chol.BlockData(b), ch.BlockRows(b), ch.BlockCols(b));
+        const Eigen::Map<const MatX> blk(ch.BlockData(b), ch.BlockRows(b), ch.BlockCols(b));
         const int r0 = problem.tree_v_start[ti], c0 = problem.tree_v_start[tj];
         if (ti == tj) {
           // Diagonal blocks are assembled in their lower triangle.
@@ -890,6 +920,100 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     });
   };
 
+  // Inexact Newton direction by preconditioned conjugate gradients on H Δv = −∇ℓ (H SPD),
+  // started at Δv = 0 and stopped at ‖D r‖ <= η ‖D∇ℓ‖ (r = −∇ℓ − HΔv, the D of eq. 26), with
+  // the forcing term η of Eisenstat & Walker (1996), choice 2 (γ = 0.9, exponent 2), and the
+  // safeguard η >= ½ τ/‖D∇ℓ‖ (τ: the threshold of eq. 26) that stops the last direction from
+  // being solved far below what the stopping test needs. Each CG iterate from 0 lowers the
+  // quadratic model ½ΔvᵀHΔv + ∇ℓᵀΔv below 0, hence ∇ℓᵀΔv < 0: every returned Δv is a descent
+  // direction, and the exact line search and eq. 26 decide as on the direct path. The recursive
+  // residual is checked against the true one (one more product) before Δv is accepted; CG
+  // restarts from the true residual if they differ. Writes the CG iterations, the true relative
+  // residual and η into `rec`; returns false with the status set on a failure.
+  double pcg_prev_gnorm = 0, pcg_prev_eta = 0;
+  auto pcg_direction = [&](double gnorm, double tau, double* rec) {
+    BlockSparseCholesky& P = s.pchol;
+    P.SaveMatrix();
+    const bool ic = prm.pcg_preconditioner == SapParameters::Preconditioner::kIncompleteCholesky &&
+                    P.Factor();
+    if (!ic && !P.FactorBlockDiagonal()) {
+      stats.status = SolverStatus::kFactorizationFailure;
+      stats.message = "PCG preconditioner: a diagonal tree block of H = A + JᵀGJ is not SPD";
+      return false;
+    }
+    double eta = prm.pcg_forcing_max;
+    if (pcg_prev_gnorm > 0) {
+      const double ratio = gnorm / pcg_prev_gnorm;
+      eta = 0.9 * ratio * ratio;
+      const double kept = 0.9 * pcg_prev_eta * pcg_prev_eta;
+      if (kept > 0.1) eta = std::max(eta, kept);
+    }
+    if (gnorm > 0) eta = std::max(eta, 0.5 * tau / gnorm);
+    eta = std::min(eta, prm.pcg_forcing_max);
+    pcg_prev_gnorm = gnorm;
+    pcg_prev_eta = eta;
+    const double target = eta * gnorm;
+    s.dv.setZero(nv);
+    s.cg_r = -s.grad;
+    double rnorm = gnorm;
+    int k = 0;
+    std::string failure;
+    bool done = !(rnorm > target);
+    while (!done && failure.empty()) {
+      // One CG run from the current Δv with r = −∇ℓ − HΔv.
+      P.Solve(s.cg_r, &s.cg_z);
+      s.cg_p = s.cg_z;
+      double rz = s.cg_r.dot(s.cg_z);
+      bool reached = false;
+      while (k < prm.pcg_max_iterations) {
+        P.Multiply(s.cg_p, &s.cg_q);
+        const double pq = s.cg_p.dot(s.cg_q);
+        if (!(pq > 0) || !std::isfinite(pq) || !(rz > 0)) {
+          std::ostringstream os;
+          os << "PCG broke down at CG iteration " << k << " (pᵀHp = " << pq << ", rᵀz = " << rz
+             << "): H or its preconditioner is not numerically SPD";
+          failure = os.str();
+          break;
+        }
+        const double a = rz / pq;
+        s.dv += a * s.cg_p;
+        s.cg_r -= a * s.cg_q;
+        ++k;
+        rnorm = s.D.cwiseProduct(s.cg_r).norm();
+        if (rnorm <= target) {
+          reached = true;
+          break;
+        }
+        P.Solve(s.cg_r, &s.cg_z);
+        const double rz_next = s.cg_r.dot(s.cg_z);
+        s.cg_p = s.cg_z + (rz_next / rz) * s.cg_p;
+        rz = rz_next;
+      }
+      if (!failure.empty()) break;
+      // The true residual (round-off accumulates in the recursive one).
+      P.Multiply(s.dv, &s.cg_q);
+      s.cg_r = -s.grad - s.cg_q;
+      rnorm = s.D.cwiseProduct(s.cg_r).norm();
+      done = rnorm <= target;
+      if (!done && (!reached || k >= prm.pcg_max_iterations)) {
+        std::ostringstream os;
+        os << "PCG did not reach the forcing tolerance ‖D r‖ <= η ‖D∇ℓ‖ (η = " << eta
+           << ") in " << k << " CG iterations (solver.pcg_max_iterations = "
+           << prm.pcg_max_iterations << "): relative residual " << rnorm / gnorm;
+        failure = os.str();
+      }
+    }
+    rec[kSapLinearIterations] = k;
+    rec[kSapLinearResidual] = gnorm > 0 ? rnorm / gnorm : 0.0;
+    rec[kSapForcingTerm] = eta;
+    if (!failure.empty() || !s.dv.allFinite()) {
+      stats.status = SolverStatus::kLinearSolverFailure;
+      stats.message = failure.empty() ? "PCG returned a non-finite direction" : failure;
+      return false;
+    }
+    return true;
+  };
+
   IterationLog& log = stats.iteration_log;
   log.Reserve(std::min(prm.max_iterations + 1, 128));
   s.v = v_guess;
@@ -914,6 +1038,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     rec[kSapAlpha] = last_alpha;
     rec[kSapLineSearchEvaluations] = last_evals;
     rec[kSapLineSearchIterations] = last_ls_iterations;
+    rec[kSapLinearIterations] = 0;
     int num_stiction = 0, num_sliding = 0, num_no_contact = 0;
     for (Regime r : s.regime) {
       if (r == Regime::kStiction)
@@ -962,7 +1087,13 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       break;
     }
     bool factored;
-    if (dense) {
+    if (use_pcg) {
+      if (!pcg_direction(gradient_norm, prm.abs_tolerance + prm.rel_tolerance * scale,
+                         log.row(m))) {
+        break;
+      }
+      factored = true;
+    } else if (dense) {
       s.llt.compute(s.H);
       factored = s.llt.info() == Eigen::Success;
       if (factored) {
@@ -1153,6 +1284,8 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     double* rec = log.AddRow();
     double cost = 0, g2 = 0, scale2 = 0;
     int num_stiction = 0, num_sliding = 0, num_no_contact = 0, evals = 0, ls_iterations = 0;
+    int linear_iterations = 0;
+    double linear_residual = IterationLog::kNotRecorded, forcing_term = IterationLog::kNotRecorded;
     double alpha = std::numeric_limits<double>::infinity();
     for (int k = 0; k < s.islands.num_islands(); ++k) {
       const SolverStats& st = s.islands.island(k).result.stats;
@@ -1174,6 +1307,18 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
         evals += static_cast<int>(r[kSapLineSearchEvaluations]);
         ls_iterations += static_cast<int>(r[kSapLineSearchIterations]);
       }
+      // The direction computed at m (islands still iterating): CG iterations summed, the
+      // largest relative residual and forcing term.
+      if (m < st.iterations) {
+        linear_iterations += static_cast<int>(r[kSapLinearIterations]);
+        if (!std::isnan(r[kSapLinearResidual])) {
+          linear_residual = std::isnan(linear_residual)
+                                ? r[kSapLinearResidual]
+                                : std::max(linear_residual, r[kSapLinearResidual]);
+          forcing_term = std::isnan(forcing_term) ? r[kSapForcingTerm]
+                                                  : std::max(forcing_term, r[kSapForcingTerm]);
+        }
+      }
     }
     const double gradient_norm = std::sqrt(g2);
     rec[kSapCost] = cost;
@@ -1184,6 +1329,9 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
     rec[kSapAlpha] = std::isfinite(alpha) ? alpha : 0.0;
     rec[kSapLineSearchEvaluations] = evals;
     rec[kSapLineSearchIterations] = ls_iterations;
+    rec[kSapLinearIterations] = linear_iterations;
+    rec[kSapLinearResidual] = linear_residual;
+    rec[kSapForcingTerm] = forcing_term;
     rec[kSapNumStiction] = num_stiction;
     rec[kSapNumSliding] = num_sliding;
     rec[kSapNumNoContact] = num_no_contact;

@@ -41,8 +41,28 @@ struct SapParameters {
   int ls_max_iterations = 100;
   double cost_abs_tolerance = 1e-30;  // stagnation test |Δℓ| < abs + rel ℓ̄ (when α > 0.5)
   double cost_rel_tolerance = 1e-15;
-  enum class LinearSolver { kDense, kBlockSparse };
-  LinearSolver linear_solver = LinearSolver::kBlockSparse;  // kDense: the reference path
+  // Newton direction H Δv = −∇ℓ: kDense, the reference dense LLT; kBlockSparse, the block
+  // Cholesky over the tree graph (BlockSparseCholesky); kPcg, preconditioned conjugate gradients
+  // on the blocks of H (no fill), stopped at ‖D r‖ <= η ‖D∇ℓ‖ with the Eisenstat–Walker forcing
+  // term η (inexact Newton); kAuto, the block Cholesky unless its factorization's work beyond the
+  // diagonal tree blocks exceeds pcg_auto_gflop, then PCG for the rest of the solve (a
+  // factorization over the memory or work budget is refused as on the block path).
+  enum class LinearSolver { kDense, kBlockSparse, kPcg, kAuto };
+  LinearSolver linear_solver = LinearSolver::kAuto;
+  // kAuto: the switch to PCG [10⁹ multiply-adds per factorization, beyond the Cholesky of the
+  // diagonal tree blocks]. Range (0, 1e9].
+  double pcg_auto_gflop = 1.0;
+  // Largest forcing term η_max [-] of the inexact Newton direction (Eisenstat–Walker choice 2:
+  // η_0 = η_max, η_k = min(η_max, max(0.9 (‖D∇ℓ_k‖/‖D∇ℓ_{k−1}‖)², 0.9 η_{k−1}² if > 0.1,
+  // ½ τ/‖D∇ℓ_k‖)) with τ the threshold of eq. 26). Range (0, 1).
+  double pcg_forcing_max = 0.1;
+  // CG iteration cap per Newton direction; a solve that reaches it without the forcing
+  // tolerance fails with kLinearSolverFailure. Range [1, 1e6].
+  int pcg_max_iterations = 2000;
+  // Preconditioner of PCG: block incomplete Cholesky IC(0) on the tree graph (block Jacobi if
+  // IC(0) breaks down) or block Jacobi (each tree's dense block of H factored).
+  enum class Preconditioner { kIncompleteCholesky, kBlockJacobi };
+  Preconditioner pcg_preconditioner = Preconditioner::kIncompleteCholesky;
   bool compute_condition_number = false;  // cond₂(H) per iteration (costs an eigen-solve)
   // Block path only: solve each connected component of the tree/constraint graph (an island) with
   // its own Newton loop, stopping criterion and line search. Ignored by kDense and when
@@ -92,6 +112,13 @@ enum SapSeries : int {
   kSapNumNoContact,
   kSapConditionNumber,       // cond₂(H), NaN unless SapParameters::compute_condition_number
   kSapLineSearchIterations,  // inner iterations of the line search (rtsafe or backtracking)
+  // The Newton direction computed at this iterate by PCG (linear_solver pcg, or auto when it
+  // chose PCG): CG iterations (0 for a direct solve and for the last iterate), the relative
+  // residual ‖D(HΔv + ∇ℓ)‖/‖D∇ℓ‖ reached and the forcing term η it had to reach (NaN when not
+  // computed).
+  kSapLinearIterations,
+  kSapLinearResidual,
+  kSapForcingTerm,
   kNumSapSeries
 };
 SeriesTable SapSeriesTable();
