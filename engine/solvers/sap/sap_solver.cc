@@ -28,6 +28,7 @@
 #include "engine/solvers/sap/sap_model.h"
 #include "engine/solvers/common/sap_supernodal.h"
 #include "engine/common/small_kernels.h"
+#include "engine/multibody/articulated_tree.h"
 
 namespace contactlab {
 
@@ -237,6 +238,14 @@ struct SapSolver::Scratch {
   // and whether the dof's subtree holds a contact in contact.
   std::vector<double> tree_K;
   std::vector<char> tree_K_set;
+  // Tree path (TreeSolveApplies): a problem of one large tree with TreeMotion inertias, e.g. a
+  // chain on a static floor solved as its own island. H = A + JᵀGJ is the tree's mass matrix with
+  // each contact's WᵀGW added to the inertia at its leaf dof and each joint limit's G J² to its
+  // dof's diagonal, factored and solved by the articulated-body recursion in O(nv).
+  bool tree_path = false;
+  ArticulatedTreeSolver aba;
+  std::vector<double> aba_inertia, aba_diag;
+  std::vector<int> limit_col;  // per constraint: the column of a one-entry 1-row J, else -1
   // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
   std::vector<int> tree_root, tree_island, island_of_root, constraint_island;
   // Island storage is a pool of slots. An island takes the slot that held the island with the
@@ -301,6 +310,42 @@ constexpr int kStackedTreeDofs = 64;
 constexpr int kStackRows = 192;
 
 using Clock = std::chrono::steady_clock;
+
+// Whether the Newton system of `p` can be solved by the articulated-body recursion: one tree of
+// more than kStackedTreeDofs dofs whose TreeMotion carries inertias that reproduce A's diagonal
+// (A = M in per-dof form), and every constraint either a contact with a spatial form
+// (TreeJacobianBlock::leaf >= 0, J = W Φ on one path) or a one-row constraint with one nonzero
+// Jacobian entry (a joint limit). Anything else (a contact between two bodies of the tree, whose
+// JᵀGJ couples two paths; several trees, coupled through off-diagonal blocks) keeps the block
+// Cholesky path. limit_col[i]: the nonzero column of one-row constraint i, else -1.
+bool TreeSolveApplies(const ContactProblem& p, std::vector<int>* limit_col) {
+  if (p.num_trees() != 1 || p.tree_nv[0] <= kStackedTreeDofs) return false;
+  if (p.tree_motion.size() != 1 || !p.tree_motion[0].has_inertia()) return false;
+  const int n = p.tree_nv[0];
+  if (static_cast<int>(p.tree_motion[0].parent.size()) != n) return false;
+  if (!TreeMotionMatches(p.tree_motion[0], p.A[0])) return false;
+  const int nc = static_cast<int>(p.constraints.size());
+  limit_col->assign(nc, -1);
+  for (int i = 0; i < nc; ++i) {
+    const ConstraintData& c = p.constraints[i];
+    if (c.num_blocks == 0) continue;
+    if (c.num_blocks != 1) return false;
+    const TreeJacobianBlock& b = c.blocks[0];
+    if (c.num_rows == 3) {
+      if (b.leaf < 0 || b.leaf >= n) return false;
+      continue;
+    }
+    int nz = 0;
+    for (int k = 0; k < n && nz < 2; ++k) {
+      if (b.J(0, k) != 0) {
+        ++nz;
+        (*limit_col)[i] = k;
+      }
+    }
+    if (nz > 1) return false;
+  }
+  return true;
+}
 
 // v_c + αΔv_c of the kRows rows at r, as a Vec3 (a 1-row constraint uses the first entry).
 template <int kRows>
@@ -395,6 +440,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     // sequence on the whole problem.
     ResetStats(&stats);
   }
+  s.tree_path = !dense && !prm.compute_condition_number && TreeSolveApplies(problem, &s.limit_col);
   // Memory budget of the Newton system, checked before its storage is allocated.
   const std::int64_t budget = prm.memory_budget_mb > 0
                                   ? static_cast<std::int64_t>(prm.memory_budget_mb * 1048576.0)
@@ -568,6 +614,28 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       }
       s.H = s.A_dense;
       s.H.noalias() += s.J_dense.transpose() * s.GJ;
+      return true;
+    }
+    if (s.tree_path) {
+      // Node inertias: bodies (A = M) plus Σ WᵢᵀGᵢWᵢ at each contact's leaf; limits on the
+      // diagonal.
+      const TreeMotion& tm = problem.tree_motion[0];
+      s.aba_inertia = tm.inertia;
+      s.aba_diag.assign(problem.tree_nv[0], 0.0);
+      for (int i = 0; i < nc; ++i) {
+        if (s.regime[i] == Regime::kNoContact) continue;
+        const ConstraintData& c = problem.constraints[i];
+        if (c.num_blocks == 0) continue;
+        const TreeJacobianBlock& B = c.blocks[0];
+        if (c.num_rows == 3) {
+          const Eigen::Matrix<double, 3, 6> GW = s.G[i] * B.W;
+          kernels::Map<6, 6>(s.aba_inertia.data() + 36 * static_cast<size_t>(B.leaf)).noalias() +=
+              B.W.transpose() * GW;
+        } else if (s.limit_col[i] >= 0) {
+          const double Jk = B.J(0, s.limit_col[i]);
+          s.aba_diag[s.limit_col[i]] += Jk * s.G[i](0, 0) * Jk;
+        }
+      }
       return true;
     }
     if (!update_pattern()) return false;
@@ -937,6 +1005,14 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       factored = s.llt.info() == Eigen::Success;
       if (factored) {
         s.dv = s.llt.solve(s.grad);
+        s.dv = -s.dv;
+      }
+    } else if (s.tree_path) {
+      const TreeMotion& tm = problem.tree_motion[0];
+      factored = s.aba.Factor(tm.Phi, tm.parent, s.aba_inertia.data(), s.aba_diag.data());
+      if (factored) {
+        s.dv = s.grad;
+        s.aba.Solve(s.dv.data());
         s.dv = -s.dv;
       }
     } else {
