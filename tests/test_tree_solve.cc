@@ -4,6 +4,8 @@
 // against the dense per-tree paths they replace.
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
+
 #include <cstdio>
 #include <random>
 #include <string>
@@ -71,9 +73,10 @@ double RelativeError(const VecX& a, const VecX& b) { return (a - b).norm() / b.n
 // body algorithm, Multibody::MassMatrix) plus contact stiffnesses Σ JᵀGJ with J = W Φ on a path
 // and a positive diagonal. Solve, Multiply, the inverse operational-space inertias Ω and the
 // inverse diagonal. Tolerance 1e-10 relative: both are backward-stable factorizations of the
-// same SPD matrix, whose condition number here is ~1e4-1e6 (1e-16 · cond plus summation order).
+// same SPD matrix, whose condition number here is ~3e6-2e7 (1e-16 · cond plus summation order);
+// the backward error ‖H x − r‖ / (‖H‖ ‖x‖) of the recursion is checked at 1e-15 besides.
 TEST(TreeSolve, ArticulatedRecursionEqualsDenseFactorization) {
-  std::mt19937 rng(7);
+  std::mt19937 rng(7);  // fixed seed: the same matrices every run
   std::uniform_real_distribution<double> u(-1, 1);
   for (const bool free_base : {false, true}) {
     Scene scene = ParseScene(TreeScene(90, free_base, "symplectic_euler"), "tree.yaml");
@@ -117,7 +120,7 @@ TEST(TreeSolve, ArticulatedRecursionEqualsDenseFactorization) {
           for (int a = 0; a < 3; ++a) {
             for (int b = 0; b < 3; ++b) B(a, b) = u(rng);
           }
-          const Mat3 G = 1e3 * (B * B.transpose() + 0.1 * Mat3::Identity());  // [s/kg]-like
+          const Mat3 G = B * B.transpose() + 0.1 * Mat3::Identity();  // [s/kg]-like
           Eigen::Map<Eigen::Matrix<double, 6, 6>>(node.data() + 36 * leaf) +=
               W.transpose() * G * W;
           MatX J = MatX::Zero(3, n);
@@ -136,6 +139,12 @@ TEST(TreeSolve, ArticulatedRecursionEqualsDenseFactorization) {
       const VecX ref = llt.solve(x);
       VecX sol = x;
       aba.Solve(sol.data());
+      // Backward error of the recursion: round-off of O(n) operations, whatever the conditioning.
+      EXPECT_LT((H * sol - x).norm() / (H.norm() * sol.norm()), 1e-15);
+      // The forward comparison below is meaningful because cond₂(H) stays below ~1e8 here
+      // (3e6 for M, 2e7 with the contacts): 1e-10 is cond · 1e-16 with margin.
+      Eigen::SelfAdjointEigenSolver<MatX> es(H, Eigen::EigenvaluesOnly);
+      ASSERT_LT(es.eigenvalues()(n - 1) / es.eigenvalues()(0), 1e8);
       EXPECT_LT(RelativeError(sol, ref), 1e-10) << "free_base " << free_base << " contacts "
                                                 << contacts;
       // Ω_j = Φ_P H⁻¹ Φ_Pᵀ and (H⁻¹)_jj.
@@ -240,11 +249,26 @@ TEST(TreeSolve, StepsMatchTheDensePerTreePath) {
       SolverResult rt, rd;
       ASSERT_EQ(tree_solver.Solve(p, p.v0, &rt), SolverStatus::kConverged);
       ASSERT_EQ(dense_solver.Solve(q, q.v0, &rd), SolverStatus::kConverged);
+      EXPECT_TRUE(rt.stats.tree_recursion);   // the O(n) path ran
+      EXPECT_FALSE(rd.stats.tree_recursion);  // the reference did not
       EXPECT_EQ(rt.stats.iterations, rd.stats.iterations) << "step " << step;
       EXPECT_LT((rt.v - rd.v).norm(), 1e-7 * (1 + rd.v.norm()));
       EXPECT_NEAR(rt.stats.cost, rd.stats.cost, 1e-9 * std::abs(rd.stats.cost) + 1e-15);
       iterations += rt.stats.iterations;
-      (void)n;
+      // A problem whose A no longer equals the per-dof form is solved by the block path: the
+      // same result as that path on the same changed problem.
+      ContactProblem p2 = p;
+      p2.A[0](n / 2, n / 2) *= 1.5;
+      ContactProblem q2 = p2;
+      for (TreeMotion& tm : q2.tree_motion) tm.inertia.clear();
+      SapSolver s2(scene.settings.sap, scene.settings.contact), s3(scene.settings.sap,
+                                                                  scene.settings.contact);
+      SolverResult r2, r3;
+      s2.Solve(p2, p2.v0, &r2);
+      s3.Solve(q2, q2.v0, &r3);
+      EXPECT_FALSE(r2.stats.tree_recursion);
+      EXPECT_EQ(r2.stats.iterations, r3.stats.iterations);
+      EXPECT_EQ(r2.v, r3.v);
     }
     EXPECT_GT(limits, 0);     // the comparison covers joint limits
     EXPECT_GT(contacts, 100);  // and floor contacts

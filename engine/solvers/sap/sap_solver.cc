@@ -246,6 +246,7 @@ struct SapSolver::Scratch {
   ArticulatedTreeSolver aba;
   std::vector<double> aba_inertia, aba_diag;
   std::vector<int> limit_col;  // per constraint: the column of a one-entry 1-row J, else -1
+  std::vector<double> tree_work;  // 6 nv: node velocities or forces of the tree-path products
   // Island path: tree -> island, and per island its sub-problem, solver and result (reused).
   std::vector<int> tree_root, tree_island, island_of_root, constraint_island;
   // Island storage is a pool of slots. An island takes the slot that held the island with the
@@ -310,6 +311,62 @@ constexpr int kStackedTreeDofs = 64;
 constexpr int kStackRows = 192;
 
 using Clock = std::chrono::steady_clock;
+
+// Tree path (TreeSolveApplies holds): y = J x (+ b when with_bias) in O(n) instead of O(rows n):
+// the dof-node velocities V_j = V_parent + φ_j x_j root to leaf, then a contact's rows are
+// W V_leaf and a limit's J_k x_k. V: 6 n scratch.
+void TreeMultiplyJ(const ContactProblem& p, const std::vector<int>& limit_col, const VecX& x,
+                   bool with_bias, std::vector<double>* V, VecX* y) {
+  const TreeMotion& tm = p.tree_motion[0];
+  const int n = p.tree_nv[0];
+  V->resize(6 * static_cast<size_t>(n));
+  using Vec6 = Eigen::Matrix<double, 6, 1>;
+  for (int j = 0; j < n; ++j) {
+    Eigen::Map<Vec6> Vj(V->data() + 6 * static_cast<size_t>(j));
+    Vj = tm.Phi.col(j) * x(j);
+    if (tm.parent[j] >= 0) Vj += Eigen::Map<const Vec6>(V->data() + 6 * static_cast<size_t>(tm.parent[j]));
+  }
+  y->resize(p.num_rows);
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    double* yi = y->data() + c.first_row;
+    for (int r = 0; r < c.num_rows; ++r) yi[r] = with_bias ? c.bias(r) : 0.0;
+    if (c.num_blocks == 0) continue;
+    const TreeJacobianBlock& b = c.blocks[0];
+    if (c.num_rows == 3) {
+      Eigen::Map<Vec3>(yi) +=
+          b.W * Eigen::Map<const Vec6>(V->data() + 6 * static_cast<size_t>(b.leaf));
+    } else if (limit_col[i] >= 0) {
+      yi[0] += b.J(0, limit_col[i]) * x(limit_col[i]);
+    }
+  }
+}
+
+// Tree path: out += Jᵀ γ in O(n): each contact's spatial force Wᵀγ at its leaf, summed leaf to
+// root, τ_j = φ_jᵀ F_j; a limit adds J_k γ to its dof. F: 6 n scratch.
+void TreeAddJtTimes(const ContactProblem& p, const std::vector<int>& limit_col, const VecX& gamma,
+                    std::vector<double>* F, VecX* out) {
+  const TreeMotion& tm = p.tree_motion[0];
+  const int n = p.tree_nv[0];
+  using Vec6 = Eigen::Matrix<double, 6, 1>;
+  F->assign(6 * static_cast<size_t>(n), 0.0);
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    if (c.num_blocks == 0) continue;
+    const TreeJacobianBlock& b = c.blocks[0];
+    if (c.num_rows == 3) {
+      Eigen::Map<Vec6>(F->data() + 6 * static_cast<size_t>(b.leaf)).noalias() +=
+          b.W.transpose() * gamma.segment<3>(c.first_row);
+    } else if (limit_col[i] >= 0) {
+      (*out)(limit_col[i]) += b.J(0, limit_col[i]) * gamma(c.first_row);
+    }
+  }
+  for (int j = n - 1; j >= 0; --j) {
+    const Eigen::Map<const Vec6> Fj(F->data() + 6 * static_cast<size_t>(j));
+    (*out)(j) += tm.Phi.col(j).dot(Fj);
+    if (tm.parent[j] >= 0) Eigen::Map<Vec6>(F->data() + 6 * static_cast<size_t>(tm.parent[j])) += Fj;
+  }
+}
 
 // Whether the Newton system of `p` can be solved by the articulated-body recursion: one tree of
 // more than kStackedTreeDofs dofs whose TreeMotion carries inertias that reproduce A's diagonal
@@ -441,6 +498,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     ResetStats(&stats);
   }
   s.tree_path = !dense && !prm.compute_condition_number && TreeSolveApplies(problem, &s.limit_col);
+  stats.tree_recursion = s.tree_path;
   // Memory budget of the Newton system, checked before its storage is allocated.
   const std::int64_t budget = prm.memory_budget_mb > 0
                                   ? static_cast<std::int64_t>(prm.memory_budget_mb * 1048576.0)
@@ -569,6 +627,17 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   };
   s.pattern_valid = false;
 
+  // y = A x: on the tree path by the composite form of A = M in O(n).
+  auto multiply_A = [&](const VecX& x, VecX* y) {
+    if (s.tree_path) {
+      const TreeMotion& tm = problem.tree_motion[0];
+      y->resize(nv);
+      ArticulatedTreeSolver::Multiply(tm.Phi, tm.parent, tm.inertia.data(), nullptr, x.data(),
+                                      y->data());
+    } else {
+      SapMultiplyA(problem, x, y);
+    }
+  };
   // Evaluates everything at s.v: v_c, γ, G, regimes, gradient, p, Jᵀγ. Returns ℓ_p. With
   // `reuse_trial`, v_c, γ, G, the regimes and ℓ_R come from the line search's evaluation at the
   // α just taken (v_c = v_c,prev + αΔv_c, which equals J v + b up to round-off).
@@ -581,17 +650,27 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       s.regime.swap(s.regime_trial);
       cost_R = s.trial_cost_R;
     } else {
-      problem.ConstraintVelocities(s.v, &s.vc);
+      if (s.tree_path) {
+        TreeMultiplyJ(problem, s.limit_col, s.v, true, &s.tree_work, &s.vc);
+      } else {
+        problem.ConstraintVelocities(s.v, &s.vc);
+      }
       cost_R = laws.Evaluate(s.vc, &s.gamma, &s.G, &s.regime);
     }
     s.trial_alpha = -1;
     s.dv_star = s.v - problem.v_star;
-    SapMultiplyA(problem, s.dv_star, &s.Adv_star);
+    multiply_A(s.dv_star, &s.Adv_star);
     s.jc.setZero(nv);
-    problem.AddJacobianTransposeTimes(s.gamma, &s.jc);
+    if (s.tree_path) {
+      TreeAddJtTimes(problem, s.limit_col, s.gamma, &s.tree_work, &s.jc);
+    } else {
+      problem.AddJacobianTransposeTimes(s.gamma, &s.jc);
+    }
     s.grad = s.Adv_star - s.jc;
     s.p.resize(nv);
-    if (have_M) {
+    if (s.tree_path) {
+      multiply_A(s.v, &s.p);  // A = M on this path (TreeSolveApplies)
+    } else if (have_M) {
       for (int t = 0; t < problem.num_trees(); ++t) {
         const int st = problem.tree_v_start[t], n = problem.tree_nv[t];
         kernels::SetAx(problem.M[t].data(), n, s.v.data() + st, s.p.data() + st);
@@ -1029,8 +1108,12 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     }
 
     // Line search along Δv.
-    SapMultiplyJ(problem, s.dv, &s.dvc);
-    SapMultiplyA(problem, s.dv, &s.dp);
+    if (s.tree_path) {
+      TreeMultiplyJ(problem, s.limit_col, s.dv, false, &s.tree_work, &s.dvc);
+    } else {
+      SapMultiplyJ(problem, s.dv, &s.dvc);
+    }
+    multiply_A(s.dv, &s.dp);
     ell_A0 = 0.5 * s.dv_star.dot(s.Adv_star);
     c1 = s.dp.dot(s.dv_star);
     c2 = s.dv.dot(s.dp);
