@@ -130,6 +130,10 @@ bool TreeMotionMatches(const TreeMotion& tm, const MatX& A, double rel_tol) {
   if (!tm.has_inertia()) return false;
   const int n = static_cast<int>(tm.parent.size());
   if (A.rows() != n || A.cols() != n) return false;
+  // The recursions visit parents before children in dof order.
+  for (int j = 0; j < n; ++j) {
+    if (tm.parent[j] < -1 || tm.parent[j] >= j) return false;
+  }
   thread_local std::vector<double> composite;
   composite = tm.inertia;
   double max_diag = 0, max_diff = 0;
@@ -255,7 +259,7 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
             const ConstraintData& c = constraints[ci];
             const TreeJacobianBlock& b = c.blocks[c.blocks[0].tree == t ? 0 : 1];
             const int r = c.num_rows;
-            if (b.leaf >= 0 && r == 3) {
+            if (b.leaf >= 0 && b.leaf < n && r == 3) {
               const Eigen::Map<const Eigen::Matrix<double, 6, 6>> Om(omega.data() +
                                                                      36 * static_cast<size_t>(b.leaf));
               W_acc[ci].noalias() += b.W * Om * b.W.transpose();

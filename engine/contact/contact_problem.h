@@ -58,9 +58,10 @@ struct TreeMotion {
   }
 };
 
-// True when `tm` has inertias and the diagonal of the dense tree block A (or M) equals that of
-// the per-dof form within rel_tol (relative to A's largest diagonal entry): a problem whose A was
-// changed after the simulator filled tm is not solved with the per-dof form.
+// True when `tm` has inertias, its dof parents precede their children (parent[j] < j), and the
+// diagonal of the dense tree block A (or M) equals that of the per-dof form within rel_tol
+// (relative to A's largest diagonal entry): a problem whose A was changed after the simulator
+// filled tm is not solved with the per-dof form.
 bool TreeMotionMatches(const TreeMotion& tm, const MatX& A, double rel_tol = 1e-9);
 
 // Trees with more dofs than this get a TreeMotion from the simulator.
