@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "engine/common/small_kernels.h"
+#include "engine/multibody/articulated_tree.h"
 
 namespace contactlab {
 
@@ -125,6 +126,31 @@ void ContactProblem::AddJacobianTransposeTimes(const VecX& gamma, VecX* out) con
   }
 }
 
+bool TreeMotionMatches(const TreeMotion& tm, const MatX& A, double rel_tol) {
+  if (!tm.has_inertia()) return false;
+  const int n = static_cast<int>(tm.parent.size());
+  if (A.rows() != n || A.cols() != n) return false;
+  // The recursions visit parents before children in dof order.
+  for (int j = 0; j < n; ++j) {
+    if (tm.parent[j] < -1 || tm.parent[j] >= j) return false;
+  }
+  thread_local std::vector<double> composite;
+  composite = tm.inertia;
+  double max_diag = 0, max_diff = 0;
+  for (int j = n - 1; j >= 0; --j) {
+    const Eigen::Map<const Eigen::Matrix<double, 6, 6>> Ic(composite.data() + 36 * static_cast<size_t>(j));
+    const double d = tm.Phi.col(j).dot(Ic * tm.Phi.col(j));
+    if (!std::isfinite(d)) return false;
+    max_diag = std::max(max_diag, std::abs(A(j, j)));
+    max_diff = std::max(max_diff, std::abs(A(j, j) - d));
+    const int p = tm.parent[j];
+    if (p >= 0) {
+      Eigen::Map<Eigen::Matrix<double, 6, 6>>(composite.data() + 36 * static_cast<size_t>(p)) += Ic;
+    }
+  }
+  return max_diff <= rel_tol * max_diag;
+}
+
 void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* known) {
   // Once per tree touched by a constraint, reused by every constraint on that tree: the inverse
   // Cholesky factor L⁻¹ of M_t = L Lᵀ (fixed-size kernels for 6-dof trees, i.e. free bodies), with
@@ -146,6 +172,9 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   thread_local std::vector<int> large_begin, large_con, large_next;  // constraints per tree
   thread_local MatX Y;                                               // n x kChunkRows
   thread_local std::vector<std::pair<int, int>> order;  // (−support width, constraint)
+  thread_local ArticulatedTreeSolver aba;               // large trees with TreeMotion inertias
+  thread_local std::vector<double> omega;
+  thread_local VecX row_solve;
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
   inverted.assign(num_trees(), 0);
@@ -214,6 +243,48 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
     for (int t = 0; t < nt; ++t) {
       if (large_begin[t] == large_begin[t + 1]) continue;
       const int n = tree_nv[t];
+      if (static_cast<int>(tree_motion.size()) > t && tree_motion[t].has_inertia() &&
+          TreeMotionMatches(tree_motion[t], M[t])) {
+        // O(n) per tree: the articulated-body factorization of M_t and, per dof j, the inverse
+        // operational-space inertia Ω_j = Φ_P M⁻¹ Φ_Pᵀ of j's path P. A contact block J = W Φ_P
+        // (leaf j) has J M⁻¹ Jᵀ = W Ω_j Wᵀ; a one-row block with one nonzero column k (a joint
+        // limit) has J_k² (M⁻¹)_kk; any other block is solved row by row (O(n) per row).
+        const TreeMotion& tm = tree_motion[t];
+        if (!aba.Factor(tm.Phi, tm.parent, tm.inertia.data(), nullptr)) {
+          // Not SPD to working precision: the dense path below reports the same data.
+        } else {
+          aba.InverseOperationalInertias(&omega);
+          for (int e = large_begin[t]; e < large_begin[t + 1]; ++e) {
+            const int ci = large_con[e];
+            const ConstraintData& c = constraints[ci];
+            const TreeJacobianBlock& b = c.blocks[c.blocks[0].tree == t ? 0 : 1];
+            const int r = c.num_rows;
+            if (b.leaf >= 0 && b.leaf < n && r == 3) {
+              const Eigen::Map<const Eigen::Matrix<double, 6, 6>> Om(omega.data() +
+                                                                     36 * static_cast<size_t>(b.leaf));
+              W_acc[ci].noalias() += b.W * Om * b.W.transpose();
+              continue;
+            }
+            int nz = 0, col = -1;
+            for (int k = 0; k < n && nz < 2; ++k) {
+              if (b.J(0, k) != 0) {
+                ++nz;
+                col = k;
+              }
+            }
+            if (r == 1 && nz == 1) {
+              W_acc[ci](0, 0) += b.J(0, col) * b.J(0, col) * aba.InverseDiagonal(omega, col);
+              continue;
+            }
+            for (int row = 0; row < r; ++row) {
+              row_solve = b.J.row(row).transpose();
+              aba.Solve(row_solve.data());
+              for (int row2 = 0; row2 < r; ++row2) W_acc[ci](row2, row) += b.J.row(row2).dot(row_solve);
+            }
+          }
+          continue;
+        }
+      }
       // M = U Uᵀ with U upper triangular: the Cholesky factor L of the reversed matrix P M P
       // (P reverses the dof order) gives U = P L P. A constraint's J is zero past column m (its
       // body's ancestors come first), so U y = Jᵀ has y = 0 past m and W_ii = ‖y‖² needs only

@@ -38,12 +38,31 @@ struct TreeJacobianBlock {
 // (composite stiffness, like the composite rigid body algorithm for M): Φ's column i is the
 // world-frame motion of dof i about the point r0, [ω_i; v_i + ω_i × (r0 − o_i)], and parent[i]
 // the dof before i on the path to the root (-1 at the root).
+//
+// With `inertia` set (the simulator sets it when A_t = M_t and both are evaluated at the
+// configuration of Φ: explicit and symplectic Euler), M_t = A_t is also known in per-dof form:
+// inertia holds, per dof j, the 6 x 6 spatial inertia about r0 (world axes, column-major) of the
+// bodies whose last dof is j, and M_t(j, k) = Φ_kᵀ I^C_j Φ_j (I^C_j: the sum over j's subtree).
+// The Delassus estimates and the SAP Newton system of such a tree are then solved in O(nv_t) by
+// the articulated-body recursion (engine/multibody/articulated_tree.h) instead of a dense
+// Cholesky factorization.
 struct TreeMotion {
-  Vec3 r0 = Vec3::Zero();   // reference point [m]
-  MatX Phi;                 // 6 x nv_t
-  std::vector<int> parent;  // nv_t
+  Vec3 r0 = Vec3::Zero();       // reference point [m]
+  MatX Phi;                     // 6 x nv_t
+  std::vector<int> parent;      // nv_t
+  std::vector<double> inertia;  // 36 nv_t, or empty [kg, kg m, kg m²]
   bool empty() const { return parent.empty(); }
+  bool has_inertia() const {
+    return !parent.empty() && Phi.cols() == static_cast<Eigen::Index>(parent.size()) &&
+           inertia.size() == 36 * parent.size();
+  }
 };
+
+// True when `tm` has inertias, its dof parents precede their children (parent[j] < j), and the
+// diagonal of the dense tree block A (or M) equals that of the per-dof form within rel_tol
+// (relative to A's largest diagonal entry): a problem whose A was changed after the simulator
+// filled tm is not solved with the per-dof form.
+bool TreeMotionMatches(const TreeMotion& tm, const MatX& A, double rel_tol = 1e-9);
 
 // Trees with more dofs than this get a TreeMotion from the simulator.
 constexpr int kTreeMotionMinDofs = 65;

@@ -321,6 +321,37 @@ void Multibody::MassMatrix(const KinematicsCache& kin, int tree, MatX* M) const 
   }
 }
 
+void Multibody::TreeDofMotion(const KinematicsCache& kin, int tree, const Vec3& r0,
+                              MatX* Phi) const {
+  const Tree& tr = model_->trees[tree];
+  Phi->resize(6, tr.nv);
+  for (int i = 0; i < tr.nv; ++i) {
+    const SpatialMotion s = DofMotion(kin, tr.v_start + i, r0);
+    Phi->col(i).head<3>() = s.w;
+    Phi->col(i).tail<3>() = s.v;
+  }
+}
+
+void Multibody::TreeNodeInertias(const KinematicsCache& kin, int tree, const Vec3& r0,
+                                 const std::vector<int>& body_leaf,
+                                 std::vector<double>* inertia) const {
+  const Model& m = *model_;
+  const Tree& tr = m.trees[tree];
+  inertia->assign(36 * static_cast<size_t>(tr.nv), 0.0);
+  for (const int b : tr.bodies) {
+    const int leaf = body_leaf[b];
+    if (leaf < 0) continue;  // no dof on the body's path: it does not move with the tree
+    const SpatialInertia S = BodySpatialInertia(m, kin, b, r0);
+    Eigen::Map<Eigen::Matrix<double, 6, 6>> I(inertia->data() + 36 * static_cast<size_t>(leaf));
+    Mat3 hx;  // [h]×
+    hx << 0, -S.h.z(), S.h.y(), S.h.z(), 0, -S.h.x(), -S.h.y(), S.h.x(), 0;
+    I.topLeftCorner<3, 3>() += S.I;
+    I.topRightCorner<3, 3>() += hx;
+    I.bottomLeftCorner<3, 3>() -= hx;
+    I.bottomRightCorner<3, 3>().diagonal().array() += S.m;
+  }
+}
+
 void Multibody::SpringDamperForces(const VecX& q, const VecX& v, double t, VecX* k1) const {
   const Model& m = *model_;
   k1->setZero(m.nv);

@@ -66,6 +66,16 @@ class Multibody {
 
   // Mass matrix block of one tree, nv_t x nv_t, SPD (composite rigid body algorithm).
   void MassMatrix(const KinematicsCache& kin, int tree, MatX* M) const;
+  // The same mass matrix in the per-dof form of ArticulatedTreeSolver
+  // (engine/multibody/articulated_tree.h): Phi (6 x nv_t) column i = [ω_i; v_i + ω_i × (r0 − o_i)]
+  // the world-frame motion of dof i about r0, dof_parent as TreeDofStructure gives it, and
+  // inertia (36 nv_t values, 6 x 6 column-major per dof) the spatial inertias about r0 in world
+  // axes, [[I, [h]×], [−[h]×, m 1]] (h = m (c − r0)), of the bodies whose last dof is i, so that
+  // M(j, k) = Φ_kᵀ (Σ over j's subtree of inertia) Φ_j. body_leaf as TreeDofStructure gives it.
+  // O(bodies + nv_t).
+  void TreeDofMotion(const KinematicsCache& kin, int tree, const Vec3& r0, MatX* Phi) const;
+  void TreeNodeInertias(const KinematicsCache& kin, int tree, const Vec3& r0,
+                        const std::vector<int>& body_leaf, std::vector<double>* inertia) const;
 
   // k1(q, v, t): springs, dampers, PD actuators (effort-limited), size nv.
   void SpringDamperForces(const VecX& q, const VecX& v, double t, VecX* k1) const;

@@ -328,6 +328,19 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
           const Vec6 rhs = dt * (k1.segment<6>(tree.v_start) + k2.segment<6>(tree.v_start));
           const Vec6 y = L_inv * rhs;
           v.segment<6>(tree.v_start) = v0.segment<6>(tree.v_start) + L_inv.transpose() * y;
+        } else if (tree.nv >= kTreeMotionMinDofs) {
+          // A large tree: M⁻¹ by the articulated-body recursion, O(nv) (no dense factor).
+          auto vt = v.segment(tree.v_start, tree.nv);
+          vt = dt * (seg(k1) + seg(k2));
+          if (FactorTreeArticulated(kin, tr, nullptr)) {
+            sc.aba.Solve(vt.data());
+          } else {  // not SPD to working precision: the dense factorization, as before
+            MatX& F = sc.factor[tr];
+            F = Mt;
+            const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
+            llt.solveInPlace(vt);
+          }
+          vt += seg(v0);
         } else {
           // An articulated tree: factor in the tree's kept storage, solve in place in v.
           MatX& F = sc.factor[tr];
@@ -372,6 +385,19 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
     for (int tr = 0; tr < num_trees; ++tr) {
       const Tree& tree = model_.trees[tr];
       if (tree.nv == 0) continue;
+      if (tree.nv >= kTreeMotionMinDofs) {
+        // A large tree: A = M(q_θ) + diag(δt² θ θ_vq K + δt θ D) by the articulated-body
+        // recursion at q_θ with the diagonal as per-dof terms, O(nv).
+        sc.aba_diag.resize(tree.nv);
+        for (int i = 0; i < tree.nv; ++i) {
+          const int dof = tree.v_start + i;
+          sc.aba_diag[i] = dt * dt * theta * theta_vq * K(dof) + dt * theta * D(dof);
+        }
+        if (FactorTreeArticulated(sc.kin_free_motion, tr, sc.aba_diag.data())) {
+          sc.aba.Solve(newton_step.data() + tree.v_start);
+          continue;
+        }
+      }
       MatX& F = sc.factor[tr];  // the tree's kept storage: no allocation
       F = (*A)[tr];
       const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
@@ -382,6 +408,16 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
   }
   *v_star = v;
   return report;
+}
+
+bool Simulator::FactorTreeArticulated(const KinematicsCache& kin, int tree, const double* diag) {
+  StepScratch& sc = scratch_;
+  const Tree& tr = model_.trees[tree];
+  multibody_->TreeDofStructure(tree, &sc.aba_parent, &sc.aba_leaf);
+  const Vec3 r0 = kin.dof_origin[tr.v_start];
+  multibody_->TreeDofMotion(kin, tree, r0, &sc.aba_phi);
+  multibody_->TreeNodeInertias(kin, tree, r0, sc.aba_leaf, &sc.aba_inertia);
+  return sc.aba.Factor(sc.aba_phi, sc.aba_parent, sc.aba_inertia.data(), diag);
 }
 
 void Simulator::SizeJacobian(int rows, int cols, MatX* J) {
@@ -440,12 +476,14 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     }
     multibody_->TreeDofStructure(tr, &tm.parent, &body_leaf);
     tm.r0 = kin.dof_origin[tree.v_start];
-    tm.Phi.resize(6, tree.nv);
-    for (int i = 0; i < tree.nv; ++i) {
-      const int dof = tree.v_start + i;
-      const Vec3& w = kin.dof_angular[dof];
-      tm.Phi.col(i).head<3>() = w;
-      tm.Phi.col(i).tail<3>() = kin.dof_linear[dof] + w.cross(tm.r0 - kin.dof_origin[dof]);
+    multibody_->TreeDofMotion(kin, tr, tm.r0, &tm.Phi);
+    // A = M at q0 for the explicit integrators (θ = 0): the per-dof form of M then gives the
+    // O(n) Delassus estimates and Newton solves. For θ > 0, A and M are evaluated at q_θ, not
+    // at the q0 of the Jacobians: no inertias, the dense per-tree path is kept.
+    if (IntegratorTheta(settings_.integrator) == 0.0) {
+      multibody_->TreeNodeInertias(kin, tr, tm.r0, body_leaf, &tm.inertia);
+    } else {
+      tm.inertia.clear();
     }
   }
   // Constraint storage (and its Jacobian blocks) is reused from the previous step.

@@ -12,6 +12,7 @@
 #include "engine/geometry/collision.h"
 #include "engine/geometry/contact.h"
 #include "engine/contact/contact_problem.h"
+#include "engine/multibody/articulated_tree.h"
 #include "engine/multibody/multibody.h"
 #include "engine/multibody/perturbation.h"
 #include "engine/contact/contact_model.h"
@@ -222,6 +223,9 @@ class Simulator {
   void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
                        ContactProblem* problem);
   // *J becomes rows x cols (contents unspecified) using the spare pool instead of allocating.
+  // Factors A_t = M_t(kin) + diag(diag) of a tree in scratch_.aba (diag: nv_t values or null).
+  // False if A_t is not SPD to working precision.
+  bool FactorTreeArticulated(const KinematicsCache& kin, int tree, const double* diag);
   void SizeJacobian(int rows, int cols, MatX* J);
   // Moves *J's storage into the spare pool; *J is left empty.
   void ReturnJacobianStorage(MatX* J);
@@ -267,6 +271,12 @@ class Simulator {
     // reused by the step's Delassus estimates.
     InverseCholeskyFactors free_body_factors;
     std::vector<int> body_leaf;  // per body: last dof on its path (large trees), else -1
+    // Free motion of large trees (>= kTreeMotionMinDofs dofs): the articulated-body factor of A
+    // and the per-dof data it is built from.
+    ArticulatedTreeSolver aba;
+    std::vector<int> aba_parent, aba_leaf;
+    MatX aba_phi;
+    std::vector<double> aba_inertia, aba_diag;
     SpeculativeMargin speculative;  // per-body speeds of the step's speculative margin
   };
   StepScratch scratch_;

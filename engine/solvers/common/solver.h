@@ -73,6 +73,9 @@ struct SolverStats {
   double complementarity_error = 0;
   double cost = 0;                       // final ℓ_p
   double solve_ms = 0;                   // wall time of Solve()
+  // The Newton systems were solved by the articulated-body recursion (O(nv), a problem of one
+  // large tree; see docs/debugging.md, "Large kinematic trees"), not by a Cholesky factorization.
+  bool tree_recursion = false;
   std::string message;                   // detail for a failure status
 };
 

@@ -29,6 +29,7 @@
 #include "engine/solvers/common/islands.h"
 #include "engine/solvers/common/sap_supernodal.h"
 #include "engine/common/small_kernels.h"
+#include "engine/multibody/articulated_tree.h"
 
 namespace contactlab {
 
@@ -243,6 +244,15 @@ struct SapSolver::Scratch {
   // and whether the dof's subtree holds a contact in contact.
   std::vector<double> tree_K;
   std::vector<char> tree_K_set;
+  // Tree path (TreeSolveApplies): a problem of one large tree with TreeMotion inertias, e.g. a
+  // chain on a static floor solved as its own island. H = A + JᵀGJ is the tree's mass matrix with
+  // each contact's WᵀGW added to the inertia at its leaf dof and each joint limit's G J² to its
+  // dof's diagonal, factored and solved by the articulated-body recursion in O(nv).
+  bool tree_path = false;
+  ArticulatedTreeSolver aba;
+  std::vector<double> aba_inertia, aba_diag;
+  std::vector<int> limit_col;  // per constraint: the column of a one-entry 1-row J, else -1
+  std::vector<double> tree_work;  // 6 nv: node velocities or forces of the tree-path products
   // Island path (SapParameters::islands): the split, one child SapSolver per island slot, and
   // the merge (engine/solvers/common/islands.h).
   IslandSplitter islands;
@@ -324,6 +334,98 @@ constexpr int kStackedTreeDofs = 64;
 constexpr int kStackRows = 192;
 
 using Clock = std::chrono::steady_clock;
+
+// Tree path (TreeSolveApplies holds): y = J x (+ b when with_bias) in O(n) instead of O(rows n):
+// the dof-node velocities V_j = V_parent + φ_j x_j root to leaf, then a contact's rows are
+// W V_leaf and a limit's J_k x_k. V: 6 n scratch.
+void TreeMultiplyJ(const ContactProblem& p, const std::vector<int>& limit_col, const VecX& x,
+                   bool with_bias, std::vector<double>* V, VecX* y) {
+  const TreeMotion& tm = p.tree_motion[0];
+  const int n = p.tree_nv[0];
+  V->resize(6 * static_cast<size_t>(n));
+  using Vec6 = Eigen::Matrix<double, 6, 1>;
+  for (int j = 0; j < n; ++j) {
+    Eigen::Map<Vec6> Vj(V->data() + 6 * static_cast<size_t>(j));
+    Vj = tm.Phi.col(j) * x(j);
+    if (tm.parent[j] >= 0) Vj += Eigen::Map<const Vec6>(V->data() + 6 * static_cast<size_t>(tm.parent[j]));
+  }
+  y->resize(p.num_rows);
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    double* yi = y->data() + c.first_row;
+    for (int r = 0; r < c.num_rows; ++r) yi[r] = with_bias ? c.bias(r) : 0.0;
+    if (c.num_blocks == 0) continue;
+    const TreeJacobianBlock& b = c.blocks[0];
+    if (c.num_rows == 3) {
+      Eigen::Map<Vec3>(yi) +=
+          b.W * Eigen::Map<const Vec6>(V->data() + 6 * static_cast<size_t>(b.leaf));
+    } else if (limit_col[i] >= 0) {
+      yi[0] += b.J(0, limit_col[i]) * x(limit_col[i]);
+    }
+  }
+}
+
+// Tree path: out += Jᵀ γ in O(n): each contact's spatial force Wᵀγ at its leaf, summed leaf to
+// root, τ_j = φ_jᵀ F_j; a limit adds J_k γ to its dof. F: 6 n scratch.
+void TreeAddJtTimes(const ContactProblem& p, const std::vector<int>& limit_col, const VecX& gamma,
+                    std::vector<double>* F, VecX* out) {
+  const TreeMotion& tm = p.tree_motion[0];
+  const int n = p.tree_nv[0];
+  using Vec6 = Eigen::Matrix<double, 6, 1>;
+  F->assign(6 * static_cast<size_t>(n), 0.0);
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    if (c.num_blocks == 0) continue;
+    const TreeJacobianBlock& b = c.blocks[0];
+    if (c.num_rows == 3) {
+      Eigen::Map<Vec6>(F->data() + 6 * static_cast<size_t>(b.leaf)).noalias() +=
+          b.W.transpose() * gamma.segment<3>(c.first_row);
+    } else if (limit_col[i] >= 0) {
+      (*out)(limit_col[i]) += b.J(0, limit_col[i]) * gamma(c.first_row);
+    }
+  }
+  for (int j = n - 1; j >= 0; --j) {
+    const Eigen::Map<const Vec6> Fj(F->data() + 6 * static_cast<size_t>(j));
+    (*out)(j) += tm.Phi.col(j).dot(Fj);
+    if (tm.parent[j] >= 0) Eigen::Map<Vec6>(F->data() + 6 * static_cast<size_t>(tm.parent[j])) += Fj;
+  }
+}
+
+// Whether the Newton system of `p` can be solved by the articulated-body recursion: one tree of
+// more than kStackedTreeDofs dofs whose TreeMotion carries inertias that reproduce A's diagonal
+// (A = M in per-dof form), and every constraint either a contact with a spatial form
+// (TreeJacobianBlock::leaf >= 0, J = W Φ on one path) or a one-row constraint with one nonzero
+// Jacobian entry (a joint limit). Anything else (a contact between two bodies of the tree, whose
+// JᵀGJ couples two paths; several trees, coupled through off-diagonal blocks) keeps the block
+// Cholesky path. limit_col[i]: the nonzero column of one-row constraint i, else -1.
+bool TreeSolveApplies(const ContactProblem& p, std::vector<int>* limit_col) {
+  if (p.num_trees() != 1 || p.tree_nv[0] <= kStackedTreeDofs) return false;
+  if (p.tree_motion.size() != 1 || !p.tree_motion[0].has_inertia()) return false;
+  const int n = p.tree_nv[0];
+  if (static_cast<int>(p.tree_motion[0].parent.size()) != n) return false;
+  if (!TreeMotionMatches(p.tree_motion[0], p.A[0])) return false;
+  const int nc = static_cast<int>(p.constraints.size());
+  limit_col->assign(nc, -1);
+  for (int i = 0; i < nc; ++i) {
+    const ConstraintData& c = p.constraints[i];
+    if (c.num_blocks == 0) continue;
+    if (c.num_blocks != 1) return false;
+    const TreeJacobianBlock& b = c.blocks[0];
+    if (c.num_rows == 3) {
+      if (b.leaf < 0 || b.leaf >= n) return false;
+      continue;
+    }
+    int nz = 0;
+    for (int k = 0; k < n && nz < 2; ++k) {
+      if (b.J(0, k) != 0) {
+        ++nz;
+        (*limit_col)[i] = k;
+      }
+    }
+    if (nz > 1) return false;
+  }
+  return true;
+}
 
 // v_c + αΔv_c of the kRows rows at r, as a Vec3 (a 1-row constraint uses the first entry).
 template <int kRows>
@@ -427,6 +529,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     // sequence on the whole problem.
     ResetStats(&stats);
   }
+  s.tree_path = !dense && !prm.compute_condition_number && TreeSolveApplies(problem, &s.limit_col);
+  stats.tree_recursion = s.tree_path;
   // Memory budget of the Newton system, checked before its storage is allocated.
   const std::int64_t budget = prm.memory_budget_mb > 0
                                   ? static_cast<std::int64_t>(prm.memory_budget_mb * 1048576.0)
@@ -572,6 +676,17 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   };
   s.pattern_valid = false;
 
+  // y = A x: on the tree path by the composite form of A = M in O(n).
+  auto multiply_A = [&](const VecX& x, VecX* y) {
+    if (s.tree_path) {
+      const TreeMotion& tm = problem.tree_motion[0];
+      y->resize(nv);
+      ArticulatedTreeSolver::Multiply(tm.Phi, tm.parent, tm.inertia.data(), nullptr, x.data(),
+                                      y->data());
+    } else {
+      SapMultiplyA(problem, x, y);
+    }
+  };
   // Evaluates everything at s.v: v_c, γ, G, regimes, gradient, p, Jᵀγ. Returns ℓ_p. With
   // `reuse_trial`, v_c, γ, G, the regimes and ℓ_R come from the line search's evaluation at the
   // α just taken (v_c = v_c,prev + αΔv_c, which equals J v + b up to round-off).
@@ -584,17 +699,27 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       s.regime.swap(s.regime_trial);
       cost_R = s.trial_cost_R;
     } else {
-      problem.ConstraintVelocities(s.v, &s.vc);
+      if (s.tree_path) {
+        TreeMultiplyJ(problem, s.limit_col, s.v, true, &s.tree_work, &s.vc);
+      } else {
+        problem.ConstraintVelocities(s.v, &s.vc);
+      }
       cost_R = laws.Evaluate(s.vc, &s.gamma, &s.G, &s.regime);
     }
     s.trial_alpha = -1;
     s.dv_star = s.v - problem.v_star;
-    SapMultiplyA(problem, s.dv_star, &s.Adv_star);
+    multiply_A(s.dv_star, &s.Adv_star);
     s.jc.setZero(nv);
-    problem.AddJacobianTransposeTimes(s.gamma, &s.jc);
+    if (s.tree_path) {
+      TreeAddJtTimes(problem, s.limit_col, s.gamma, &s.tree_work, &s.jc);
+    } else {
+      problem.AddJacobianTransposeTimes(s.gamma, &s.jc);
+    }
     s.grad = s.Adv_star - s.jc;
     s.p.resize(nv);
-    if (have_M) {
+    if (s.tree_path) {
+      multiply_A(s.v, &s.p);  // A = M on this path (TreeSolveApplies)
+    } else if (have_M) {
       for (int t = 0; t < problem.num_trees(); ++t) {
         const int st = problem.tree_v_start[t], n = problem.tree_nv[t];
         kernels::SetAx(problem.M[t].data(), n, s.v.data() + st, s.p.data() + st);
@@ -617,6 +742,28 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       }
       s.H = s.A_dense;
       s.H.noalias() += s.J_dense.transpose() * s.GJ;
+      return true;
+    }
+    if (s.tree_path) {
+      // Node inertias: bodies (A = M) plus Σ WᵢᵀGᵢWᵢ at each contact's leaf; limits on the
+      // diagonal.
+      const TreeMotion& tm = problem.tree_motion[0];
+      s.aba_inertia = tm.inertia;
+      s.aba_diag.assign(problem.tree_nv[0], 0.0);
+      for (int i = 0; i < nc; ++i) {
+        if (s.regime[i] == Regime::kNoContact) continue;
+        const ConstraintData& c = problem.constraints[i];
+        if (c.num_blocks == 0) continue;
+        const TreeJacobianBlock& B = c.blocks[0];
+        if (c.num_rows == 3) {
+          const Eigen::Matrix<double, 3, 6> GW = s.G[i] * B.W;
+          kernels::Map<6, 6>(s.aba_inertia.data() + 36 * static_cast<size_t>(B.leaf)).noalias() +=
+              B.W.transpose() * GW;
+        } else if (s.limit_col[i] >= 0) {
+          const double Jk = B.J(0, s.limit_col[i]);
+          s.aba_diag[s.limit_col[i]] += Jk * s.G[i](0, 0) * Jk;
+        }
+      }
       return true;
     }
     if (!update_pattern()) return false;
@@ -1100,6 +1247,14 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         s.dv = s.llt.solve(s.grad);
         s.dv = -s.dv;
       }
+    } else if (s.tree_path) {
+      const TreeMotion& tm = problem.tree_motion[0];
+      factored = s.aba.Factor(tm.Phi, tm.parent, s.aba_inertia.data(), s.aba_diag.data());
+      if (factored) {
+        s.dv = s.grad;
+        s.aba.Solve(s.dv.data());
+        s.dv = -s.dv;
+      }
     } else {
       factored = s.chol.Factor();
       if (factored) {
@@ -1114,8 +1269,12 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     }
 
     // Line search along Δv.
-    SapMultiplyJ(problem, s.dv, &s.dvc);
-    SapMultiplyA(problem, s.dv, &s.dp);
+    if (s.tree_path) {
+      TreeMultiplyJ(problem, s.limit_col, s.dv, false, &s.tree_work, &s.dvc);
+    } else {
+      SapMultiplyJ(problem, s.dv, &s.dvc);
+    }
+    multiply_A(s.dv, &s.dp);
     ell_A0 = 0.5 * s.dv_star.dot(s.Adv_star);
     c1 = s.dp.dot(s.dv_star);
     c2 = s.dv.dot(s.dp);
