@@ -287,6 +287,16 @@ constexpr SeriesSpec kSapSeriesSpecs[] = {
     {"line_search_iterations", "line-search iterations", "", SeriesAxis::kLinear,
      SeriesType::kInteger, SeriesRole::kPlain, kSeriesPerStep,
      "inner iterations of the line search: rtsafe steps (exact) or backtracking steps"},
+    {"linear_iterations", "CG iterations", "", SeriesAxis::kLinear, SeriesType::kInteger,
+     SeriesRole::kPlain, 0u,
+     "conjugate-gradient iterations of the Newton direction computed at the iterate (PCG path; "
+     "0 for a direct solve)"},
+    {"linear_residual", "CG relative residual", "", SeriesAxis::kLog, SeriesType::kReal,
+     SeriesRole::kPlain, 0u,
+     "||D(H dv + grad l)|| / ||D grad l|| reached by PCG for the direction at the iterate"},
+    {"forcing_term", "forcing term eta", "", SeriesAxis::kLog, SeriesType::kReal,
+     SeriesRole::kPlain, 0u,
+     "Eisenstat-Walker forcing term: the relative residual PCG had to reach"},
 };
 static_assert(sizeof(kSapSeriesSpecs) / sizeof(kSapSeriesSpecs[0]) == kNumSapSeries,
               "one SeriesSpec per SapSeries entry");
