@@ -352,7 +352,7 @@ TEST(SceneParams, HandWrittenBadParameters) {
                   "lagged_regularized | similar, got 'hunt'"));
   EXPECT_TRUE(Has(ParseError("contact:\n  modle: lagged\n"),
                   "dir/test.yaml:2: contact.modle: unknown key 'modle' (allowed: model, "
-                  "stiction_tolerance)"));
+                  "stiction_tolerance, near_rigid_beta)"));
   EXPECT_TRUE(Has(ParseError("materials:\n  - name: a\n    hunt_crossley_dissipation: -1\n"),
                   "dir/test.yaml:3: materials.a.hunt_crossley_dissipation: value -1 is out of "
                   "range (valid range [0, inf))"));
