@@ -17,71 +17,25 @@
 #include "engine/contact/contact_problem.h"
 #include "engine/solvers/common/islands.h"
 #include "engine/solvers/sap/sap_solver.h"
+#include "tests/random_problem.h"
 
 namespace contactlab {
 namespace {
 
-double Uniform(std::mt19937& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
+using test_problems::RandomMatrix;
+using test_problems::Uniform;
 
-MatX RandomMatrix(std::mt19937& rng, int rows, int cols) {
-  MatX m(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = Uniform(rng, -1, 1);
-  return m;
-}
-
-// Random problem: `num_trees` trees of 1-6 dofs, friction cones and unilateral rows on one or two
-// trees; two-tree constraints couple trees only within groups of `group` consecutive trees, so
-// the problem has several islands when group < num_trees. Trees listed in `free_trees` get no
-// constraint (they form the island of constraint-free trees).
+// Random problem (tests/random_problem.h): two-tree constraints couple trees only within groups
+// of `group` consecutive trees, so the problem has several islands when group < num_trees. Trees
+// listed in `free_trees` get no constraint (they form the island of constraint-free trees).
+// Constraint i has source i.
 ContactProblem RandomProblem(std::mt19937& rng, int num_trees, int num_constraints, int group,
                              const std::set<int>& free_trees = {}) {
-  ContactProblem p;
-  p.time_step = 1e-2;
-  for (int t = 0; t < num_trees; ++t) {
-    const int n = Uniform(rng, 0, 1) < 0.5 ? 6 : std::uniform_int_distribution<int>(1, 5)(rng);
-    p.tree_v_start.push_back(p.nv);
-    p.tree_nv.push_back(n);
-    const MatX B = RandomMatrix(rng, n, n);
-    p.A.push_back(B.transpose() * B + 0.5 * n * MatX::Identity(n, n));
-    p.M.push_back(p.A.back());
-    p.nv += n;
-  }
-  p.v_star = RandomMatrix(rng, p.nv, 1).col(0);
-  p.v0 = RandomMatrix(rng, p.nv, 1).col(0);
-  for (int i = 0; i < num_constraints; ++i) {
-    ConstraintData c;
-    c.kind = Uniform(rng, 0, 1) < 0.8 ? ConstraintKind::kFrictionCone : ConstraintKind::kUnilateral;
-    c.num_rows = c.kind == ConstraintKind::kFrictionCone ? 3 : 1;
-    c.first_row = p.num_rows;
-    int t0 = std::uniform_int_distribution<int>(0, num_trees - 1)(rng);
-    while (free_trees.count(t0)) t0 = (t0 + 1) % num_trees;
-    const int g0 = t0 / group * group;
-    const int gsize = std::min(group, num_trees - g0);
-    c.blocks[0].tree = t0;
-    c.num_blocks = 1;
-    if (gsize > 1 && Uniform(rng, 0, 1) < 0.6) {
-      const int t1 = g0 + (t0 - g0 + 1 + static_cast<int>(rng() % (gsize - 1))) % gsize;
-      if (!free_trees.count(t1)) {
-        c.num_blocks = 2;
-        c.blocks[1].tree = t1;
-      }
-    }
-    for (int k = 0; k < c.num_blocks; ++k) {
-      c.blocks[k].J = RandomMatrix(rng, c.num_rows, p.tree_nv[c.blocks[k].tree]);
-    }
-    c.bias = Vec3(Uniform(rng, -0.1, 0.1), Uniform(rng, -0.1, 0.1), Uniform(rng, -0.1, 0.1));
-    c.stiffness = Uniform(rng, 0, 1) < 0.3 ? std::numeric_limits<double>::infinity() : 1e4;
-    c.dissipation_time = Uniform(rng, 0, 1) < 0.5 ? 0.0 : p.time_step;
-    c.friction = Uniform(rng, 0, 1) < 0.15 ? 0.0 : Uniform(rng, 0.1, 1.5);
-    c.phi0 = Uniform(rng, -0.01, 0.01);
-    c.source = i;
-    p.num_rows += c.num_rows;
-    p.constraints.push_back(c);
-  }
-  p.ComputeDelassusEstimates();
+  test_problems::RandomProblemOptions o;
+  o.group = group;
+  o.free_trees = free_trees;
+  ContactProblem p = test_problems::RandomProblem(rng, num_trees, num_constraints, o);
+  for (size_t i = 0; i < p.constraints.size(); ++i) p.constraints[i].source = static_cast<int>(i);
   return p;
 }
 

@@ -20,6 +20,7 @@
 #include "engine/solvers/sap/sap_solver.h"
 #include "engine/solvers/common/sap_supernodal.h"
 #include "engine/sim/simulator.h"
+#include "tests/random_problem.h"
 
 // Counting allocator: every malloc in this process (operator new and Eigen's dynamic matrices
 // both end there) increments the counter. glibc lets the executable define malloc and forward
@@ -51,58 +52,13 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace contactlab {
 namespace {
 
-double Uniform(std::mt19937& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
+using test_problems::RandomMatrix;
+using test_problems::Uniform;
 
-MatX RandomMatrix(std::mt19937& rng, int rows, int cols) {
-  MatX m(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = Uniform(rng, -1, 1);
-  return m;
-}
-
-// Random problem: `num_trees` trees of 1-6 dofs (6 is the free-body fast path), friction cones
-// and unilateral rows on one or two trees. Two-tree constraints only couple trees within groups
+// Random problem (tests/random_problem.h): two-tree constraints only couple trees within groups
 // of `group` consecutive trees, so the problem has several islands when group < num_trees.
 ContactProblem RandomProblem(std::mt19937& rng, int num_trees, int num_constraints, int group) {
-  ContactProblem p;
-  p.time_step = 1e-2;
-  for (int t = 0; t < num_trees; ++t) {
-    const int n = Uniform(rng, 0, 1) < 0.5 ? 6 : std::uniform_int_distribution<int>(1, 5)(rng);
-    p.tree_v_start.push_back(p.nv);
-    p.tree_nv.push_back(n);
-    const MatX B = RandomMatrix(rng, n, n);
-    p.A.push_back(B.transpose() * B + 0.5 * n * MatX::Identity(n, n));
-    p.M.push_back(p.A.back());
-    p.nv += n;
-  }
-  p.v_star = RandomMatrix(rng, p.nv, 1).col(0);
-  p.v0 = RandomMatrix(rng, p.nv, 1).col(0);
-  for (int i = 0; i < num_constraints; ++i) {
-    ConstraintData c;
-    c.kind = Uniform(rng, 0, 1) < 0.8 ? ConstraintKind::kFrictionCone : ConstraintKind::kUnilateral;
-    c.num_rows = c.kind == ConstraintKind::kFrictionCone ? 3 : 1;
-    c.first_row = p.num_rows;
-    const int t0 = std::uniform_int_distribution<int>(0, num_trees - 1)(rng);
-    const int g0 = t0 / group * group;
-    const int gsize = std::min(group, num_trees - g0);
-    c.num_blocks = (gsize > 1 && Uniform(rng, 0, 1) < 0.6) ? 2 : 1;
-    c.blocks[0].tree = t0;
-    if (c.num_blocks == 2) c.blocks[1].tree = g0 + (t0 - g0 + 1 + rng() % (gsize - 1)) % gsize;
-    for (int k = 0; k < c.num_blocks; ++k) {
-      c.blocks[k].J = RandomMatrix(rng, c.num_rows, p.tree_nv[c.blocks[k].tree]);
-    }
-    c.bias = Vec3(Uniform(rng, -0.1, 0.1), Uniform(rng, -0.1, 0.1), Uniform(rng, -0.1, 0.1));
-    c.stiffness = Uniform(rng, 0, 1) < 0.3 ? std::numeric_limits<double>::infinity() : 1e4;
-    c.dissipation_time = Uniform(rng, 0, 1) < 0.5 ? 0.0 : p.time_step;
-    c.friction = Uniform(rng, 0, 1) < 0.15 ? 0.0 : Uniform(rng, 0.1, 1.5);
-    c.phi0 = Uniform(rng, -0.01, 0.01);
-    p.num_rows += c.num_rows;
-    p.constraints.push_back(c);
-  }
-  p.ComputeDelassusEstimates();
-  return p;
+  return test_problems::RandomProblem(rng, num_trees, num_constraints, {group});
 }
 
 SapParameters Params(SapParameters::LinearSolver ls, bool islands, double rel_tol = 1e-6) {
