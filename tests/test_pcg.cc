@@ -328,5 +328,65 @@ TEST(Pcg, AutoPicksTheDirectPathForSmallFillAndPcgBeyondTheLimit) {
   EXPECT_LT(RelativeDifference(ra.v, rb.v), 1e-3);  // both within ε_r = 1e-5 of the minimizer
 }
 
+// The multiply-add estimate that a work-budget message reports after `marker`.
+double EstimateIn(const std::string& message, const std::string& marker) {
+  const size_t at = message.find(marker);
+  if (at == std::string::npos) return -1;
+  return std::stod(message.substr(at + marker.size()));
+}
+
+// `auto` also switches to PCG when the factorization is over the work budget but PCG's bound
+// (the preconditioner plus pcg_max_iterations CG iterations) fits it; over both, the step is
+// refused with work_budget_exceeded and the PCG bound in the message. (The 10 000-box pile's
+// third pattern, 1.18e11 multiply-adds against the default budget of 1e11, failed so before.)
+TEST(Pcg, AutoSwitchesToPcgWhenTheFactorizationIsOverTheWorkBudget) {
+  // 600 boxes: the factorization's fill grows faster than the pattern without fill.
+  Scene scene = ParseScene(PileScene(10, 10, 6), "pile_600.yaml");
+  Simulator sim(scene.model, scene.settings);
+  for (int n = 0; n < 3; ++n) sim.Step();
+  const StepRecord& rec = sim.Step();
+  SapParameters p = scene.settings.sap;
+  p.pcg_max_iterations = 10;
+  p.pcg_forcing_max = 0.5;
+  p.pcg_auto_gflop = 1e9;       // the fill limit never switches here: only the budget does
+  p.work_budget_gflop = 1e-9;   // one multiply-add: the direct path is refused; read its estimate
+  SolverResult r;
+  p.linear_solver = LinearSolver::kBlockSparse;
+  SapSolver direct(p);
+  ASSERT_EQ(direct.Solve(rec.problem, rec.before.v, &r), SolverStatus::kWorkBudgetExceeded);
+  const double factor = EstimateIn(r.stats.message, "needs an estimated ");
+  // PCG's bound: its message at a budget above the preconditioner's factorization (the direct
+  // factor's work is an upper bound of IC(0)'s) and below the bound itself.
+  p.work_budget_gflop = factor * 1e-9;
+  p.linear_solver = LinearSolver::kPcg;
+  p.pcg_max_iterations = 1000000;  // a bound far above the budget
+  SapSolver pcg(p);
+  ASSERT_EQ(pcg.Solve(rec.problem, rec.before.v, &r), SolverStatus::kWorkBudgetExceeded);
+  ASSERT_NE(r.stats.message.find("per PCG direction"), std::string::npos) << r.stats.message;
+  const double values = EstimateIn(r.stats.message, "coupled tree pairs; ");
+  ASSERT_GT(values, 0) << r.stats.message;
+  const double ic0 = EstimateIn(r.stats.message, "needs up to an estimated ") - 4e6 * values;
+  p.pcg_max_iterations = 10;
+  const double bound = ic0 + 4.0 * p.pcg_max_iterations * values;  // PCG's bound at 10 CG steps
+  ASSERT_GT(factor, 2 * bound) << "the factorization must cost more than PCG's bound";
+
+  // Budget between the two: block_sparse refused, auto solves by PCG.
+  p.work_budget_gflop = std::sqrt(factor * bound) * 1e-9;
+  p.linear_solver = LinearSolver::kBlockSparse;
+  direct.set_parameters(p);
+  EXPECT_EQ(direct.Solve(rec.problem, rec.before.v, &r), SolverStatus::kWorkBudgetExceeded);
+  p.linear_solver = LinearSolver::kAuto;
+  SapSolver automatic(p);
+  ASSERT_EQ(automatic.Solve(rec.problem, rec.before.v, &r), SolverStatus::kConverged)
+      << r.stats.message;
+  EXPECT_GT(r.stats.iteration_log(0, kSapLinearIterations), 0);
+
+  // Budget below PCG's bound: auto refuses, naming the PCG bound.
+  p.work_budget_gflop = 0.5 * bound * 1e-9;
+  automatic.set_parameters(p);
+  EXPECT_EQ(automatic.Solve(rec.problem, rec.before.v, &r), SolverStatus::kWorkBudgetExceeded);
+  EXPECT_NE(r.stats.message.find("per PCG direction"), std::string::npos) << r.stats.message;
+}
+
 }  // namespace
 }  // namespace contactlab

@@ -56,8 +56,9 @@ ParamTable<SapParameters> MakeSapTable() {
           "graph; dense: the reference dense LLT of H; pcg: preconditioned conjugate gradients "
           "on the blocks of H (inexact Newton, Eisenstat–Walker forcing terms); auto: "
           "block_sparse unless its factorization needs more than pcg_auto_gflop beyond the "
-          "diagonal tree blocks, then pcg (a factorization over the memory or work budget is "
-          "refused as with block_sparse).")),
+          "diagonal tree blocks or more than the work budget, then pcg (refused when PCG's "
+          "bound, pcg_max_iterations CG iterations, is over the work budget too, and when the "
+          "factor is over the memory budget).")),
       Bind<&SapParameters::pcg_auto_gflop>(Advanced(Slider(
           Describe(RealParam("pcg_auto_gflop", 0, kOpen, 1e9, kClosed, 1.0, kLog), "", "Gflop",
                    "linear_solver auto: switch to pcg when the block Cholesky factorization "

@@ -627,6 +627,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   // where the pattern has room costs no analysis. The first pattern of a solve depends only on
   // the problem and the guess, so a solve does not depend on the solves before it.
   // Returns false when the pattern's factor is over the memory budget (nothing allocated).
+  std::string pcg_budget_message;  // set when PCG's bound is over the work budget
   auto update_pattern = [&]() {
    for (;;) {
     BlockSparseCholesky& ch = *ch_cur;
@@ -653,15 +654,39 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         !reuse && ch.SetPattern(problem.tree_nv, s.tree_pairs, s.pattern_valid);
     if (ch.over_budget()) {
       s.pattern_valid = false;
-      if (auto_linear && !use_pcg && ch.over_fill_limit()) {
-        // The factorization's fill work is over pcg_auto_gflop (and within the budgets): PCG
-        // on the pattern without fill for the rest of this solve. A factorization over the
-        // memory or work budget is refused as on the block path (its message names pcg).
+      if (auto_linear && !use_pcg && (ch.over_fill_limit() || ch.over_work_budget())) {
+        // The factorization's fill work is over pcg_auto_gflop, or over the work budget: PCG
+        // on the pattern without fill for the rest of this solve, if PCG's own bound fits the
+        // budget (below). A factorization over the memory budget is refused as on the block
+        // path (its message names pcg).
         use_pcg = true;
         ch_cur = &s.pchol;
         continue;
       }
       return false;
+    }
+    if (use_pcg && ch.work_budget() > 0) {
+      // PCG's bound per Newton direction: the preconditioner's factorization plus
+      // pcg_max_iterations CG iterations, each a product with H and a preconditioner solve
+      // (about 4 multiply-adds per stored value of the pattern without fill). Over the work
+      // budget, the step is refused as a factorization over it is.
+      const double pcg_work = static_cast<double>(ch.layout().flops) +
+                              4.0 * prm.pcg_max_iterations * static_cast<double>(ch.layout().values);
+      if (pcg_work > static_cast<double>(ch.work_budget())) {
+        s.pattern_valid = false;
+        std::ostringstream w;
+        w << "the Newton system of this step needs up to an estimated " << pcg_work
+          << " multiply-adds per PCG direction (" << problem.num_trees()
+          << " trees (bodies with dofs), " << nv << " dofs, " << nc << " constraints, " << nr
+          << " constraint rows; " << ch.num_pairs() << " coupled tree pairs; "
+          << ch.layout().values << " values without fill, solver.pcg_max_iterations = "
+          << prm.pcg_max_iterations << "), more than the work budget of "
+          << static_cast<double>(ch.work_budget())
+          << " (SapParameters::work_budget_gflop, scene key solver.work_budget_gflop, or the "
+             "environment variable CONTACTLAB_WORK_BUDGET_GFLOP, in 1e9 multiply-adds)";
+        pcg_budget_message = w.str();
+        return false;
+      }
     }
     const bool refresh = analyzed || !s.pattern_valid;
     s.pattern_valid = true;
@@ -921,6 +946,11 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     return true;
   };
   auto fail_budget = [&]() {
+    if (!pcg_budget_message.empty()) {
+      stats.status = SolverStatus::kWorkBudgetExceeded;
+      stats.message = pcg_budget_message;
+      return;
+    }
     const BlockSparseCholesky& chol = *ch_cur;
     const FactorLayoutSize& z = chol.layout();
     std::ostringstream os;

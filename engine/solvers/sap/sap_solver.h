@@ -45,8 +45,11 @@ struct SapParameters {
   // Cholesky over the tree graph (BlockSparseCholesky); kPcg, preconditioned conjugate gradients
   // on the blocks of H (no fill), stopped at ‖D r‖ <= η ‖D∇ℓ‖ with the Eisenstat–Walker forcing
   // term η (inexact Newton); kAuto, the block Cholesky unless its factorization's work beyond the
-  // diagonal tree blocks exceeds pcg_auto_gflop, then PCG for the rest of the solve (a
-  // factorization over the memory or work budget is refused as on the block path).
+  // diagonal tree blocks exceeds pcg_auto_gflop or its work the work budget, then PCG for the
+  // rest of the solve. PCG (kPcg or chosen by kAuto) is refused (kWorkBudgetExceeded) when its
+  // bound per direction, the preconditioner plus pcg_max_iterations CG iterations (about 4
+  // multiply-adds per stored value each), exceeds the work budget; a factor over the memory
+  // budget is refused on every path.
   enum class LinearSolver { kDense, kBlockSparse, kPcg, kAuto };
   LinearSolver linear_solver = LinearSolver::kAuto;
   // kAuto: the switch to PCG [10⁹ multiply-adds per factorization, beyond the Cholesky of the
