@@ -1004,9 +1004,13 @@ void ClutterStiffness(Experiment& ex, const ReproduceOptions& opt) {
                              kNaN, ok12 ? 1 : 0, "every solve converges", ok12, src);
       if (!ok12)
         rk.note =
-            "Steps hit the scene's iteration cap (max_iterations 100) from the k in the "
-            "table on: Similar's coupled Hessian (normal stiffness k_eff = k(1+μ‖v_t‖d) "
-            "in the friction block) is the hardest of the models at large k.";
+            "Steps hit the scene's iteration cap (max_iterations 100); the table gives "
+            "the failed steps per k." +
+            std::string(mi == kSimilarIdx
+                            ? " Similar's coupled Hessian (compliance modulated by "
+                              "k(1+μ‖v_t‖d) in the friction block) is the hardest of the "
+                              "models at large k."
+                            : "");
       ResultRow& r13 = ex.Row(L + ": failed steps at k = 1e13 (1 s)", "fails (round-off)", kNaN,
                               f13, "> 0 failed steps", f13 > 0, src);
       if (!(f13 > 0))
