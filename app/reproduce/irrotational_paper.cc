@@ -283,7 +283,7 @@ void ConveyorBelt(Experiment& ex, const ReproduceOptions& opt) {
       "step; height is the box centre above 0.025 m.");
   std::ostringstream mt;
   mt << "| model | sliding steps | RMS v_n while sliding [m/s] | mean Σγ_n/(m g δt) while sliding "
-        "| max |Σγ_n/(m g δt) − 1| while sliding | mean height while sliding [m] | "
+        "| max deviation of Σγ_n/(m g δt) from 1 while sliding | mean height while sliding [m] | "
         "height / (μ δt ‖v_t‖) |\n|---|---|---|---|---|---|---|\n";
   // The paper's reference for e_q: Lagged at δt_min / 10.
   const double h_ref = dts.back() / 10;
@@ -323,7 +323,7 @@ void ConveyorBelt(Experiment& ex, const ReproduceOptions& opt) {
     if (mi == kLaggedIdx || mi == kRegularizedIdx) {
       ex.Row(L + ": RMS normal velocity v_n while sliding [m/s] (δt = 0.01)",
              "0 (Lagged: zero normal velocity while sliding)", 0, rms_vn,
-             "< 5e-3 m/s (10× below SAP's gliding v_n ≈ μ(δt+τ_d)|a_t| ≈ 5e-2 m/s; the 3D "
+             "< 5e-3 m/s (10× below SAP's gliding v_n ≈ μ(δt+τ_d)‖a_t‖ ≈ 5e-2 m/s; the 3D "
              "box's four corner contacts pitch under the friction torque, the paper's case is "
              "planar)",
              rms_vn < 5e-3, src);
@@ -331,13 +331,13 @@ void ConveyorBelt(Experiment& ex, const ReproduceOptions& opt) {
              "1 (Lagged: normal force = weight)", 1, mean_load, "±1 %",
              std::abs(mean_load - 1) <= 0.01, src);
       ex.Row(L + ": mean height above rest while sliding [m] (δt = 0.01)", "0 (Lagged: no gliding)",
-             0, mean_h, "|h| < 1e-4 m (SAP glides (δt+τ_d)μ‖v_t‖ ≈ 5e-3 m at 0.7 m/s)",
+             0, mean_h, "‖h‖ < 1e-4 m (SAP glides (δt+τ_d)μ‖v_t‖ ≈ 5e-3 m at 0.7 m/s)",
              std::abs(mean_h) < 1e-4, src);
     } else {
       ex.Row(L + ": RMS normal velocity v_n while sliding [m/s] (δt = 0.01)",
              "≠ 0 (SAP and Similar glide: v_n ≠ 0 while sliding)", kNaN, rms_vn,
              "> 5e-3 m/s (the Lagged bound)", rms_vn > 5e-3, src);
-      ex.Row(L + ": max |normal force / weight − 1| while sliding (δt = 0.01)",
+      ex.Row(L + ": max deviation of normal force / weight from 1 while sliding (δt = 0.01)",
              "spurious normal-force transients (SAP, Similar)", kNaN, max_load_dev,
              "> 0.05 (Lagged's own deviation is bounded by 1 % above)", max_load_dev > 0.05, src);
     }
@@ -828,7 +828,7 @@ void SlidingRod(Experiment& ex, const ReproduceOptions& opt) {
     const std::string L = kModels[mi].label;
     if (mi == kLaggedIdx) {
       ex.Row(L + ": impact time shift with dissipation [ms]", "barely moves", 0, shift,
-             "|shift| < 0.1 ms", std::abs(shift) < 0.1, src);
+             "‖shift‖ < 0.1 ms", std::abs(shift) < 0.1, src);
     } else {
       const bool earlier = mi == kSimilarIdx;
       ResultRow& sh = ex.Row(L + ": impact time shift with dissipation [ms]",
