@@ -689,7 +689,8 @@ void SlidingRod(Experiment& ex, const ReproduceOptions& opt) {
               "the normal force builds differently than in the paper's 1e-7 s reference; and "
               "the paper's initial conditions (sliding direction, initial contact state) are "
               "only summarized in the digest. The result also changes with δt (not converged "
-              "at 1e-5 s).";
+              "at 1e-5 s). The per-model rows below show it: Lagged sticks at the jam at 1e-5 s, "
+              "and in the full mode SAP and Similar stick too at δt = 1e-6 s.";
   }
   ex.Row("τ_d = 0: rod jumps (loses contact) after sliding in contact", "yes (the rod jumps)", kNaN,
          std::isnan(liftoff[0]) ? 0 : 1, "1 = contact lost after the contact phase",
@@ -801,7 +802,8 @@ void SlidingRod(Experiment& ex, const ReproduceOptions& opt) {
       " ms of sliding (slip still " + Fmt(rods[kLinearIdx][0].min_slip, 3) +
       " m/s): their friction-coupled normal law (gliding offset δt μ‖v_t‖ = " +
       Fmt(1e-5 * 2.3 * 10, 3) +
-      " m at 10 m/s, against 1e-6 m of elastic compression) pushes the rod off before it can "
+      " m at 10 m/s, against mg/k ≈ 3e-7 m of elastic compression) pushes the rod off before it "
+      "can "
       "jam, and the peak force is the first contact step. Lagged, whose normal law ignores v_t, "
       "slides " +
       Fmt((rods[kLaggedIdx][0].jam - rods[kLaggedIdx][0].contact) * 1e3, 4) +
@@ -901,10 +903,11 @@ void SlidingRod(Experiment& ex, const ReproduceOptions& opt) {
                   ", no dissipation, δt = 1e-6 s: duration of stiction at the jam [ms]",
               "≈0.2", 0.2, o.stick * 1e3, "0.1 to 0.4 ms (factor 2: read from a figure inset)",
               o.stick * 1e3 >= 0.1 && o.stick * 1e3 <= 0.4, src);
-          fr.note = "Lift-off at " + Fmt(o.liftoff * 1e3, 4) + " ms, smallest slip " +
-                    Fmt(o.min_slip, 3) +
-                    " m/s. At δt = 1e-5 s this model lifts the rod off at the first contact "
-                    "(gliding offset δt μ‖v_t‖); at 1e-6 s the offset is 10× smaller.";
+          fr.note = "Jam at " + Fmt(o.jam * 1e3, 4) + " ms, smallest slip " + Fmt(o.min_slip, 3) +
+                    " m/s (a first loss of contact at " + Fmt(o.liftoff * 1e3, 4) +
+                    " ms is an early hop; the rod lands again). At δt = 1e-5 s this model lifts "
+                    "the rod off at the first contact (gliding offset δt μ‖v_t‖); at 1e-6 s the "
+                    "offset is 10× smaller.";
         }
       }
     }
