@@ -20,6 +20,7 @@ void ConveyorBelt(Experiment& ex, const ReproduceOptions& opt);      // §IX-A
 void FallingSphere(Experiment& ex, const ReproduceOptions& opt);     // §IX-B
 void SlidingRod(Experiment& ex, const ReproduceOptions& opt);        // §IX-C
 void ClutterStiffness(Experiment& ex, const ReproduceOptions& opt);  // §X-A
+void ClutterModels(Experiment& ex, const ReproduceOptions& opt);     // §X-A
 
 // first_order_paper.cc: seed 002, Drumwright's first-order constraint solver.
 void BoxOnRamp(Experiment& ex, const ReproduceOptions& opt);       // E7

@@ -61,6 +61,11 @@ const ExperimentDef kExperiments[] = {
      "Irrotational contact fields §X-A (Figs. 17-18)", "seed_004_irrotational.md §7 (X-A)",
      "k = 1e5, 1e7, 1e12 N/m; 1 s each", "k = 1e4 … 1e13 N/m (10 values); 3 s each",
      ClutterStiffness},
+    {"clutter_models", "004", "Clutter per contact model: iterations and conditioning",
+     "Irrotational contact fields §X-A (Figs. 14-16)", "seed_004_irrotational.md §7 (X-A)",
+     "4 models; 1 s each (transient only)",
+     "4 models; 3 s each (transient and steady state); δt = 1e-2, 5e-3, 2.5e-3, 1.5 s each",
+     ClutterModels},
     // first_order_paper.cc
     {"box_on_ramp", "002", "Box on a 15° ramp", "Drumwright §8 E7 (Fig. 9)",
      "seed_002_drumwright.md §8 (E7)", "μ = 0, .125, .25, .375; 1 s each (as full)",
@@ -223,12 +228,13 @@ int RunReproduce(const ReproduceOptions& options, std::ostream& log) {
      << "Mode: **" << (options.quick ? "quick" : "full") << "**, " << Fmt(total, 3)
      << " s wall time. Rows: " << n_agree << " agree, " << n_disagree << " disagree, " << n_na
      << " not comparable (no paper number, or not expressible in ContactLab).\n\n"
-     << "Solver: SAP for every experiment. The seed 004 experiments run each contact model "
-        "(linear, lagged, lagged_regularized, similar) and every row names its model. The CANAL, "
-        "SubADMM, PGS and first-order solvers of seeds 001 and 002 are not implemented in "
-        "ContactLab yet; their experiments are run with SAP and compared where the paper's "
-        "statement is about the physics rather than about its solver. Paper values are quoted "
-        "from the digests in shared/research/ (section given per row in results.json).\n\n"
+     << "Solver: SAP's Newton method for every experiment. Contact model: SAP's linear model, "
+        "except in the seed 004 experiments, which also run the Lagged, Regularized Lagged and "
+        "Similar models (each such row names its model). The CANAL, SubADMM and PGS solvers of "
+        "the other papers are not implemented in ContactLab; their experiments are run with SAP "
+        "and compared where the paper's statement is about the physics rather than about its "
+        "solver. Paper values are quoted from the digests in shared/research/ (section given per "
+        "row in results.json).\n\n"
      << "## Summary\n\n| experiment | paper | rows | agree | disagree | n/a | time [s] |\n"
      << "|---|---|---|---|---|---|---|\n";
   for (const ExperimentResult& e : results) {
