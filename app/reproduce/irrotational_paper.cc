@@ -1064,8 +1064,9 @@ ClutterModelStats RunClutterModel(const Scene& sc, double T, double split, int s
     if (rec.step % stride != stride - 1) return;
     const SolverResult r = sim.Resolve(rec, cond_params);
     double c = kNaN;
-    for (size_t k = r.stats.history.size(); k-- > 0 && std::isnan(c);)
-      c = r.stats.history[k].condition_number;
+    // cond₂(H) as the solver declares it (SAP: "condition_number"), the last recorded value.
+    const std::vector<double> cond_series = r.stats.iteration_log.Column("condition_number");
+    for (size_t k = cond_series.size(); k-- > 0 && std::isnan(c);) c = cond_series[k];
     (rec.after.time < split ? c_tr : c_st).push_back(c);
     // Effective stiction tolerance: ε_s of the Hunt–Crossley laws; for SAP the slip at which its
     // regularized friction γ_t = −v_t / R_t reaches the cone, R_t μ γ_n (R_t = σ w).
