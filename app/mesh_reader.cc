@@ -22,6 +22,16 @@
 #include <sstream>
 #include <utility>
 
+// GCC defines __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__; clang reports sanitizers through
+// __has_feature (clang 14, the fuzz build's compiler, does not define the GCC macros).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CONTACTLAB_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CONTACTLAB_UNDER_SANITIZER 1
+#endif
+#endif
+
 namespace contactlab {
 namespace {
 
@@ -1016,7 +1026,7 @@ void SendError(int fd, MeshErrorKind kind, const std::string& message) {
     0, 0
   };
   setrlimit(RLIMIT_CORE, &no_core);
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if !defined(CONTACTLAB_UNDER_SANITIZER)
   // An address-space limit cannot be combined with a sanitizer's shadow memory reservation.
   struct rlimit as {
     limits.reader_memory_bytes, limits.reader_memory_bytes
