@@ -157,7 +157,10 @@ namespace {
 //   common < multibody < geometry < contact < solvers/common < solvers/<name> < sim < inspect
 // (common: math and parameter specs; multibody: the model and its kinematics; geometry: narrow
 // phase; contact: the contact problem and the contact models' laws; solvers/common: what every
-// solver shares; solvers/<name>: one solver, never another; sim: the step pipeline and the
+// solver shares; solvers/<name>: one solver, never another (one exception: CANAL's surrogate
+// problems are SAP's convex problem with R + I/β and a shifted v̂, seed 001 §2.8, so
+// solvers/canal drives solvers/sap's Newton rather than keeping a second copy of it); sim: the
+// step pipeline and the
 // tables of all parameters; inspect: history, metrics and drawing of recorded steps.)
 int EngineFolderRank(const std::string& rel, std::string* solver) {
   static const std::vector<std::pair<std::string, int>> kRanks = {
@@ -195,7 +198,8 @@ TEST(Layering, EngineFoldersIncludeOnlyTheirOwnAndLowerFolders) {
       EXPECT_GE(inc, 0) << "engine/" << rel << ":" << line_no << " includes engine/" << m[1];
       EXPECT_LE(inc, own) << "engine/" << rel << ":" << line_no << " includes engine/" << m[1]
                           << " from a higher folder";
-      if (own == 5 && inc == 5) {
+      if (own == 5 && inc == 5 &&
+          !(own_solver == "solvers/canal" && inc_solver == "solvers/sap")) {
         EXPECT_EQ(inc_solver, own_solver)
             << "engine/" << rel << ":" << line_no << " includes another solver: " << m[1];
       }

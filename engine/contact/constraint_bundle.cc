@@ -156,6 +156,18 @@ int ConstraintBundle::SegmentOf(int i) const {
   return -1;
 }
 
+LinearConeLaw::Constants* ConstraintBundle::MutableLinearCone(int i) {
+  const int k = SegmentOf(i);
+  if (k < 0 || segments_[k].law != LawKind::kLinearCone) return nullptr;
+  return &linear_cone_[segments_[k].offset + (i - segments_[k].begin)];
+}
+
+LinearLimitLaw::Constants* ConstraintBundle::MutableLinearLimit(int i) {
+  const int k = SegmentOf(i);
+  if (k < 0 || segments_[k].law != LawKind::kLinearLimit) return nullptr;
+  return &linear_limit_[segments_[k].offset + (i - segments_[k].begin)];
+}
+
 LawKind ConstraintBundle::Law(int i) const {
   const int k = SegmentOf(i);
   return k < 0 ? LawKind::kLinearCone : segments_[k].law;

@@ -95,6 +95,12 @@ class ConstraintBundle {
   // regularization); false otherwise (a Hunt–Crossley model has no R).
   bool LinearRows(VecX* R, VecX* v_hat) const;
 
+  // The constants of constraint i when its law is the linear cone (resp. limit) law, else null:
+  // a solver that minimizes the linear law with its own R and v̂ (CANAL's surrogate, seed 001
+  // eq. 21: R + I/β per outer iteration) edits them in place; inverses are the caller's to keep.
+  LinearConeLaw::Constants* MutableLinearCone(int i);
+  LinearLimitLaw::Constants* MutableLinearLimit(int i);
+
   // Approximate heap size [bytes].
   size_t Bytes() const;
 

@@ -23,7 +23,8 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
       (st == SolverStatus::kLineSearchFailure || st == SolverStatus::kNonFiniteInput ||
        st == SolverStatus::kFactorizationFailure || st == SolverStatus::kNonFiniteState ||
        st == SolverStatus::kMemoryBudgetExceeded || st == SolverStatus::kWorkBudgetExceeded ||
-       st == SolverStatus::kLinearSolverFailure)) {
+       st == SolverStatus::kLinearSolverFailure || st == SolverStatus::kUnsupportedContactModel ||
+       st == SolverStatus::kNumericalFailure)) {
     sep() << "step " << record.step << ": solver failure (" << SolverStatusName(st) << ")";
     if (!stats.message.empty()) os << ": " << stats.message;
   }

@@ -14,6 +14,8 @@ const char* SolverStatusName(SolverStatus s) {
     case SolverStatus::kMemoryBudgetExceeded: return "memory_budget_exceeded";
     case SolverStatus::kWorkBudgetExceeded: return "work_budget_exceeded";
     case SolverStatus::kLinearSolverFailure: return "linear_solver_failure";
+    case SolverStatus::kUnsupportedContactModel: return "unsupported_contact_model";
+    case SolverStatus::kNumericalFailure: return "numerical_failure";
   }
   return "unknown";
 }

@@ -37,6 +37,14 @@ enum class SolverStatus {
   // reach its forcing tolerance within its iteration cap, or broke down (pᵀHp <= 0): the
   // direction is not used; the result is the last Newton iterate.
   kLinearSolverFailure,
+  // The solver cannot solve the step's contact model (e.g. an augmented-Lagrangian solver asked
+  // for a Hunt–Crossley law): refused before iterating; the message names the solver, the model
+  // and the models it accepts.
+  kUnsupportedContactModel,
+  // The solver's own numerical method broke down (an interior-point step with no descent, a
+  // singular subsystem matrix, a non-finite iterate): the message says which and where; the result
+  // is the last finite iterate.
+  kNumericalFailure,
 };
 const char* SolverStatusName(SolverStatus s);
 

@@ -27,6 +27,7 @@
 #include "engine/contact/linear_cone.h"
 #include "engine/solvers/sap/sap_model.h"
 #include "engine/solvers/common/islands.h"
+#include "engine/solvers/common/problem_checks.h"
 #include "engine/solvers/common/sap_supernodal.h"
 #include "engine/common/small_kernels.h"
 #include "engine/multibody/articulated_tree.h"
@@ -34,56 +35,6 @@
 namespace contactlab {
 
 namespace {
-
-// Structural checks a malformed problem would crash on. Returns an empty string if well formed.
-std::string CheckStructure(const ContactProblem& p, const VecX& v_guess) {
-  std::ostringstream os;
-  const int nt = p.num_trees();
-  if (p.nv < 0 || static_cast<int>(p.tree_v_start.size()) != nt ||
-      static_cast<int>(p.A.size()) != nt) {
-    return "malformed problem: tree arrays (tree_v_start, tree_nv, A) differ in size";
-  }
-  int total = 0;
-  for (int t = 0; t < nt; ++t) {
-    const int s = p.tree_v_start[t], n = p.tree_nv[t];
-    if (s < 0 || n < 0 || s + n > p.nv || p.A[t].rows() != n || p.A[t].cols() != n ||
-        (static_cast<int>(p.M.size()) == nt && (p.M[t].rows() != n || p.M[t].cols() != n))) {
-      os << "malformed problem: tree " << t << " has an inconsistent range or A/M block size";
-      return os.str();
-    }
-    total += n;
-  }
-  if (total != p.nv) return "malformed problem: the trees do not cover the nv velocities";
-  if (p.v_star.size() != p.nv) return "malformed problem: v_star has the wrong size";
-  if (v_guess.size() != p.nv) return "malformed input: v_guess has the wrong size";
-  if (!(p.time_step > 0)) return "malformed problem: time_step must be > 0";
-  int rows = 0;
-  for (size_t i = 0; i < p.constraints.size(); ++i) {
-    const ConstraintData& c = p.constraints[i];
-    const int expected = c.kind == ConstraintKind::kFrictionCone ? 3 : 1;
-    bool ok = c.num_rows == expected && c.first_row == rows && c.num_blocks >= 0 &&
-              c.num_blocks <= 2;
-    for (int k = 0; ok && k < c.num_blocks; ++k) {
-      const TreeJacobianBlock& b = c.blocks[k];
-      ok = b.tree >= 0 && b.tree < nt && b.J.rows() == c.num_rows &&
-           b.J.cols() == p.tree_nv[b.tree];
-    }
-    if (!ok) {
-      os << "malformed problem: constraint " << i << " has inconsistent rows or Jacobian blocks";
-      return os.str();
-    }
-    if (c.num_blocks == 2 && c.blocks[0].tree == c.blocks[1].tree) {
-      // The Hessian, the Delassus estimate and the island split take the two blocks of a
-      // constraint to act on two different trees.
-      os << "malformed problem: constraint " << i << " has both Jacobian blocks on tree "
-         << c.blocks[0].tree << " (give one block, their sum)";
-      return os.str();
-    }
-    rows += c.num_rows;
-  }
-  if (rows != p.num_rows) return "malformed problem: num_rows differs from the constraints' rows";
-  return {};
-}
 
 // "13.7 GB"-style size for messages (decimal units).
 std::string FormatBytes(std::int64_t bytes) {
@@ -100,58 +51,12 @@ std::string FormatBytes(std::int64_t bytes) {
   return os.str();
 }
 
-// x·0 is 0 for finite x and NaN for ±inf and NaN: one sum screens a whole array.
-inline double FiniteScreen(const double* x, Eigen::Index n) {
-  return Eigen::Map<const VecX>(x, n).sum() * 0.0;
-}
-
-// True when every input CheckFinite examines is finite: a branch-free screen over the arrays, so
-// that the usual (valid) case costs one pass over the data.
-bool AllInputsFinite(const ContactProblem& p, const VecX& v_guess) {
-  double acc = FiniteScreen(p.v_star.data(), p.v_star.size()) +
-               FiniteScreen(v_guess.data(), v_guess.size());
-  const bool have_M = static_cast<int>(p.M.size()) == p.num_trees();
-  for (int t = 0; t < p.num_trees(); ++t) {
-    acc += FiniteScreen(p.A[t].data(), p.A[t].size());
-    if (have_M) acc += FiniteScreen(p.M[t].data(), p.M[t].size());
-  }
-  for (const ConstraintData& c : p.constraints) {
-    acc += FiniteScreen(c.bias.data(), c.num_rows);
-    for (int k = 0; k < c.num_blocks; ++k) {
-      acc += FiniteScreen(c.blocks[k].J.data(), c.blocks[k].J.size());
-    }
-  }
-  return acc == 0;
-}
-
 // Finite-ness of every numerical input and usability of the laws' constants (the laws' Check),
 // with the first offender named.
 std::string CheckFinite(const ContactProblem& p, const VecX& v_guess,
                         const ConstraintBundle& laws) {
-  if (AllInputsFinite(p, v_guess)) return laws.Check();
-  std::ostringstream os;
-  if (!p.v_star.allFinite()) return "non-finite v_star";
-  if (!v_guess.allFinite()) return "non-finite v_guess";
-  for (int t = 0; t < p.num_trees(); ++t) {
-    if (!p.A[t].allFinite()) {
-      os << "non-finite A block of tree " << t;
-      return os.str();
-    }
-    if (static_cast<int>(p.M.size()) == p.num_trees() && !p.M[t].allFinite()) {
-      os << "non-finite M block of tree " << t;
-      return os.str();
-    }
-  }
-  for (size_t i = 0; i < p.constraints.size(); ++i) {
-    const ConstraintData& c = p.constraints[i];
-    bool ok = c.bias.head(c.num_rows).allFinite();
-    for (int k = 0; k < c.num_blocks; ++k) ok = ok && c.blocks[k].J.allFinite();
-    if (!ok) {
-      os << "constraint " << i << ": non-finite Jacobian or bias";
-      return os.str();
-    }
-  }
-  return laws.Check();
+  std::string error = CheckProblemFinite(p, v_guess);
+  return error.empty() ? laws.Check() : error;
 }
 
 }  // namespace
@@ -312,6 +217,14 @@ SapSolver::SapSolver(const SapParameters& params, const ContactModelParameters& 
 }
 
 SapSolver::~SapSolver() = default;
+
+SolverStatus SapSolver::SolveWithLaws(const ContactProblem& problem, const ConstraintBundle& laws,
+                                      const VecX& v_guess, SolverResult* result) {
+  given_laws_ = &laws;
+  const SolverStatus status = Solve(problem, v_guess, result);
+  given_laws_ = nullptr;
+  return status;
+}
 
 void SapSolver::set_parameters(const SapParameters& p) {
   p.Validate();
@@ -491,12 +404,20 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   };
 
   // Validation before any iteration.
-  std::string error = s.island_child ? std::string() : CheckStructure(problem, v_guess);
+  std::string error = s.island_child ? std::string() : CheckProblemStructure(problem, v_guess);
   if (!error.empty()) {
     result->laws = ConstraintBundle{};
     return fail_input(error);
   }
-  s.laws.Prepare(problem, SapLawParameters(prm, contact_));
+  if (given_laws_) {
+    if (given_laws_->num_constraints() != nc || given_laws_->num_rows() != nr) {
+      result->laws = ConstraintBundle{};
+      return fail_input("the given laws were prepared for another problem");
+    }
+    s.laws = *given_laws_;
+  } else {
+    s.laws.Prepare(problem, SapLawParameters(prm, contact_));
+  }
   const ConstraintBundle& laws = s.laws;
   if (!s.island_child) {
     result->laws = s.laws;
@@ -521,7 +442,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   bool use_pcg = prm.linear_solver == SapParameters::LinearSolver::kPcg;
   s.pchol.set_incomplete(true);
   BlockSparseCholesky* ch_cur = use_pcg ? &s.pchol : &s.chol;
-  if (!dense && prm.islands && !prm.compute_condition_number &&
+  if (!dense && prm.islands && !prm.compute_condition_number && !given_laws_ &&
       SolveIslands(problem, v_guess, result)) {
     if (stats.status == SolverStatus::kConverged) {
       stats.solve_ms = MsSince(t_start);

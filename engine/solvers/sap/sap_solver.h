@@ -135,6 +135,12 @@ class SapSolver final : public ContactSolver {
   SeriesTable series() const override { return SapSeriesTable(); }
   SolverStatus Solve(const ContactProblem& problem, const VecX& v_guess,
                      SolverResult* result) override;
+  // Solve with laws the caller prepared (e.g. the linear law with another R and v̂, as CANAL's
+  // surrogate problems are) instead of the ones Prepare would make from the problem's physical
+  // data and this solver's σ, β; `laws` must be prepared for `problem`. Islands are not split on
+  // this path (each island's child would prepare its own laws).
+  SolverStatus SolveWithLaws(const ContactProblem& problem, const ConstraintBundle& laws,
+                             const VecX& v_guess, SolverResult* result);
   const SapParameters& parameters() const { return params_; }
   void set_parameters(const SapParameters& p);  // validates
   // The contact model whose laws the next solves minimize (joint limits: the linear law).
@@ -148,6 +154,7 @@ class SapSolver final : public ContactSolver {
 
   SapParameters params_;
   ContactModelParameters contact_;
+  const ConstraintBundle* given_laws_ = nullptr;  // set during SolveWithLaws
   struct Scratch;
   std::unique_ptr<Scratch> scratch_;  // reused between solves
 };
