@@ -8,6 +8,7 @@
 //                         [--panel NAME ...] [--select BODY] [--settings FILE] [--no-settings]
 //                         [--seconds S] [--input FILE] [--trajectory FILE]
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
+//   contactlab compare SCENE --configs sap,canal,... [--step N [--plot F]] [--json F] (app/compare.h)
 //   contactlab params [--json] [--check-doc FILE | --update-doc FILE]   (app/params.h)
 // Exit status: 0 success, 2 scene or usage error (message on stderr: a bad option value is
 // refused with its valid range), 1 other runtime failure; `run` also: 3 a step failed or the state
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "app/bench.h"
+#include "app/compare.h"
 #include "app/export.h"
 #include "app/output_files.h"
 #include "app/params.h"
@@ -230,6 +232,7 @@ int main(int argc, char** argv) {
   check_doc->excludes(update_doc);
 
   contactlab::AddBenchCommand(app);  // `bench`: runs inside the parse (app/bench.h)
+  contactlab::AddCompareCommand(app);  // `compare`: likewise (app/compare.h)
   // A first word that is neither an option nor a command is named (CLI11 would only say that a
   // subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {

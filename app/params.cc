@@ -137,6 +137,24 @@ nlohmann::json StepParamsJson(const StepSettings& settings) {
   nlohmann::json j;
   j[StepSettingsTable().group] = ParamValuesJson(StepSettingsTable(), settings);
   j[SapParameterTable().group] = ParamValuesJson(SapParameterTable(), settings.sap);
+  // The chosen solver's own table when it is not SAP (its group name is the solver's).
+  switch (settings.solver_type) {
+    case SolverType::kSap: break;
+    case SolverType::kCanal:
+      j[CanalParameterTable().group] = ParamValuesJson(CanalParameterTable(), settings.canal);
+      break;
+    case SolverType::kSubAdmm:
+      j[SubAdmmParameterTable().group] =
+          ParamValuesJson(SubAdmmParameterTable(), settings.subadmm);
+      break;
+    case SolverType::kPgs:
+      j[PgsParameterTable().group] = ParamValuesJson(PgsParameterTable(), settings.pgs);
+      break;
+    case SolverType::kFirstOrder:
+      j[FirstOrderParameterTable().group] =
+          ParamValuesJson(FirstOrderParameterTable(), settings.first_order);
+      break;
+  }
   j[ContactModelTable().group] = ParamValuesJson(ContactModelTable(), settings.contact);
   return j;
 }
@@ -178,6 +196,10 @@ bool SetInTable(const ParamTable<S>& table, const std::string& key, const std::s
 }  // namespace
 
 void SetStepParam(const std::string& key, const std::string& value, StepSettings* settings) {
+  if (SetInTable(CanalParameterTable(), key, value, &settings->canal)) return;
+  if (SetInTable(SubAdmmParameterTable(), key, value, &settings->subadmm)) return;
+  if (SetInTable(PgsParameterTable(), key, value, &settings->pgs)) return;
+  if (SetInTable(FirstOrderParameterTable(), key, value, &settings->first_order)) return;
   if (SetInTable(SapParameterTable(), key, value, &settings->sap)) return;
   if (SetInTable(ContactModelTable(), key, value, &settings->contact)) return;
   if (SetInTable(StepSettingsTable(), key, value, settings)) return;

@@ -273,6 +273,14 @@ class SceneBuilder {
     return std::nullopt;
   }
 
+  template <typename P>
+  void ReadSolverMap(const Field& solver, const char* key, const ParamTable<P>& table, P* params) {
+    if (auto g = in_.Get(solver, key)) {
+      in_.CheckKeys(*g, TableKeys(table, {}));
+      in_.ReadParams(*g, table, params);
+    }
+  }
+
   void ReadSettings(const Field& top, Scene* scene) {
     if (auto f = in_.Get(top, "description")) scene->description = in_.String(*f);
     StepSettings& s = scene->settings;
@@ -285,10 +293,16 @@ class SceneBuilder {
     time_step_field_ = in_.Get(top, "time_step");
     duration_field_ = in_.Get(top, "duration");
     s.gravity = in_.Vector(top, "gravity", s.gravity);
+    // solver.type is read with the step table; SAP's keys sit in `solver:` itself, each other
+    // solver's in its own map (`solver: {type: canal, canal: {beta0: 1e5}}`).
     if (auto f = in_.Get(top, "solver")) {
-      in_.CheckKeys(*f, TableKeys(SapParameterTable(), {"type"}));
-      if (auto t = in_.Get(*f, "type")) in_.Choice(*t, {"sap"});
+      in_.CheckKeys(*f, TableKeys(SapParameterTable(),
+                                  {"type", "canal", "subadmm", "pgs", "first_order"}));
       in_.ReadParams(*f, SapParameterTable(), &s.sap);
+      ReadSolverMap(*f, "canal", CanalParameterTable(), &s.canal);
+      ReadSolverMap(*f, "subadmm", SubAdmmParameterTable(), &s.subadmm);
+      ReadSolverMap(*f, "pgs", PgsParameterTable(), &s.pgs);
+      ReadSolverMap(*f, "first_order", FirstOrderParameterTable(), &s.first_order);
     }
     if (auto f = in_.Get(top, "contact")) {
       in_.CheckKeys(*f, TableKeys(ContactModelTable(), {}));
@@ -1046,7 +1060,6 @@ class SceneBuilder {
   void Finalize(Scene* scene) {
     try {
       scene->settings.Validate();
-      scene->settings.sap.Validate();
     } catch (const std::invalid_argument& e) {
       throw SceneError(rep_->file() + ": settings: " + e.what());
     }

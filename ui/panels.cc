@@ -7,6 +7,7 @@
 
 #include "engine/inspect/colormap.h"
 #include "engine/sim/param_tables.h"
+#include "engine/sim/simulator.h"
 #include "engine/solvers/sap/sap_solver.h"
 #include "ui/param_widgets.h"
 
@@ -513,7 +514,23 @@ bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials
   };
   table(StepSettingsTable(), settings, "step");
   table(ContactModelTable(), &settings->contact, "contact model");
-  table(SapParameterTable(), &settings->sap, "solver: SAP");
+  // The chosen solver's table (solver.type in the step table switches it live).
+  switch (settings->solver_type) {
+    case SolverType::kSap: table(SapParameterTable(), &settings->sap, "solver: SAP"); break;
+    case SolverType::kCanal: table(CanalParameterTable(), &settings->canal, "solver: CANAL"); break;
+    case SolverType::kSubAdmm:
+      table(SubAdmmParameterTable(), &settings->subadmm, "solver: SubADMM");
+      break;
+    case SolverType::kPgs: table(PgsParameterTable(), &settings->pgs, "solver: PGS"); break;
+    case SolverType::kFirstOrder:
+      table(FirstOrderParameterTable(), &settings->first_order, "solver: first-order");
+      break;
+  }
+  if (const std::string why = SolverModelMismatch(*settings); !why.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kBadText, "%s", why.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (materials && !materials->empty()) {
     SectionTitle("materials");
     for (size_t i = 0; i < materials->size(); ++i) {

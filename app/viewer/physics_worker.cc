@@ -106,7 +106,7 @@ PhysicsJob MakeStepJob(StepJobOptions options) {
     ApplyQueuedEdits(options.edits, &sim, batch);
     if (options.prepare) options.prepare(sim);
     const auto t0 = Clock::now();
-    const int cap = sim.settings().sap.max_iterations;
+    const int cap = SolverIterationCap(sim.settings());
     batch->records.reserve(static_cast<size_t>(std::max(0, options.steps)));
     for (int i = 0; i < options.steps; ++i) {
       try {
@@ -145,6 +145,19 @@ PhysicsJob MakeResolveJob(StepRecord record, SapParameters params, QueuedEdits e
     ApplyQueuedEdits(edits, &sim, batch);
     batch->comparison = CompareResolve(sim, record, params);
     batch->comparison_step = record.step;
+  };
+}
+
+PhysicsJob MakeResolveJob(StepRecord record, StepSettings settings, QueuedEdits edits) {
+  return [record = std::move(record), settings = std::move(settings),
+          edits = std::move(edits)](Simulator& sim, PhysicsBatch* batch) {
+    ApplyQueuedEdits(edits, &sim, batch);
+    try {
+      batch->comparison = CompareResolve(sim, record, settings);
+      batch->comparison_step = record.step;
+    } catch (const std::exception& e) {
+      batch->settings_error = e.what();
+    }
   };
 }
 

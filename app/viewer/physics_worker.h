@@ -105,5 +105,7 @@ void ApplyQueuedEdits(const QueuedEdits& edits, Simulator* sim, PhysicsBatch* ba
 // Applies `edits`, then re-solves `record` with `params` (CompareResolve) on the worker; the
 // result lands in PhysicsBatch::comparison with comparison_step = record.step.
 PhysicsJob MakeResolveJob(StepRecord record, SapParameters params, QueuedEdits edits = {});
+// The same with any solver (settings.solver_type and its parameters) and contact model.
+PhysicsJob MakeResolveJob(StepRecord record, StepSettings settings, QueuedEdits edits);
 
 }  // namespace contactlab

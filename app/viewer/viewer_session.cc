@@ -63,7 +63,7 @@ void Viewer::HandleTimelineRequests() {
     if (materials_dirty_) edits.materials = model_.materials;
     if (settings_dirty_) edits.settings = edit_settings_;
     materials_dirty_ = settings_dirty_ = false;
-    if (shown) worker_->Submit(MakeResolveJob(*shown, edit_settings_.sap, edits), generation_);
+    if (shown) worker_->Submit(MakeResolveJob(*shown, edit_settings_, edits), generation_);
   }
   timeline_.resolve_requested = false;
   if (timeline_.resume_requested && shown && !playback_.playing) {

@@ -128,6 +128,14 @@ ResolveComparison CompareResolve(const Simulator& sim, const StepRecord& record,
   return c;
 }
 
+ResolveComparison CompareResolve(const Simulator& sim, const StepRecord& record,
+                                 const StepSettings& settings) {
+  ResolveComparison c;
+  c.before = record.result;
+  c.after = sim.Resolve(record, settings);
+  return c;
+}
+
 double MeanStictionSlip(const ContactProblem& problem, const SolverResult& result) {
   double slip = 0;
   int n = 0;

@@ -89,6 +89,10 @@ struct ResolveComparison {
 };
 ResolveComparison CompareResolve(const Simulator& sim, const StepRecord& record,
                                  const SapParameters& params);
+// The same with any solver, model and parameters (Simulator::Resolve(record, settings)); `after`
+// may then log other series than `before`.
+ResolveComparison CompareResolve(const Simulator& sim, const StepRecord& record,
+                                 const StepSettings& settings);
 
 // Mean tangential slip ‖v_t‖ [m/s] over the friction cones of `problem` in the stiction regime of
 // `result` (0 when there are none): the quantity σ controls (slip ∝ R_t = σ w).

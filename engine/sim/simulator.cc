@@ -127,7 +127,14 @@ void StepSettings::Validate() const {
   StepSettingsTable().Validate(*this);
   if (!gravity.allFinite()) throw std::invalid_argument("gravity must be finite");
   sap.Validate();
+  canal.Validate();
+  subadmm.Validate();
+  pgs.Validate();
+  first_order.Validate();
   ContactModelTable().Validate(contact);
+  if (const std::string why = SolverModelMismatch(*this); !why.empty()) {
+    throw std::invalid_argument(why);
+  }
 }
 
 std::int64_t DenseTreeBytes(const Model& model) {
@@ -162,7 +169,7 @@ Simulator::Simulator(Model model, StepSettings settings)
   }
   multibody_ = std::make_unique<Multibody>(&model_);
   collision_ = std::make_unique<CollisionDetector>(&model_);
-  solver_ = std::make_unique<SapSolver>(settings_.sap, settings_.contact);
+  solver_ = MakeSolver(settings_);
   // Bounding radius of each body's geometry about its COM, for the speculative margin.
   body_radius_.assign(model_.bodies.size(), 0.0);
   for (const Geom& g : model_.geoms) {
@@ -212,9 +219,8 @@ Simulator::~Simulator() = default;
 
 void Simulator::set_settings(const StepSettings& s) {
   s.Validate();
-  solver_->set_contact_model(s.contact);  // validates before anything changes
+  if (!ConfigureSolver(s, solver_.get())) solver_ = MakeSolver(s);
   settings_ = s;
-  solver_->set_parameters(settings_.sap);
 }
 
 void Simulator::set_state(const State& s) {
@@ -684,7 +690,8 @@ const StepRecord& Simulator::Step() {
   const SolverStatus solve_status = rec.result.stats.status;
   if (solve_status != SolverStatus::kNonFiniteInput &&
       solve_status != SolverStatus::kMemoryBudgetExceeded &&
-      solve_status != SolverStatus::kWorkBudgetExceeded && rec.result.v.allFinite()) {
+      solve_status != SolverStatus::kWorkBudgetExceeded &&
+      solve_status != SolverStatus::kUnsupportedContactModel && rec.result.v.allFinite()) {
     const double theta_vq = IntegratorThetaVq(settings_.integrator);
     VecX& v_thvq = scratch_.v_thvq;
     v_thvq = theta_vq * rec.result.v + (1 - theta_vq) * state_.v;
@@ -960,16 +967,9 @@ void Simulator::SetPerturbation(const Perturbation& p) {
   perturbation_ = p;
 }
 
-SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& params) const {
-  return Resolve(record, params, settings_.contact);
-}
-
-SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& params,
-                                const ContactModelParameters& contact) const {
-  params.Validate();
-  ContactProblem problem = record.problem;
+void Simulator::RefreshMaterials(const StepRecord& record, ContactProblem* problem) const {
   // Materials may have been edited since the step was recorded: refresh the physical data.
-  for (ConstraintData& cd : problem.constraints) {
+  for (ConstraintData& cd : problem->constraints) {
     if (cd.kind != ConstraintKind::kFrictionCone || cd.source < 0 ||
         cd.source >= static_cast<int>(record.contacts.size()))
       continue;
@@ -980,9 +980,33 @@ SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& p
     cd.friction = mat.friction;
     cd.hunt_crossley_dissipation = mat.hunt_crossley_dissipation;
   }
+}
+
+SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& params) const {
+  return Resolve(record, params, settings_.contact);
+}
+
+SolverResult Simulator::Resolve(const StepRecord& record, const SapParameters& params,
+                                const ContactModelParameters& contact) const {
+  params.Validate();
+  ContactProblem problem = record.problem;
+  RefreshMaterials(record, &problem);
   SapSolver solver(params, contact);
   SolverResult result;
   solver.Solve(problem, record.before.v, &result);
+  return result;
+}
+
+SolverResult Simulator::Resolve(const StepRecord& record, const StepSettings& settings) const {
+  if (settings.solver_type == SolverType::kSap) {
+    return Resolve(record, settings.sap, settings.contact);
+  }
+  settings.Validate();
+  ContactProblem problem = record.problem;
+  RefreshMaterials(record, &problem);
+  std::unique_ptr<ContactSolver> solver = MakeSolver(settings);
+  SolverResult result;
+  solver->Solve(problem, record.before.v, &result);
   return result;
 }
 

@@ -16,8 +16,13 @@
 #include "engine/multibody/multibody.h"
 #include "engine/multibody/perturbation.h"
 #include "engine/contact/contact_model.h"
-#include "engine/solvers/sap/sap_solver.h"
+#include "engine/sim/solver_registry.h"
+#include "engine/solvers/canal/canal_solver.h"
 #include "engine/solvers/common/solver.h"
+#include "engine/solvers/first_order/first_order_solver.h"
+#include "engine/solvers/pgs/pgs_solver.h"
+#include "engine/solvers/sap/sap_solver.h"
+#include "engine/solvers/subadmm/subadmm_solver.h"
 
 namespace contactlab {
 
@@ -48,11 +53,21 @@ struct StepSettings {
   // sliding contact (§V-A). The margin covers both, so that no contact the model would load is
   // missing; each candidate costs a row. Off: contact_margin only.
   bool speculative_margin = true;
-  SapParameters sap;                        // solver parameters
+  // The contact solver of every step (engine/sim/solver_registry.h) and each solver's own
+  // parameters (only the chosen solver's are used; the others are kept so that switching back
+  // and forth in the viewer keeps edits).
+  SolverType solver_type = SolverType::kSap;
+  SapParameters sap;                        // solver parameters of SAP (`solver:`)
+  CanalParameters canal;                    // `solver: {canal: {...}}`
+  SubAdmmParameters subadmm;                // `solver: {subadmm: {...}}`
+  PgsParameters pgs;                        // `solver: {pgs: {...}}`
+  FirstOrderParameters first_order;         // `solver: {first_order: {...}}`
   ContactModelParameters contact;           // contact model (linear: SAP's law) and v_s
   int free_motion_max_iterations = 20;      // Newton cap for implicit free motion (eq. 14)
   double free_motion_tolerance = 1e-12;     // relative, on ‖m(v*)‖
-  void Validate() const;                    // throws std::invalid_argument with the valid range
+  // Throws std::invalid_argument with the valid range, or when the solver does not accept the
+  // contact model (SolverModelMismatch).
+  void Validate() const;
 };
 
 struct State {
@@ -190,6 +205,12 @@ class Simulator {
   // solved under that model's laws, e.g. to overlay its curve on the recorded one.
   SolverResult Resolve(const StepRecord& record, const SapParameters& params,
                        const ContactModelParameters& contact) const;
+  // The same with any solver: settings.solver_type with its parameters and settings.contact
+  // (the other fields of `settings` are not used). Validates `settings` (throws
+  // std::invalid_argument, e.g. for a solver that does not accept the model).
+  SolverResult Resolve(const StepRecord& record, const StepSettings& settings) const;
+  // The solver the steps use (its type is settings().solver_type).
+  const ContactSolver& solver() const { return *solver_; }
 
   // Mouse perturbation (engine/multibody/perturbation.h), applied by every Step() until cleared: the force
   // f = k (target_W − p_W) − c v_p on the grabbed point, with p_W and v_p taken at the step's
@@ -220,6 +241,8 @@ class Simulator {
   FreeMotionReport ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
                                      const VecX* external_force, const KinematicsCache* kin_q0,
                                      VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M);
+  // The recorded problem's per-pair material data (k, τ_d, μ, d) from the current materials.
+  void RefreshMaterials(const StepRecord& record, ContactProblem* problem) const;
   void AssembleProblem(const KinematicsCache& kin, double t, const std::vector<Contact>& contacts,
                        ContactProblem* problem);
   // *J becomes rows x cols (contents unspecified) using the spare pool instead of allocating.
@@ -249,7 +272,7 @@ class Simulator {
   State state_;
   std::unique_ptr<Multibody> multibody_;
   std::unique_ptr<CollisionDetector> collision_;
-  std::unique_ptr<SapSolver> solver_;
+  std::unique_ptr<ContactSolver> solver_;
   StepRecord record_;
   int step_count_ = 0;
   VecX warm_start_;
