@@ -107,6 +107,7 @@ PhysicsJob MakeStepJob(StepJobOptions options) {
     if (options.prepare) options.prepare(sim);
     const auto t0 = Clock::now();
     const int cap = SolverIterationCap(sim.settings());
+    KinematicsCache kin;  // SummarizeStep's scratch
     batch->records.reserve(static_cast<size_t>(std::max(0, options.steps)));
     for (int i = 0; i < options.steps; ++i) {
       try {
@@ -117,6 +118,7 @@ PhysicsJob MakeStepJob(StepJobOptions options) {
         return;
       }
       const StepRecord& r = batch->records.back();
+      if (options.summaries) batch->summaries.push_back(SummarizeStep(sim.multibody(), r, &kin));
       if (r.result.stats.status == SolverStatus::kNonFiniteInput ||
           r.result.stats.status == SolverStatus::kNonFiniteState) {
         batch->stop = true;  // nothing more to see: the state no longer advances

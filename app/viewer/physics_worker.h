@@ -19,6 +19,7 @@
 
 #include "engine/inspect/breakpoints.h"
 #include "engine/inspect/history.h"
+#include "engine/inspect/step_summary.h"
 #include "engine/sim/simulator.h"
 
 namespace contactlab {
@@ -37,6 +38,9 @@ struct PhysicsBatch {
   double wall_ms = 0;               // wall time of the job [ms]
   std::optional<ResolveComparison> comparison;  // result of a re-solve job
   int comparison_step = -1;                     // timeline step the re-solve belongs to
+  // One per record (same order) when the job was asked for them (StepJobOptions::summaries):
+  // computed on the worker, since the NCP residual of a large step costs a good part of a solve.
+  std::vector<StepSummary> summaries;
 };
 
 using PhysicsJob = std::function<void(Simulator&, PhysicsBatch*)>;
@@ -95,6 +99,9 @@ struct StepJobOptions {
   QueuedEdits edits;
   // Called on the worker before stepping (e.g. to set or clear the mouse spring).
   std::function<void(Simulator&)> prepare;
+  // Also summarize every step (SummarizeStep, engine/inspect/step_summary.h) into
+  // PhysicsBatch::summaries.
+  bool summaries = false;
 };
 PhysicsJob MakeStepJob(StepJobOptions options);
 
