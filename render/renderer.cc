@@ -82,6 +82,7 @@ bool SceneRenderer::Init(std::string* error) {
   mesh_u_.normal_matrix = loc(mesh_program_, "u_normal_matrix");
   mesh_u_.color = loc(mesh_program_, "u_color");
   mesh_u_.eye = loc(mesh_program_, "u_eye");
+  mesh_u_.ghost = loc(mesh_program_, "u_ghost");
   for (auto [program, u] : {std::pair{plane_program_, &plane_u_},
                             std::pair{blend_plane_program_, &blend_plane_u_}}) {
     u->model = loc(program, "u_model");
@@ -235,6 +236,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   glUseProgram(mesh_program_);
   glUniformMatrix4fv(mesh_u_.view_proj, 1, GL_FALSE, view_proj.data());
   glUniform3fv(mesh_u_.eye, 1, eye.data());
+  glUniform1i(mesh_u_.ghost, 0);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glEnable(GL_BLEND);
@@ -312,6 +314,55 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     DrawPlane(floor_, Pose{}, Color{0.55f, 0.57f, 0.60f, 0.35f}, true);
     glDepthMask(GL_TRUE);
   }
+  glUseProgram(0);
+}
+
+void SceneRenderer::DrawGhost(const Model& model, const std::vector<Pose>& X_WB, const Color& tint,
+                              float alpha, float tint_amount) {
+  const Eigen::Matrix4f view_proj = proj_ * view_;
+  const Eigen::Vector3f eye = eye_.cast<float>();
+  const int num_geoms = std::min<int>(model.geoms.size(), meshes_.size());
+  std::vector<int> geoms;
+  std::vector<Pose> poses(num_geoms);
+  std::vector<double> depth(num_geoms, 0.0);
+  for (int i = 0; i < num_geoms; ++i) {
+    const Geom& g = model.geoms[i];
+    if (!meshes_[i] || g.shape.type == ShapeType::kHalfSpace) continue;
+    if (g.body < 0 || g.body >= static_cast<int>(X_WB.size())) continue;
+    if (g.body >= static_cast<int>(model.bodies.size()) || model.bodies[g.body].tree < 0) continue;
+    poses[i] = GeomPose(g, X_WB);
+    depth[i] = (poses[i].p - eye_).squaredNorm();
+    geoms.push_back(i);
+  }
+  if (geoms.empty()) return;
+  // Back to front, each shape's back faces before its front faces (as translucent bodies).
+  std::sort(geoms.begin(), geoms.end(), [&](int a, int b) { return depth[a] > depth[b]; });
+  glUseProgram(mesh_program_);
+  glUniformMatrix4fv(mesh_u_.view_proj, 1, GL_FALSE, view_proj.data());
+  glUniform3fv(mesh_u_.eye, 1, eye.data());
+  glUniform1i(mesh_u_.ghost, 1);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LEQUAL);  // a ghost that coincides with the primary's body still shows
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask(GL_FALSE);
+  glEnable(GL_CULL_FACE);
+  const float t = std::clamp(tint_amount, 0.0f, 1.0f);
+  for (int i : geoms) {
+    const Geom& g = model.geoms[i];
+    const Color base{float(g.color[0]), float(g.color[1]), float(g.color[2]), 1.0f};
+    Color c = Lerp(base, tint, t);
+    c.a = alpha;
+    const VertexBuffer& mesh = MeshFor(i, g, poses[i]);
+    glCullFace(GL_FRONT);
+    DrawBody(mesh, poses[i], c);
+    glCullFace(GL_BACK);
+    DrawBody(mesh, poses[i], c);
+  }
+  glDisable(GL_CULL_FACE);
+  glDepthMask(GL_TRUE);
+  glDepthFunc(GL_LESS);
+  glUniform1i(mesh_u_.ghost, 0);
   glUseProgram(0);
 }
 
