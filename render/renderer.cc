@@ -82,7 +82,7 @@ bool SceneRenderer::Init(std::string* error) {
   mesh_u_.normal_matrix = loc(mesh_program_, "u_normal_matrix");
   mesh_u_.color = loc(mesh_program_, "u_color");
   mesh_u_.eye = loc(mesh_program_, "u_eye");
-  mesh_u_.ghost = loc(mesh_program_, "u_ghost");
+  mesh_u_.rim_alpha = loc(mesh_program_, "u_rim_alpha");
   for (auto [program, u] : {std::pair{plane_program_, &plane_u_},
                             std::pair{blend_plane_program_, &blend_plane_u_}}) {
     u->model = loc(program, "u_model");
@@ -236,7 +236,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   glUseProgram(mesh_program_);
   glUniformMatrix4fv(mesh_u_.view_proj, 1, GL_FALSE, view_proj.data());
   glUniform3fv(mesh_u_.eye, 1, eye.data());
-  glUniform1i(mesh_u_.ghost, 0);
+  glUniform1f(mesh_u_.rim_alpha, 0.0f);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glEnable(GL_BLEND);
@@ -318,7 +318,8 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
 }
 
 void SceneRenderer::DrawGhost(const Model& model, const std::vector<Pose>& X_WB, const Color& tint,
-                              float alpha, float tint_amount) {
+                              const std::vector<float>* body_alpha, float alpha,
+                              float tint_amount) {
   const Eigen::Matrix4f view_proj = proj_ * view_;
   const Eigen::Vector3f eye = eye_.cast<float>();
   const int num_geoms = std::min<int>(model.geoms.size(), meshes_.size());
@@ -340,7 +341,6 @@ void SceneRenderer::DrawGhost(const Model& model, const std::vector<Pose>& X_WB,
   glUseProgram(mesh_program_);
   glUniformMatrix4fv(mesh_u_.view_proj, 1, GL_FALSE, view_proj.data());
   glUniform3fv(mesh_u_.eye, 1, eye.data());
-  glUniform1i(mesh_u_.ghost, 1);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LEQUAL);  // a ghost that coincides with the primary's body still shows
   glEnable(GL_BLEND);
@@ -351,8 +351,11 @@ void SceneRenderer::DrawGhost(const Model& model, const std::vector<Pose>& X_WB,
   for (int i : geoms) {
     const Geom& g = model.geoms[i];
     const Color base{float(g.color[0]), float(g.color[1]), float(g.color[2]), 1.0f};
+    const float f =
+        body_alpha && g.body < static_cast<int>(body_alpha->size()) ? (*body_alpha)[g.body] : 1.0f;
     Color c = Lerp(base, tint, t);
-    c.a = alpha;
+    c.a = alpha * f;
+    glUniform1f(mesh_u_.rim_alpha, std::max(0.95f * f, 1e-3f));
     const VertexBuffer& mesh = MeshFor(i, g, poses[i]);
     glCullFace(GL_FRONT);
     DrawBody(mesh, poses[i], c);
@@ -362,7 +365,7 @@ void SceneRenderer::DrawGhost(const Model& model, const std::vector<Pose>& X_WB,
   glDisable(GL_CULL_FACE);
   glDepthMask(GL_TRUE);
   glDepthFunc(GL_LESS);
-  glUniform1i(mesh_u_.ghost, 0);
+  glUniform1f(mesh_u_.rim_alpha, 0.0f);
   glUseProgram(0);
 }
 

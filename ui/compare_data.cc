@@ -36,11 +36,38 @@ std::string CompareConfigName(const StepSettings& settings) {
   return name;
 }
 
-std::vector<std::string> CompareConfigNames(const std::vector<StepSettings>& settings) {
+std::vector<std::string> CompareConfigNames(const std::vector<StepSettings>& settings,
+                                            const std::vector<std::string>& specs) {
   std::vector<std::string> names;
-  std::map<std::string, int> seen;
-  for (const StepSettings& s : settings) names.push_back(CompareConfigName(s));
-  std::map<std::string, int> total;
+  for (size_t c = 0; c < settings.size(); ++c) {
+    std::string name = CompareConfigName(settings[c]);
+    const std::string spec = c < specs.size() ? specs[c] : "";
+    const size_t colon = spec.find(':');
+    if (colon != std::string::npos) {
+      // "KEY=VALUE:KEY=VALUE" after the solver, each key by its last part.
+      std::string parts;
+      size_t at = colon + 1;
+      while (at <= spec.size()) {
+        size_t end = spec.find(':', at);
+        if (end == std::string::npos) end = spec.size();
+        std::string part = spec.substr(at, end - at);
+        // The solver and the model are in the name already.
+        if (part.rfind("contact.model=", 0) == 0 || part.rfind("solver.type=", 0) == 0) {
+          at = end + 1;
+          continue;
+        }
+        const size_t eq = part.find('=');
+        const size_t dot = part.rfind('.', eq);
+        if (eq != std::string::npos && dot != std::string::npos) part = part.substr(dot + 1);
+        if (!part.empty()) parts += (parts.empty() ? "" : ", ") + part;
+        at = end + 1;
+      }
+      if (parts.size() > 40) parts = parts.substr(0, 37) + "...";
+      if (!parts.empty()) name += " (" + parts + ")";
+    }
+    names.push_back(name);
+  }
+  std::map<std::string, int> total, seen;
   for (const std::string& n : names) ++total[n];
   for (std::string& n : names) {
     if (total[n] < 2) continue;
@@ -48,6 +75,20 @@ std::vector<std::string> CompareConfigNames(const std::vector<StepSettings>& set
     if (k > 1) n += " #" + std::to_string(k);
   }
   return names;
+}
+
+std::vector<float> GhostVisibility(const std::vector<Pose>& primary, const std::vector<Pose>& ghost,
+                                   double full_distance, double radius, float min) {
+  std::vector<float> out(ghost.size(), 1.0f);
+  if (!(full_distance > 0)) return out;
+  const size_t n = std::min(primary.size(), ghost.size());
+  for (size_t b = 0; b < n; ++b) {
+    const double drift =
+        (ghost[b].p - primary[b].p).norm() + radius * ghost[b].q.angularDistance(primary[b].q);
+    const double t = std::isfinite(drift) ? std::clamp(drift / full_distance, 0.0, 1.0) : 1.0;
+    out[b] = static_cast<float>(min + (1.0 - min) * t);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

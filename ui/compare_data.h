@@ -32,8 +32,20 @@ Color CompareColor(int config);
 
 // "SAP", "PGS · lagged" (the model when it is not the linear one), for legends and tables.
 std::string CompareConfigName(const StepSettings& settings);
-// Names of several configurations; equal names get " #2", " #3", ... in order.
-std::vector<std::string> CompareConfigNames(const std::vector<StepSettings>& settings);
+// Names of several configurations; equal names get " #2", " #3", ... in order. With `specs`
+// (the CONFIGs of --compare, "" for a configuration made in the panel), a CONFIG's overrides
+// follow the name: "PGS (max_iterations=500)" for pgs:solver.pgs.max_iterations=500 (each key's
+// last part, contact.model and solver.type left out; the text cut at 40 characters).
+std::vector<std::string> CompareConfigNames(const std::vector<StepSettings>& settings,
+                                            const std::vector<std::string>& specs = {});
+
+// How visible each body of a ghost is: a factor of its alpha per body, `min` where the body lies
+// where the primary's does, rising linearly to 1 at a drift of `full_distance` [m] (the distance
+// between the two bodies' origins plus `radius` [m] times the angle between their orientations).
+// Configurations that agree then barely tint the scene and a body that drifts away stands out.
+// Bodies missing from either list get 1.
+std::vector<float> GhostVisibility(const std::vector<Pose>& primary, const std::vector<Pose>& ghost,
+                                   double full_distance, double radius, float min = 0.25f);
 
 // A step summary of one configuration with its distance from the primary at the same step.
 struct CompareEntry {
