@@ -67,19 +67,19 @@ std::string Sci(double x) {
 
 }  // namespace
 
-std::vector<std::string> ConfigOverrides(const std::string& spec) {
+std::vector<std::string> ConfigOverrides(const std::string& spec, const std::string& option) {
   const std::vector<std::string> parts = Split(spec, ':');
   SolverType type;
   if (parts.empty() || !ParseSolverType(parts[0], &type)) {
     std::string names;
     for (const char* n : SolverTypeNames()) names += (names.empty() ? "" : " | ") + std::string(n);
-    throw SceneError("--configs: '" + spec + "': the configuration must start with a solver (" +
+    throw SceneError(option + ": '" + spec + "': the configuration must start with a solver (" +
                      names + ")");
   }
   std::vector<std::string> out{"solver.type=" + parts[0]};
   for (size_t i = 1; i < parts.size(); ++i) {
     if (parts[i].find('=') == std::string::npos || parts[i].front() == '=') {
-      throw SceneError("--configs: '" + spec + "': '" + parts[i] +
+      throw SceneError(option + ": '" + spec + "': '" + parts[i] +
                        "' is not KEY=VALUE (e.g. pgs:solver.pgs.max_iterations=500)");
     }
     out.push_back(parts[i]);

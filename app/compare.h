@@ -72,9 +72,10 @@ struct CompareResult {
 };
 
 // A configuration's --set overrides: "solver.type=NAME" and its own KEY=VALUE parts. Throws
-// std::invalid_argument naming the spec when the solver type is unknown or a part is not
+// SceneError naming `option` and the spec when the solver type is unknown or a part is not
 // KEY=VALUE.
-std::vector<std::string> ConfigOverrides(const std::string& spec);
+std::vector<std::string> ConfigOverrides(const std::string& spec,
+                                         const std::string& option = "--configs");
 
 // Runs the comparison; prints the table (and the race table) to `out`; writes JSON to
 // json_path unless empty. Throws SceneError for a bad scene or configuration.
