@@ -61,6 +61,41 @@ TEST(CompareConfigNames, SolverAndModelWithNumbersForTwins) {
   EXPECT_EQ(CompareConfigNames({sap, lagged}), (std::vector<std::string>{"SAP", "SAP · lagged"}));
 }
 
+TEST(CompareConfigNames, TheConfigsOverridesFollowTheName) {
+  StepSettings sap, pgs, lagged;
+  pgs.solver_type = SolverType::kPgs;
+  lagged.contact.model = ContactModelType::kLagged;
+  EXPECT_EQ(CompareConfigNames({sap, pgs, lagged, sap},
+                               {"sap", "pgs:solver.pgs.max_iterations=500",
+                                "sap:contact.model=lagged:solver.sigma=0.01", ""}),
+            (std::vector<std::string>{"SAP", "PGS (max_iterations=500)",
+                                      "SAP · lagged (sigma=0.01)", "SAP #2"}));
+  const std::string long_name =
+      CompareConfigNames({sap}, {"sap:solver.sigma=0.001:solver.beta=0.5:solver.rel_tolerance="
+                                 "1e-9:solver.max_iterations=40"})[0];
+  EXPECT_EQ(long_name.size(), std::string("SAP (").size() + 40 + 1) << long_name;
+  EXPECT_EQ(long_name.substr(long_name.size() - 4), "...)");
+}
+
+TEST(GhostVisibility, FaintWhereThePrimaryIsFullWhereItDrifted) {
+  std::vector<Pose> primary(4), ghost(3);
+  ghost[1].p = Vec3(0.05, 0, 0);  // half of full_distance = 0.1
+  ghost[2].p = Vec3(0, 0.5, 0);   // far away
+  const std::vector<float> v = GhostVisibility(primary, ghost, 0.1, 0.2, 0.2f);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_FLOAT_EQ(v[0], 0.2f) << "the same pose: the minimum";
+  EXPECT_FLOAT_EQ(v[1], 0.6f);
+  EXPECT_FLOAT_EQ(v[2], 1.0f);
+  // A rotation counts as radius times the angle.
+  std::vector<Pose> turned(1);
+  turned[0].q = Quat(Eigen::AngleAxisd(0.25, Vec3::UnitZ()));
+  EXPECT_FLOAT_EQ(GhostVisibility({Pose{}}, turned, 0.1, 0.2, 0.0f)[0], 0.5f);
+  std::vector<Pose> lost(1);
+  lost[0].p.x() = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FLOAT_EQ(GhostVisibility({Pose{}}, lost, 0.1, 0.2)[0], 1.0f);
+  EXPECT_FLOAT_EQ(GhostVisibility({}, {Pose{}}, 0.1, 0.2)[0], 1.0f) << "no primary body";
+}
+
 TEST(CompareStore, DistanceFromThePrimaryWhicheverArrivesFirst) {
   CompareStore store(100);
   store.Reset(3);

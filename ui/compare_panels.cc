@@ -479,8 +479,10 @@ bool DrawRacePanel(const RaceRun* run, const std::string& status, bool can_race,
     }
     ImGui::EndTable();
   }
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled(
-      "hover a point: its iteration, residual, time, status and the solver's series");
+      "hover a point: its iteration, residual, time, status and the solver's own series");
+  ImGui::PopTextWrapPos();
   ImGui::PopID();
   return pressed;
 }
