@@ -493,6 +493,9 @@ TEST(SubAdmmClosedForm, PushedParticleSticksBelowAndSlidesAboveTheFrictionLimit)
       EXPECT_NEAR((r.gamma.head<2>() + mu * gn * dir.head<2>()).norm(), 0, 1e-10) << push;
       EXPECT_NEAR((r.v.head<2>() - (vt - mu * gn / m) * dir.head<2>()).norm(), 0, 1e-11) << push;
     }
+    // De Saxcé complementarity of SCC (zero for sticking and for sliding, where SAP's ṽᵀλ = 0
+    // would fail by δ‖λ_t‖²): round-off plus the 1e-12 m/s tolerance times γ over the energy.
+    EXPECT_LT(r.stats.complementarity_error, 1e-8) << push;
     std::printf("pushed particle (push %.1f x limit): %d iterations\n", push, r.stats.iterations);
   }
 }
@@ -899,6 +902,15 @@ TEST(SubAdmmSolver, NonFiniteInputIsReportedWithoutIterating) {
   bad = p;
   bad.num_rows += 1;
   expect_input_error(bad, p.v0, "malformed");
+  // Finite input whose iterates overflow: a status, a finite returned iterate, no crash.
+  bad = p;
+  bad.v_star(0) = bad.v_star(1) = 1e308;
+  const SolverStatus overflow = solver.Solve(bad, p.v0, &r);
+  EXPECT_NE(overflow, SolverStatus::kNonFiniteInput) << r.stats.message;
+  EXPECT_NE(overflow, SolverStatus::kConverged) << r.stats.message;
+  EXPECT_TRUE(r.v.allFinite());
+  EXPECT_TRUE(r.gamma.allFinite());
+  std::printf("overflowing v*: %s (%s)\n", SolverStatusName(overflow), r.stats.message.c_str());
   // The valid problem still solves with the same solver object.
   const SolverStatus status = solver.Solve(p, p.v0, &r);
   EXPECT_TRUE(status == SolverStatus::kConverged || status == SolverStatus::kMaxIterations);

@@ -5,9 +5,9 @@
 // Problem (eq. 29, compliant): A_t v_t = A_t v*_t + Σ_i J_itᵀ λ_i for every tree t, and per
 // constraint i the compliant Signorini–Coulomb condition (SCC, eq. 5) on (ṽ_i, λ_i) with
 //   ṽ_i = v_c,i − v̂_i + R_i λ_i,   v_c,i = Σ_t J_it v_t + b_i,
-//   R_i = diag(R_t, R_t, R_n),  R_n = 1/(δt k (δt + τ_d)),  R_t = σ w,  v̂_i = (0, 0, −φ0/(δt +
-//   τ_d)), 0 ≤ λ_n ⊥ ṽ_n ≥ 0,  ‖λ_t‖ ≤ μ λ_n,  ṽ_t = 0 inside the disk, ṽ_t = −δ λ_t (δ ≥ 0) on its
-//   rim.
+//   R_i = diag(R_t, R_t, R_n),  R_n = 1/(δt k (δt + τ_d)),  R_t = σ w,
+//   v̂_i = (0, 0, −φ0/(δt + τ_d)),
+//   0 ≤ λ_n ⊥ ṽ_n ≥ 0,  ‖λ_t‖ ≤ μ λ_n,  ṽ_t = 0 inside the disk,  ṽ_t = −δ λ_t (δ ≥ 0) on its rim.
 // A rigid contact (k = +∞) has R_n = 0 and v̂_n = −φ0/δt (the velocity-level Signorini condition of
 // seed 001, the NCP residual's rigid law). σ = 0 (the default) is exact Coulomb friction; the
 // near-rigid clamp R_n ≥ β²w/(4π²) (SAP eq. 29) acts only when near_rigid_beta > 0. Joint limits
@@ -33,11 +33,9 @@
 // diagonal when M is absent). The paper's θ_d is a momentum [N s]; D_t makes it √(kinetic energy)
 // of the imbalance (for a free body |Δp|²/m + |ΔL|²/I), and 1/√m_t a velocity: the translational
 // error plus the angular error times the radius of gyration √(I/m), comparable with the contact
-// velocities of θ_p. (Scaling by diag(M)⁻¹ instead weighs the angular rows by 1/I, i.e. by
-// 1/(radius of gyration) ≈ 25 for a 10 cm box, and moves the balance of eq. 43 to a β ~5x
-// smaller, where convergence is slower.) Both residuals are unchanged when every mass is scaled,
-// so the stopping test θ_p + θ_d < tolerance and the ratio of eq. 43 do not depend on the unit of
-// mass.
+// velocities of θ_p (diag(M)⁻¹ would weigh an angular error by 1 m instead of by the radius of
+// gyration, 4 cm for a 10 cm box). Both residuals are unchanged when every mass is scaled, so the
+// stopping test θ_p + θ_d < tolerance and the ratio of eq. 43 do not depend on the unit of mass.
 // Adaptive β (eq. 43): β ← β √(θ_p/θ_d) when one exceeds balance_ratio times the other (factor
 // clamped to [1/100, 100], β to [10⁻⁸, 10⁸] β₀), tested every beta_update_interval iterations;
 // every tree is then refactored.
@@ -51,9 +49,10 @@
 // Row 0 of the iteration log is the guess: v = v_guess (v* on trees without constraints) and one
 // z/λ-step from the starting λ (the previous solve's, with its final β, when warm_start and
 // num_rows match; else λ = 0, β = β₀), so a guess that is the solution with its own λ stops with 0
-// iterations and no factorization. At the iteration cap the iterate with the
-// smallest θ_p + θ_d is returned. There is no objective (the problem is not integrable with
-// friction): cost is NaN.
+// iterations and no factorization. At the iteration cap the iterate with the smallest θ_p + θ_d
+// is returned. There is no objective (SCC with friction is not the optimality condition of a
+// cost): SolverStats::cost is NaN. SolverStats::complementarity_error is the complementarity of the
+// De Saxcé form of SCC (see SccComplementarityError in the .cc), not SAP's e_μ.
 #pragma once
 
 #include <memory>
