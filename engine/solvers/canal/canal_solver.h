@@ -25,7 +25,10 @@
 //   i.e. SAP's convex problem with the linear law R' = R + I/β and the biases shifted by
 //   p^l − λ^l/β. It is minimized by SAP's own Newton method (SapSolver::SolveWithLaws: exact
 //   Newton on H = A + JᵀG'J, eq. 23-25, block Cholesky, rtsafe exact line search, eq. 26) from
-//   v^l, to the relative tolerance newton_tolerance (SAP eq. 26).
+//   v^l, to the relative tolerance newton_tolerance (SAP eq. 26; SAP's cost-stagnation stop is
+//   off for the surrogates, whose cost can hide a light body's momentum error in the heavy
+//   bodies' round-off; a line search without descent at e_m <= √newton_tolerance is accepted as
+//   the round-off floor).
 //   Then λ^{l+1} = λ(v^{l+1}), z^{l+1} = v_c + (λ^{l+1} − λ^l)/β (the slack, eq. 13),
 //   slack residual ‖J v − z‖ = ‖λ^{l+1} − λ^l‖/β (2-norm over all rows; the paper's AL residual),
 //   ṽ^{l+1} = z^{l+1} − v̂ + Rλ^{l+1} for the next p.
