@@ -542,6 +542,47 @@ TEST(CanalClosedForm, TangentialPushSticksExactlyBelowAndSlidesAboveTheCoulombLi
   }
 }
 
+TEST(CanalClosedForm, JointLimitStopsExactly) {
+  // One revolute dof (inertia I) driven into its limit (φ0 = 2 mrad of room left, v* = −1
+  // rad/s): the limit row J = 1 with 0 <= λ ⊥ v − v̂ + Rλ >= 0 and I(v − v*) = λ.
+  const double dt = 1e-2, I = 0.3;
+  for (double k : {kInf, 50.0}) {
+    ContactProblem p;
+    p.time_step = dt;
+    p.nv = 1;
+    p.tree_v_start = {0};
+    p.tree_nv = {1};
+    p.A = {MatX::Constant(1, 1, I)};
+    p.M = p.A;
+    p.v_star = VecX::Constant(1, -1.0);
+    p.v0 = p.v_star;
+    ConstraintData c;
+    c.kind = ConstraintKind::kUnilateral;
+    c.num_rows = 1;
+    c.num_blocks = 1;
+    c.blocks[0].tree = 0;
+    c.blocks[0].J = MatX::Constant(1, 1, 1.0);
+    c.stiffness = k;
+    c.dissipation_time = k == kInf ? 0.0 : dt;
+    c.phi0 = 2e-3;
+    p.constraints.push_back(c);
+    p.num_rows = 1;
+    p.ComputeDelassusEstimates();
+    const SolverResult r = SolveCanal(p, p.v0);
+    ASSERT_EQ(r.stats.status, SolverStatus::kConverged) << r.stats.message;
+    // Rigid: v = v̂ = −φ0/δt, λ = I(v̂ − v*). Compliant: v = v̂ − Rλ with v̂ = −φ0/(δt + τ_d),
+    // R = 1/(δt k (δt + τ_d)) ⇒ λ = I(v̂ − v*)/(1 + I R). AL tolerance on v, times I on λ.
+    const double tau = c.dissipation_time;
+    const double R = k == kInf ? 0 : 1 / (dt * k * (dt + tau));
+    const double vhat = -c.phi0 / (dt + tau);
+    const double lambda = I * (vhat - p.v_star(0)) / (1 + I * R);
+    EXPECT_NEAR(r.gamma(0), lambda, 1e-9 * I);
+    EXPECT_NEAR(r.v(0), vhat - R * lambda, 1e-9);
+    EXPECT_EQ(r.regime[0], Regime::kStiction);  // the limit pushes
+    EXPECT_LT(Ncp(p, r), 1e-9);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Paper-style problems: the NCP residual of seed 001 (engine/inspect/metrics.h).
 
@@ -894,6 +935,17 @@ TEST(CanalSolver, NonFiniteInputIsReportedWithoutIterating) {
   expect_refused(bad, p.v0, "malformed");
   // The valid problem still solves with the same solver object.
   EXPECT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kConverged);
+}
+
+TEST(CanalSolver, LinearModelWithUnusedFieldsOutOfRangeStillSolves) {
+  // CANAL reads only the model's type; a v_s out of SAP's range must not make Solve throw.
+  ContactModelParameters contact;
+  contact.stiction_tolerance = 0;
+  CanalSolver solver({}, contact);
+  const ContactProblem p = MakeParticle(1.0, 1e-2, kInf, 0.0, 0.5, 0.0);
+  SolverResult r;
+  EXPECT_NO_THROW(solver.Solve(p, VecX::Zero(3), &r));
+  EXPECT_EQ(r.stats.status, SolverStatus::kConverged);
 }
 
 TEST(CanalSolver, HuntCrossleyModelsAreReportedAsUnsupported) {

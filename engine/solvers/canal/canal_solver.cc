@@ -373,7 +373,7 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
 
   // The laws of the surrogates: prepared for the problem's structure, constants set per β.
   LawParameters lp;
-  lp.contact = contact_;
+  lp.contact.model = ContactModelType::kLinear;  // the only model Solve lets through
   s.laws.Prepare(problem, lp);
 
   if (nc == 0) {
@@ -412,7 +412,10 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   sp.cost_abs_tolerance = 0;
   sp.cost_rel_tolerance = 0;
   s.inner.set_parameters(sp);
-  s.inner.set_contact_model(contact_);
+  // The surrogates' laws are given; the inner solver's model is the linear default
+  // (set_contact_model would throw on the caller's other fields, e.g. a v_s out of range that CANAL
+  // does not use).
+  s.inner.set_contact_model(ContactModelParameters{});
 
   // Working copy of the problem (copied once per solve; only its biases change per iteration).
   s.work = problem;
@@ -692,7 +695,7 @@ bool CanalSolver::SolveIslands(const ContactProblem& problem, const VecX& v_gues
   }
   // The laws: each island's last surrogate's constants, at the problem's constraint indices.
   LawParameters lp;
-  lp.contact = contact_;
+  lp.contact.model = ContactModelType::kLinear;  // the only model Solve lets through
   s.laws.Prepare(problem, lp);
   for (int k = 0; k < s.islands.num_islands(); ++k) {
     IslandSplitter::Island& isl = s.islands.island(k);
