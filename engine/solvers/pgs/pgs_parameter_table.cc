@@ -26,9 +26,10 @@ ParamTable<PgsParameters> MakePgsTable() {
                    "Sweep cap (seed 001 runs PGS for 100 sweeps); a solve that reaches it reports "
                    "max_iterations_reached with the last iterate.")),
       Bind<&PgsParameters::tolerance>(
-          Slider(Describe(RealParam("tolerance", 0, kClosed, 1, kOpen, 1e-8, kLog), "τ_γ", "-",
+          Slider(Describe(RealParam("tolerance", 0, kClosed, 1, kOpen, 1e-12, kLog), "τ_γ", "-",
                           "Stop when the sweep's impulse change ‖Δγ‖∞ / ‖γ‖∞ is below this "
-                          "(0: never by this test)."),
+                          "(0: never by this test). PGS contracts slowly: a small change is not "
+                          "a small error (1e-8 can stop at e_m ≈ 1e-4)."),
                  1e-14, 1e-1)),
       Bind<&PgsParameters::momentum_tolerance>(Slider(
           Describe(RealParam("momentum_tolerance", 0, kClosed, 1, kOpen, 1e-6, kLog), "ε_r", "-",
@@ -37,10 +38,10 @@ ParamTable<PgsParameters> MakePgsTable() {
                    "tested at the start, so an exact guess costs no sweep (0: off)."),
           1e-14, 1e-1)),
       Bind<&PgsParameters::improvement_tolerance>(Advanced(Slider(
-          Describe(RealParam("improvement_tolerance", 0, kClosed, 1e-3, kClosed, 1e-15, kLog), "",
-                   "-",
+          Describe(RealParam("improvement_tolerance", 0, kClosed, 1e-3, kClosed, 0, kLog), "", "-",
                    "Stop when the sweep's dual-cost decrease is at most this times the size of "
-                   "its terms: no measurable progress (round-off). 0: off."),
+                   "its terms: no measurable progress (round-off). 0 (default): off, since the "
+                   "dual cost is flat to round-off long before the iterate stops improving."),
           1e-18, 1e-6))),
       Bind<&PgsParameters::sigma>(
           Slider(Describe(RealParam("sigma", 0, kOpen, 1, kClosed, 1e-3, kLog), "σ", "-",
