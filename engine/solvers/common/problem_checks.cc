@@ -145,7 +145,8 @@ double ComplementarityError(const ContactProblem& p, const ConstraintBundle& law
                             const VecX& vc, const VecX& gamma) {
   const int nc = static_cast<int>(p.constraints.size());
   if (nc == 0 || laws.num_rows() != vc.size()) return 0.0;
-  double cost = laws.Evaluate(vc, nullptr, nullptr, nullptr);
+  VecX gamma_at_vc;  // Evaluate writes γ(v_c); the cost is what is wanted here
+  double cost = laws.Evaluate(vc, &gamma_at_vc, nullptr, nullptr);
   for (int t = 0; t < p.num_trees(); ++t) {
     const int s = p.tree_v_start[t], n = p.tree_nv[t];
     const VecX dv = v.segment(s, n) - p.v_star.segment(s, n);

@@ -1,0 +1,96 @@
+#include "engine/solvers/canal/canal_parameter_table.h"
+
+#include "engine/solvers/canal/canal_solver.h"
+
+namespace contactlab {
+namespace {
+
+using namespace param_dsl;
+
+ParamTable<CanalParameters> MakeCanalTable() {
+  ParamTable<CanalParameters> t;
+  t.group = "canal";
+  t.prefix = "solver.canal";
+  t.title = "Solver: CANAL (`solver: {type: canal, canal: {...}}`)";
+  t.help =
+      "The CANAL solver's parameters (CanalParameters, engine/solvers/canal/canal_solver.h): the "
+      "cascaded Newton-based augmented Lagrangian of seed 001 (§V, Alg. 1), solving the exact "
+      "compliant Signorini-Coulomb problem (linear contact model only). Each AL iteration "
+      "minimizes a convex surrogate (eq. 21-22) with SAP's Newton method. The paper gives only "
+      "beta0; the other defaults are ContactLab's choices, explained per key.";
+  t.fields = {
+      Bind<&CanalParameters::beta0>(
+          Slider(Describe(RealParam("beta0", 0, kOpen, 1e12, kClosed, 1e4, kLog), "β₀", "kg",
+                          "Initial AL penalty of every solve (paper: 1e4, 'moderate'). Larger: "
+                          "fewer AL iterations, stiffer surrogates (more Newton steps). Its "
+                          "scale is a mass: β w ≫ 1 (w the Delassus estimate) makes the AL "
+                          "contract fast."),
+                 1, 1e10)),
+      Bind<&CanalParameters::kappa>(
+          Slider(Describe(RealParam("kappa", 1, kOpen, 1e4, kClosed, 10, kLog), "κ", "-",
+                          "Penalty growth β ← min(κβ, β_max) when ‖J v − z‖ stalls (eq. 27). "
+                          "10: one decade per stall, so two stalls reach β_max."),
+                 1.5, 1e3)),
+      Bind<&CanalParameters::beta_max>(
+          Slider(Describe(RealParam("beta_max", 0, kOpen, 1e16, kClosed, 1e6, kLog), "β_max", "kg",
+                          "Penalty cap. The surrogate's impulse is β times a velocity "
+                          "difference, so its round-off is about β ε |v_c|: at 1e6 that is "
+                          "1e-10 of the impulse of a 1 kg body at 1 m/s, the default Newton "
+                          "tolerance, which larger β would make unattainable."),
+                 1e2, 1e14)),
+      Bind<&CanalParameters::zeta>(
+          Slider(Describe(RealParam("zeta", 0, kOpen, 1, kOpen, 0.5, kLin), "ζ", "-",
+                          "β grows when ‖J v − z‖ exceeds ζ times its previous value while it "
+                          "dominates the cascade's lag (Alg. 1). 0.5: at least a halving per "
+                          "iteration is expected; the AL part gains far more at β w ≫ 1."),
+                 0.01, 0.99)),
+      Bind<&CanalParameters::al_tolerance>(
+          Slider(Describe(RealParam("al_tolerance", 0, kOpen, 1, kOpen, 1e-9, kLog), "θ_AL", "m/s",
+                          "Stopping tolerance on the AL residual √(‖J v − z‖² + ‖p^{l+1} − "
+                          "p^l‖²) (2-norm over rows: the slack and the De Saxcé cascade's "
+                          "lag). 1e-9 m/s puts the NCP residual of seed 001 (per constraint, "
+                          "mixed units) well below the paper's 1e-8."),
+                 1e-14, 1e-2)),
+      Bind<&CanalParameters::newton_tolerance>(Slider(
+          Describe(RealParam("newton_tolerance", 0, kOpen, 1, kOpen, 1e-10, kLog), "ε_r", "-",
+                   "Relative tolerance of each surrogate's Newton solve (SAP eq. 26). "
+                   "The momentum error of the result is of this order, so it must be "
+                   "well below the AL target; Newton converges quadratically, so a "
+                   "tight value costs about one step."),
+          1e-14, 1e-2)),
+      Bind<&CanalParameters::max_iterations>(
+          Describe(IntegerParam("max_iterations", 1, 10000, 100, kLog), "", "",
+                   "AL iteration cap; a solve that reaches it reports max_iterations_reached "
+                   "with the iterate of smallest AL residual. The paper converges in about 10; "
+                   "a sliding contact's cascade contracts only by about μ² per iteration, so "
+                   "high friction needs more.")),
+      Bind<&CanalParameters::max_newton_iterations>(
+          Describe(IntegerParam("max_newton_iterations", 1, 10000, 100, kLog), "", "",
+                   "Newton iteration cap of each surrogate (SAP's default cap).")),
+      Bind<&CanalParameters::sigma>(
+          Slider(Describe(RealParam("sigma", 0, kClosed, 1, kClosed, 0, kLin), "σ", "-",
+                          "Friction regularization R_t = σ w; 0 (default) is exact Coulomb "
+                          "friction, as in the AL paper. σ > 0 solves SAP's regularized "
+                          "friction without its convex gliding."),
+                 0, 0.1)),
+      Bind<&CanalParameters::near_rigid_beta>(Advanced(Slider(
+          Describe(RealParam("near_rigid_beta", 0, kClosed, 10, kClosed, 0, kLin), "β_nr", "-",
+                   "SAP's near-rigid clamp R_n ≥ β_nr² w/(4π²) (SAP eq. 29); 0 (default) "
+                   "is off: the exact compliant or rigid normal law."),
+          0, 10))),
+      Bind<&CanalParameters::islands>(
+          Advanced(Describe(BoolParam("islands", true), "", "",
+                            "Solve each island (connected component of trees and constraints) "
+                            "with its own CANAL: its own β schedule and stopping test."))),
+  };
+  return t;
+}
+
+}  // namespace
+
+const ParamTable<CanalParameters>& CanalParameterTable() {
+  static const ParamTable<CanalParameters> table = MakeCanalTable();
+  return table;
+}
+
+}  // namespace contactlab

@@ -1,0 +1,191 @@
+// CANAL: the Cascaded Newton-based Augmented Lagrangian solver of Lee et al., "Variations of
+// Augmented Lagrangian for Robotic Multi-Contact Simulation" (seed 001, §V, Alg. 1; digest
+// shared/research/seed_001_al.md §2). Symbols follow the paper and the digest.
+//
+// The problem (exact compliant Signorini–Coulomb, no convex relaxation of friction):
+//   A(v − v*) = Jᵀλ,   v_c = J v + b,
+// and per friction cone i, with the physical regularization R_i = diag(R_t, R_t, R_n) and
+// v̂_i = (0, 0, v̂_n), the compliant velocity ṽ_i = v_c,i − v̂_i + R_i λ_i satisfies the
+// Signorini–Coulomb conditions with λ_i in De Saxcé form (eq. 20):
+//   F ∋ λ_i ⊥ ṽ_i + p_i ∈ F*,   p_i = (0, 0, μ_i ‖ṽ_i,t‖),   F = {‖λ_t‖ <= μ λ_n}.
+// Constants (prepared once per solve from the problem's physical data):
+//   compliant: R_n = 1/(δt k (δt + τ_d)), v̂_n = −φ0/(δt + τ_d) (SAP paper eq. 3 over δt + τ_d);
+//   rigid (k = ∞ or k <= 0): R_n = 0, v̂_n = −φ0/δt (seed 001's hard SCC, eq. 5, e_n = φ0/δt);
+//   R_t = σ w (σ = 0 by default: exact Coulomb friction, as the AL paper).
+// These are PhysicalNormalLaw::Linear (engine/contact/constraint_laws.h), the law that the NCP
+// residual of engine/inspect/metrics.h measures: the fixed point of CANAL makes that residual 0.
+// Optional near-rigid clamp (near_rigid_beta > 0): R_n = max(β² w/(4π²), R_n) with SAP's
+// v̂_n = −φ0/(δt + τ_d) where the clamp acts (SAP eq. 29); the solution is then SAP's normal law.
+// Joint limits (unilateral rows): 0 <= λ ⊥ v_c − v̂ + Rλ >= 0 with the same R, v̂ (no friction).
+//
+// AL iteration l (u^l = −λ^l, digest identity 2.8), from (v^l, λ^l, ṽ^l) and the penalty β:
+//   the surrogate (eq. 21) with the De Saxcé term frozen at p^l = (0, 0, μ‖ṽ^l_t‖) is
+//     λ(v) = argmin_{λ∈F} ½λᵀ(R + I/β)λ + λᵀ(v_c − v̂ + p^l − λ^l/β),
+//     v^{l+1} = argmin_v h(v),  h = ½‖v − v*‖²_A + Σ_i ½λ_i(v)ᵀ(R_i + I/β)λ_i(v)   (eq. 22),
+//   i.e. SAP's convex problem with the linear law R' = R + I/β and the biases shifted by
+//   p^l − λ^l/β. It is minimized by SAP's own Newton method (SapSolver::SolveWithLaws: exact
+//   Newton on H = A + JᵀG'J, eq. 23-25, block Cholesky, rtsafe exact line search, eq. 26) from
+//   v^l, to the relative tolerance newton_tolerance (SAP eq. 26; SAP's cost-stagnation stop is
+//   off for the surrogates, whose cost can hide a light body's momentum error in the heavy
+//   bodies' round-off; a line search without descent at e_m <= √newton_tolerance is accepted as
+//   the round-off floor).
+//   Then λ^{l+1} = λ(v^{l+1}), z^{l+1} = v_c + (λ^{l+1} − λ^l)/β (the slack, eq. 13),
+//   slack residual ‖J v − z‖ = ‖λ^{l+1} − λ^l‖/β (2-norm over all rows; the paper's AL residual),
+//   ṽ^{l+1} = z^{l+1} − v̂ + Rλ^{l+1} for the next p.
+//   p^{l+1} = (0, 0, μ‖ṽ^{l+1}_t‖), cascade residual ‖p^{l+1} − p^l‖ (2-norm over cones).
+//   Stop when √(‖J v − z‖² + ‖p^{l+1} − p^l‖²) < al_tolerance (and the surrogate's Newton
+//   converged); else, if ‖J v − z‖ > ζ × its previous value and > ‖p^{l+1} − p^l‖, β ←
+//   min(κβ, β_max) (eq. 27; the second condition is ours: a slack residual that only follows
+//   the cascade's lag falls at the cascade's rate whatever β).
+// At a fixed point λ^{l+1} = λ^l, z = v_c and p^l = p(ṽ): the surrogate's optimality conditions
+// are the problem's exactly. Near it, (v, λ^{l+1}) balances momentum (to newton_tolerance) and
+// meets the complementarity with a velocity argument off by (λ^{l+1} − λ^l)/β in ṽ and by
+// p^{l+1} − p^l in p: both parts of the stopping residual are needed. The paper stops on
+// ‖J v − z‖ alone (Alg. 1); that does not bound the NCP residual while contacts slide: the
+// frozen p lags by μ times the change of the slip velocity, which is W β ‖J v − z‖ (W the
+// Delassus operator), so with β W ≫ 1 ‖J v − z‖ can be tiny while p is still far off. The lag
+// contracts linearly, by about μ² W_tt/W_nn per iteration for a sliding contact.
+//
+// Warm start: v^0 = v_guess; λ^0 = the previous solve's λ when the problem has the same num_rows
+// (constraint order is not matched between steps: a wrong start only costs iterations), else
+// λ^0 = 0, which makes the first surrogate a soft contact with penalty β (the paper's remark).
+// Row 0 of the log is the guess (v_guess, λ^0): the first surrogate evaluated there. If λ^0 is
+// already a fixed point there (AL residual < al_tolerance) and momentum holds at (v_guess, λ^0)
+// (SAP eq. 26 with newton_tolerance), the solve stops with 0 iterations and returns them as is.
+//
+// Result: v, v_c = J v + b, γ = λ, regimes as the last surrogate's law reports them (stiction,
+// sliding, no contact of the R'-projection); laws: the linear law with the last surrogate's
+// R' = R + I/β and the physical v̂ (the surrogate's shift p^l − λ^l/β is in its biases, so
+// R = R' − 1/β); cost: the last surrogate's h (eq. 22); complementarity error: e_μ with the
+// exact law's own gap, Σ_i |(ṽ_i + p_i)ᵀγ_i| / (n_c ℓ), ℓ = ½‖v − v*‖²_A + ½γᵀRγ (the De Saxcé
+// complementarity, 0 at a solution; SAP's slack v_c − v̂ + Rγ is not, for a sliding contact).
+// Accepted contact models: linear only (the AL needs the linear law's R, v̂); the Hunt–Crossley
+// models are refused with kUnsupportedContactModel.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/contact/constraint_bundle.h"
+#include "engine/solvers/common/islands.h"
+#include "engine/solvers/common/solver.h"
+#include "engine/solvers/sap/sap_solver.h"
+
+namespace contactlab {
+
+struct CanalParameters {
+  // β₀ [kg]: initial AL penalty of each solve (paper: 1e4, "moderate"). Larger: faster AL
+  // convergence, stiffer surrogates (more Newton steps). Range (0, 1e12].
+  double beta0 = 1e4;
+  // κ [-]: penalty growth factor when ‖J v − z‖ stalls (eq. 27). Range (1, 1e4].
+  double kappa = 10;
+  // β_max [kg]: penalty cap. The surrogate's impulse λ(v) carries a round-off of about
+  // β ε ‖v_c‖ (it is β times a difference of velocities): 1e6 keeps it near the default Newton
+  // tolerance (1e-10 relative for a 1 kg body at 1 m/s). Range (0, 1e16].
+  double beta_max = 1e6;
+  // ζ [-]: β grows when ‖J v − z‖ is above ζ times its previous value and above the cascade
+  // residual (Alg. 1; see the stopping test above). Range (0, 1).
+  double zeta = 0.5;
+  // θ_AL [m/s]: stopping tolerance on the AL residual √(‖J v − z‖² + ‖Δp‖²). Range (0, 1).
+  double al_tolerance = 1e-9;
+  // ε_r [-]: relative tolerance of each surrogate's Newton solve (SAP eq. 26). Range (0, 1).
+  double newton_tolerance = 1e-10;
+  // AL iteration cap. Range [1, 10000].
+  int max_iterations = 100;
+  // Newton iteration cap per surrogate. Range [1, 10000].
+  int max_newton_iterations = 100;
+  // σ [-]: friction regularization R_t = σ w; 0 is exact Coulomb friction. Range [0, 1].
+  double sigma = 0;
+  // β_nr [-]: SAP's near-rigid clamp R_n >= β_nr² w/(4π²) (SAP eq. 29); 0 (default) turns it
+  // off (the exact compliant or rigid law). A constraint's own beta (> 0) overrides it when on.
+  // Range [0, 10].
+  double near_rigid_beta = 0;
+  // Solve each island (connected component of trees and constraints) with its own CANAL.
+  bool islands = true;
+
+  // Throws std::invalid_argument naming the field and its valid range (through the table).
+  void Validate() const;
+};
+
+// The exact law's constants of a problem (see the top of this file): per row R [1/kg] (cones:
+// R_t, R_t, R_n) and v̂ [m/s] (cones: 0, 0, v̂_n); per constraint μ and whether SAP's near-rigid
+// clamp set R_n.
+struct CanalLawConstants {
+  VecX R, v_hat;                 // num_rows
+  std::vector<double> mu;        // per constraint (0 for unilateral rows)
+  std::vector<char> near_rigid;  // per constraint
+};
+// Fills `out` for `problem` under σ and near_rigid_beta of `params`. Returns an error naming the
+// first constraint whose physical data is unusable (k NaN, τ_d, φ0, w or μ not finite, μ < 0,
+// δt + τ_d <= 0), else "". Needs a well-formed problem (CheckProblemStructure).
+std::string PrepareCanalLaw(const ContactProblem& problem, const CanalParameters& params,
+                            CanalLawConstants* out);
+// The AL surrogate of eq. 21 for penalty β, multipliers λ^l and compliant velocities ṽ^l (all
+// num_rows), as CANAL hands it to SAP's Newton: `laws` (prepared for `problem` with the linear
+// model) get R' = R + I/β, their inverses and v̂; `work` (a copy of `problem`) gets the biases
+// b_i + p^l_i − λ^l_i/β, p^l_i = (0, 0, μ_i ‖ṽ^l_i,t‖) on cones. SAP's cost on (work, laws) is
+// then h(v) of eq. 22 up to a constant, and its γ(v) is the surrogate's λ(v).
+void SetCanalSurrogateLaws(const ContactProblem& problem, const CanalLawConstants& law, double beta,
+                           ConstraintBundle* laws);
+void SetCanalSurrogateBiases(const ContactProblem& problem, const CanalLawConstants& law,
+                             const VecX& lambda, const VecX& v_tilde, double beta,
+                             ContactProblem* work);
+
+// CANAL's per-iteration series (SolverStats::iteration_log), the indices of CanalSeriesTable().
+// One row per AL iteration; row 0 is the guess (v_guess, λ^0) with the first surrogate's law.
+enum CanalSeries : int {
+  // The stopping residual [m/s]: √(‖J v − z‖² + ‖p^{l+1} − p^l‖²), the change of the surrogate's
+  // data (slack z, frozen De Saxcé term p) over the iteration; below al_tolerance the iterate
+  // satisfies the problem's conditions to that velocity error (see kCanalCascadeResidual).
+  kCanalAlResidual = 0,
+  kCanalSlackResidual,  // ‖J v − z‖ = ‖λ^{l+1} − λ^l‖/β [m/s] (the paper's θ_AL test)
+  kCanalCascadeResidual,   // ‖p^{l+1} − p^l‖, p_i = μ_i‖ṽ_i,t‖ over the cones [m/s]
+  kCanalBeta,              // β of the surrogate that produced the iterate [kg]
+  kCanalNewtonIterations,  // Newton steps of that surrogate (per step; 0 at the guess)
+  kCanalNewtonTotal,       // Newton steps since the start of the solve
+  kCanalGradientNorm,  // ‖D(A(v − v*) − Jᵀλ)‖ at the iterate [√J], D = diag(M)^(-1/2)
+  kCanalMomentumResidual,      // e_m (SAP eq. 32) at the iterate [-]
+  kCanalLineSearchIterations,  // rtsafe iterations of the surrogate's line searches (per step)
+  kCanalNumStiction,           // constraints in each regime of the surrogate's law
+  kCanalNumSliding,
+  kCanalNumNoContact,
+  kNumCanalSeries
+};
+SeriesTable CanalSeriesTable();
+
+class CanalSolver final : public ContactSolver {
+ public:
+  explicit CanalSolver(const CanalParameters& params = {},
+                       const ContactModelParameters& contact = {});
+  ~CanalSolver() override;
+  const char* name() const override { return "CANAL"; }
+  SeriesTable series() const override { return CanalSeriesTable(); }
+  // Never throws on numerical trouble. Statuses: kConverged; kMaxIterations (AL cap, the iterate
+  // with the smallest AL residual returned); kNonFiniteInput (malformed or non-finite input,
+  // including a constraint's k, τ_d, μ, φ0); kUnsupportedContactModel (a Hunt–Crossley model);
+  // kNumericalFailure (a surrogate's Newton broke down: the message names the AL iteration and
+  // SAP's status); kMemoryBudgetExceeded / kWorkBudgetExceeded (passed on from the Newton system).
+  SolverStatus Solve(const ContactProblem& problem, const VecX& v_guess,
+                     SolverResult* result) override;
+  const CanalParameters& parameters() const { return params_; }
+  void set_parameters(const CanalParameters& p);  // validates
+  const ContactModelParameters& contact_model() const { return contact_; }
+  // Stores the model; an unsupported one is reported by Solve (kUnsupportedContactModel).
+  void set_contact_model(const ContactModelParameters& contact) { contact_ = contact; }
+  // Forgets the previous solve's impulses (the next solve starts from λ^0 = 0).
+  void ClearWarmStart();
+
+ private:
+  SolverStatus SolveMonolithic(const ContactProblem& problem, const VecX& v_guess,
+                               SolverResult* result);
+  // The island path: false when the problem has fewer than two islands.
+  bool SolveIslands(const ContactProblem& problem, const VecX& v_guess, SolverResult* result);
+
+  CanalParameters params_;
+  ContactModelParameters contact_;
+  struct Scratch;
+  std::unique_ptr<Scratch> scratch_;  // reused between solves, with the warm-start λ
+};
+
+}  // namespace contactlab
