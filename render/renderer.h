@@ -53,7 +53,7 @@ class SceneRenderer {
   // (GhostVisibility fades the bodies that coincide with the primary's). After DrawModel;
   // writes no depth.
   void DrawGhost(const Model& model, const std::vector<Pose>& X_WB, const Color& tint,
-                 const std::vector<float>* body_alpha = nullptr, float alpha = 0.3f,
+                 const std::vector<float>* body_alpha = nullptr, float alpha = 0.4f,
                  float tint_amount = 0.75f);
 
   const Eigen::Matrix4f& view() const { return view_; }

@@ -270,6 +270,7 @@ int DrawCompareSeries(const CompareSeriesView& view) {
     const auto [lo, hi] = StepRange(series);
     // Title with the shown step's values.
     std::string head = CompareQuantityTitle(q);
+    if (q == CompareQuantity::kIterations) head += " (top: failed steps)";
     ImGui::TextColored(kDimText, "%s", head.c_str());
     if (view.shown_step >= 0) {
       for (int c = (q == CompareQuantity::kDivergence ? 1 : 0); c < n; ++c) {
@@ -330,13 +331,21 @@ int DrawCompareSeries(const CompareSeriesView& view) {
     if (qi == kNumCompareQuantities - 1) StepAxis(dl, a, lo, hi);
     dl->PushClipRect(a.p0, a.p1, true);
     const int columns = std::max(1, static_cast<int>(r.x1 - r.x0));
-    // Failed steps of each configuration: a short tick in its colour at the top.
-    for (int c = 0; c < n; ++c) {
-      const ImU32 col = ToU32(view.colors[c]);
-      for (const CompareEntry& e : store.track(c)) {
-        if (!e.summary.failed) continue;
-        const double x = StepToPixel(e.summary.step, lo, hi, r.x0, r.x1);
-        dl->AddLine(P(x, a.p0.y), P(x, a.p0.y + 5.0), col, 2.0f);
+    // Failed steps (any status but converged) on the iterations plot: a thin row per
+    // configuration along the top, a mark in its colour at each failed step.
+    if (q == CompareQuantity::kIterations) {
+      for (int c = 0; c < n; ++c) {
+        const ImU32 col = ToU32(view.colors[c]);
+        const double y = a.p0.y + 1.0 + 3.0 * c;
+        long last_column = -1;
+        for (const CompareEntry& e : store.track(c)) {
+          if (!e.summary.failed) continue;
+          const double x = StepToPixel(e.summary.step, lo, hi, r.x0, r.x1);
+          const long column = std::lround(x);
+          if (column == last_column) continue;
+          last_column = column;
+          dl->AddRectFilled(P(x - 0.5, y), P(x + 1.0, y + 2.0), col);
+        }
       }
     }
     if (q == CompareQuantity::kDivergence && view.threshold > 0) {

@@ -11,6 +11,10 @@
 
 namespace contactlab {
 
+namespace {
+constexpr int kGhostNice = 10;  // scheduling priority of the ghosts' workers (nice value)
+}  // namespace
+
 StepSettings WithSolverChoice(const StepSettings& base, const StepSettings& choice) {
   StepSettings s = base;
   s.solver_type = choice.solver_type;
@@ -64,7 +68,9 @@ std::unique_ptr<CompareSession::Ghost> CompareSession::MakeGhost(const Model& mo
   g->sim->set_step_count(step_count);
   g->live_state = g->sim->state();
   g->step_count = step_count;
-  g->worker = std::make_unique<PhysicsWorker>(g->sim.get());
+  // The ghosts yield to the window's threads (the primary's worker and the renderer) when the
+  // cores are busy: the frames stay fluid while the lockstep waits for them.
+  g->worker = std::make_unique<PhysicsWorker>(g->sim.get(), kGhostNice);
   return g;
 }
 

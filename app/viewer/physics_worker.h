@@ -47,7 +47,10 @@ using PhysicsJob = std::function<void(Simulator&, PhysicsBatch*)>;
 
 class PhysicsWorker {
  public:
-  explicit PhysicsWorker(Simulator* sim);  // sim must outlive the worker
+  // sim must outlive the worker. `nice` > 0 lowers the thread's scheduling priority (Linux: the
+  // thread's nice value; elsewhere ignored), for work that should yield to the window's
+  // threads, such as compare mode's other configurations.
+  explicit PhysicsWorker(Simulator* sim, int nice = 0);
   ~PhysicsWorker();                        // waits for the running job, then joins
   PhysicsWorker(const PhysicsWorker&) = delete;
   PhysicsWorker& operator=(const PhysicsWorker&) = delete;
@@ -66,6 +69,7 @@ class PhysicsWorker {
   void Loop();
 
   Simulator* sim_;
+  int nice_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   PhysicsJob job_;
