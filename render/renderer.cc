@@ -359,7 +359,9 @@ void SceneRenderer::DrawGhost(const Model& model, const std::vector<Pose>& X_WB,
     glUniform1f(mesh_u_.rim_alpha, std::max(0.95f * f, 1e-3f));
     // Front faces only: a ghost is a tinted film with a rim, and one pass halves its cost on a
     // software rasterizer (a large pile has hundreds of ghost bodies).
-    DrawBody(MeshFor(i, g, poses[i]), poses[i], c);
+    // The coarsest tessellation of round shapes: a see-through copy needs no fine silhouette.
+    const VertexBuffer& mesh = lods_[i].empty() ? *meshes_[i] : *lods_[i].front().mesh;
+    DrawBody(mesh, poses[i], c);
   }
   glDisable(GL_CULL_FACE);
   glDepthMask(GL_TRUE);
