@@ -182,7 +182,8 @@ viewer_pixels(viewer_gap_load_ring_absent_in_flight ball_drop_10
 # (255, 96, 160; ui/compare_data.cc), sits where the primary's box is not. The ghost's rim is the
 # unlit tint; its see-through body over the grey ground a muted rose. The control without
 # --compare (tab_convergence) has no rim pixels and few of the rose (the cones' translucent violet).
-# (Measured 2026-12-02: 284 rim and 14058 body pixels; the control 0 and 534.)
+# (Measured 2026-11-26: 284 rim and 17963 body pixels; the control 0 and 534. In the analysis
+# column 1940 blue and 1437 rose pixels.)
 viewer_shot(compare_ghosts --compare sap,sap:pairs.0.friction=0.5 --panel compare)
 set(VT_GHOST_RIM 255,96,160)
 set(VT_GHOST_RIM_TOL 30)
@@ -207,7 +208,7 @@ viewer_pixels(viewer_convergence_has_no_compare_colour tab_convergence
 # --panel race: the step shown at the last frame raced by both configurations (SAP, and SAP with a
 # tighter tolerance), the work-precision diagrams drawn with a curve in each colour; the run
 # prints both configurations at the same step count (lockstep) and the race's curves.
-# (Measured 2026-12-02: 922 blue and 380 rose pixels in the plots.)
+# (Measured 2026-11-26: 947 blue and 546 rose pixels in the plots.)
 set(png ${VT_DIR}/race.png)
 add_test(NAME viewer_race
          COMMAND sh -c "out=$1; shift; rm -f \"$out\" && \"$@\" > \"$out.txt\" || exit 1
