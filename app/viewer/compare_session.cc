@@ -192,7 +192,14 @@ int CompareSession::Poll(int generation, CompareStore* store) {
   int taken = 0;
   for (int c = 1; c < size(); ++c) {
     std::optional<PhysicsBatch> batch = ghosts_[c - 1]->worker->Take();
-    if (!batch || batch->generation != generation) continue;
+    if (!batch) continue;
+    if (batch->generation != generation) {
+      // Started before a reset, resume or reload: its records are dropped, but the simulator
+      // did advance.
+      ghosts_[c - 1]->live_state = std::move(batch->state);
+      ghosts_[c - 1]->step_count = batch->step_count;
+      continue;
+    }
     taken += static_cast<int>(batch->records.size());
     ConsumeBatch(c, std::move(*batch), store);
   }

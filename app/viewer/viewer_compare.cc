@@ -277,7 +277,7 @@ void Viewer::DrawCompareTab() {
     }
   }
   if (req.sync && compare_.active() && paused) {
-    WaitIdle();
+    WaitIdleKeepingShownStep();
     compare_.SyncTo(live_state_, live_step_count_);
     compare_store_.TruncateAfter(live_step_count_ - 1);  // the ghosts step these again
   }
