@@ -176,8 +176,6 @@ void SocpSolver::Setup(const SocpProblem& p, const SocpSettings& st) {
   }
   G_ = row_scale_.asDiagonal() * G_;
   h_ = row_scale_.cwiseProduct(p.h);
-  hnorm_ = std::max(1.0, h_.norm());
-  qnorm_ = std::max(1.0, q_.norm());
 }
 
 bool SocpSolver::ComputeScaling() {
@@ -411,17 +409,21 @@ void SocpSolver::SolveNewton(const VecX& bx, const VecX& bz, const VecX& bs, Vec
 }
 
 void SocpSolver::Residuals() {
-  rx_ = q_;
-  rx_.noalias() += P_ * x_;
-  const double xPx = x_.dot(rx_ - q_);
-  rx_.noalias() += G_.transpose() * z_;
-  rz_ = s_ - h_;
-  rz_.noalias() += G_ * x_;
-  pres_ = rz_.norm() / hnorm_;
-  dres_ = rx_.norm() / qnorm_;
+  // Relative to the largest term of each sum (as OSQP scales its residuals), so that the
+  // measures reach round-off, not a floor of ε times the terms over a small ‖q‖ or ‖h‖.
+  px_.noalias() = P_ * x_;
+  gtz_.noalias() = G_.transpose() * z_;
+  gx_.noalias() = G_ * x_;
+  rx_ = px_ + q_ + gtz_;
+  rz_ = gx_ + s_ - h_;
+  pres_ = rz_.norm() / std::max({1.0, gx_.norm(), s_.norm(), h_.norm()});
+  dres_ = rx_.norm() / std::max({1.0, px_.norm(), gtz_.norm(), q_.norm()});
   gap_ = s_.dot(z_);
-  pcost_ = 0.5 * xPx + q_.dot(x_) + r_;
-  gap_rel_ = gap_ / std::max(1.0, std::abs(pcost_));
+  const double xPx = x_.dot(px_), qx = q_.dot(x_);
+  pcost_ = 0.5 * xPx + qx + r_;
+  // The gap relative to the objective's largest term (the constant r of the paper's program is
+  // ½‖S_t ψ_t‖², which the other terms cancel at the optimum).
+  gap_rel_ = gap_ / std::max({1.0, std::abs(pcost_), 0.5 * xPx, std::abs(qx), std::abs(r_)});
   mu_ = degree_ > 0 ? gap_ / degree_ : 0.0;
 }
 
@@ -432,7 +434,7 @@ void SocpSolver::Unscale(SocpPoint* out) const {
 }
 
 SocpStatus SocpSolver::Solve(const SocpProblem& problem, const SocpSettings& st, SocpResult* result,
-                             const SocpPoint* guess) {
+                             const SocpPoint* guess, bool guess_reduced_ok) {
   result->log.clear();
   result->iterations = 0;
   result->started_at_guess = false;
@@ -478,10 +480,16 @@ SocpStatus SocpSolver::Solve(const SocpProblem& problem, const SocpSettings& st,
     z_ = guess->z.cwiseQuotient(row_scale_);
     if (ComputeScaling()) {
       Residuals();
-      if (converged()) {
+      const double red = st.reduced_tolerance;
+      const bool reduced = pres_ <= red && dres_ <= red && gap_rel_ <= red;
+      if (converged() || (guess_reduced_ok && reduced)) {
         log_row(kNaN, kNaN);
         result->started_at_guess = true;
-        return finish(SocpStatus::kOptimal, "");
+        result->status = converged() ? SocpStatus::kOptimal : SocpStatus::kReducedAccuracy;
+        if (!converged()) result->message = "the previous answer to the same program";
+        result->point = *guess;  // as given, not through the equilibration's round trip
+        result->pcost = pcost_;
+        return result->status;
       }
     }
   }
@@ -542,8 +550,8 @@ SocpStatus SocpSolver::Solve(const SocpProblem& problem, const SocpSettings& st,
   // kReducedAccuracy when it meets reduced_tolerance on all three measures.
   const double ftol = st.feasibility_tolerance, gtol = st.gap_tolerance;
   auto merit = [&]() { return std::max({pres_ / ftol, dres_ / ftol, gap_rel_ / gtol}); };
-  double best_merit = kInf;
-  int best_iteration = 0, since_best = 0;
+  double best_merit = kInf, low_mu = kInf, low_pres = kInf, low_dres = kInf;
+  int best_iteration = 0, since_progress = 0;
   auto give_up = [&](SocpStatus status, const std::string& why) {
     // Back to the best iterate; keep the log (it records what happened).
     x_ = xb_;
@@ -571,14 +579,20 @@ SocpStatus SocpSolver::Solve(const SocpProblem& problem, const SocpSettings& st,
     if (merit() < best_merit) {
       best_merit = merit();
       best_iteration = it;
-      since_best = 0;
       xb_ = x_;
       sb_ = s_;
       zb_ = z_;
-    } else if (++since_best >= 5) {
-      return give_up(SocpStatus::kNumericalFailure,
-                     "no progress in 5 iterations (round-off limits the accuracy)");
     }
+    // Progress: the barrier parameter or a residual fell by 10 % below its smallest value so far.
+    if (mu_ < 0.9 * low_mu || pres_ < 0.9 * low_pres || dres_ < 0.9 * low_dres) {
+      since_progress = 0;
+    } else if (++since_progress >= 8) {
+      return give_up(SocpStatus::kNumericalFailure,
+                     "no progress in 8 iterations (round-off limits the accuracy)");
+    }
+    low_mu = std::min(low_mu, mu_);
+    low_pres = std::min(low_pres, pres_);
+    low_dres = std::min(low_dres, dres_);
     // Infeasibility certificates, only while the iterate is itself infeasible.
     const double eps = st.infeasibility_tolerance;
     const double hz = h_.dot(z_);

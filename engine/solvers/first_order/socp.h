@@ -26,14 +26,17 @@
 //     norm of G where P_jj = 0), the rows of G and h scaled by one positive factor per cone
 //     block (which preserves K); tolerances apply to the scaled problem.
 //
-// Stopping test on the scaled problem, at every iterate (row 0 = the start):
-//   primal infeasibility  ‖Gx + s − h‖ / max(1, ‖h‖)       ≤ feasibility_tolerance
-//   dual infeasibility    ‖Px + q + Gᵀz‖ / max(1, ‖q‖)     ≤ feasibility_tolerance
-//   duality gap           sᵀz / max(1, |½xᵀPx + qᵀx + r|)   ≤ gap_tolerance
+// Stopping test on the scaled problem, at every iterate (row 0 = the start), each measure relative
+// to the largest term of its sum (as OSQP does), so that round-off is its floor:
+//   primal infeasibility  ‖Gx + s − h‖ / max(1, ‖Gx‖, ‖s‖, ‖h‖)              ≤
+//   feasibility_tolerance dual infeasibility    ‖Px + q + Gᵀz‖ / max(1, ‖Px‖, ‖Gᵀz‖, ‖q‖) ≤
+//   feasibility_tolerance duality gap           sᵀz / max(1, |f|, ½xᵀPx, |qᵀx|, |r|), f = ½xᵀPx +
+//   qᵀx + r ≤ gap_tolerance
 // Certificates: primal infeasibility (z ∈ K, ‖Gᵀz‖ ≤ ε (−hᵀz)) and dual infeasibility
 // (‖Px‖ ≤ ε (−qᵀx), ‖Gx + s‖ ≤ ε (−qᵀx)), with ε = infeasibility_tolerance.
 // Failures are statuses, never exceptions: when round-off stops the iterations (a singular KKT
-// system, a non-finite direction, a step that stalls, no progress in 5 iterations) or at the
+// system, a non-finite direction, a step that stalls, 8 iterations in which neither μ nor a
+// residual fell by 10 %) or at the
 // iteration cap, the best iterate so far is returned, as kReducedAccuracy when it meets
 // reduced_tolerance, else as kNumericalFailure (kMaxIterations at the cap).
 // Deterministic: dense Eigen kernels in a fixed order.
@@ -70,7 +73,7 @@ struct SocpSettings {
   int refinement_steps = 2;     // iterative refinement passes per direction
   bool equilibrate = true;
   // Accepted (kReducedAccuracy) when round-off stops the iterations: gap and residuals below it.
-  double reduced_tolerance = 1e-7;
+  double reduced_tolerance = 1e-6;
 };
 
 enum class SocpStatus {
@@ -122,10 +125,12 @@ class SocpSolver {
  public:
   // Solves `problem`. `guess` (may be null): a point of a previous solve; when it has the
   // problem's sizes, is interior (s, z ∈ int K) and passes the stopping test, it is returned with
-  // 0 iterations. Otherwise the cold infeasible start is used (interior-point iterations do not
-  // profit from a start near the boundary; see the header).
+  // 0 iterations (kOptimal), or, with `guess_reduced_ok` (the caller knows it is the same
+  // program's previous answer), when it meets reduced_tolerance (kReducedAccuracy). Otherwise
+  // the cold infeasible start is used (interior-point iterations do not profit from a start
+  // near the boundary).
   SocpStatus Solve(const SocpProblem& problem, const SocpSettings& settings, SocpResult* result,
-                   const SocpPoint* guess = nullptr);
+                   const SocpPoint* guess = nullptr, bool guess_reduced_ok = false);
 
  private:
   void Setup(const SocpProblem& p, const SocpSettings& st);
@@ -158,7 +163,7 @@ class SocpSolver {
   // Residuals.
   VecX rx_, rz_;
   double pres_ = 0, dres_ = 0, gap_ = 0, gap_rel_ = 0, pcost_ = 0, mu_ = 0;
-  double hnorm_ = 1, qnorm_ = 1;
+  VecX px_, gtz_, gx_;  // P x, Gᵀz, G x
   // Linear algebra.
   MatX Ph_, Gs_, X_, Sd_;
   Eigen::LLT<MatX> lp_, lsd_;
