@@ -223,7 +223,8 @@ SolverStatus FirstOrderSolver::Solve(const ContactProblem& problem, const VecX& 
   // operators or interior-point iterations would take minutes or gigabytes, before allocating.
   {
     const double rows = nr, vars = nv;
-    const double m_est = 2.0 * rows;  // program rows: at most ~4/3 of the problem's, plus springs
+    const double m_est =
+        2.0 * rows;  // program rows: the problem's plus one spring row each, at most
     const double gflop =
         (m_est * m_est * m_est / 3 + rows * rows * m_est + m_est * m_est * rows) * 1e-9;
     const double gbytes = 8e-9 * (2 * rows * vars + 4 * m_est * m_est + 2 * m_est * rows);

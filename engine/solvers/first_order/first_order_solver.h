@@ -28,6 +28,20 @@
 // Contacts with μ = 0 have no tangential rows at all (γ_t = 0; their damper law is not put in
 // the objective, where it would only bias the normal impulses).
 //
+// Measured limitation of the paper's program (digest §9 item 4; tests/test_first_order.cc,
+// FirstOrderBox): the normal rows are inequalities γ_n >= hσ_n, so the optimizer may raise γ_n
+// above the spring law whenever that shrinks the friction slack, at the price (ζ/2)γ_n². With
+// S_t = 1e6 kg the slack's weight (μ S_t w)² ~ 1e10 dwarfs ζ = 1/h = 100: E7's box on the 15°
+// ramp is thrown off it (μ = 0.125: normal impulse 3x the weight's, 5.9 m of lift, 0.1 mm of
+// slide instead of 0.684 m), and a box at rest under a sub-limit push hops and hovers ~0.8 mm up,
+// held by "friction" across the gap of its speculative contacts. A ζ h near S_t² restores the
+// spring law but then ζγ_n² swamps the friction terms at the IPM's relative precision. The
+// complementarity variant has neither problem (Coulomb distances to 3e-4 m).
+//
+// Zero impulses: the paper's objective has no gradient at γ = 0, so the interior point reaches an
+// inactive constraint only as √gap; impulses below 10√ε_gap of the problem's impulse scale are
+// set to 0 (regime no contact), and v is computed from the corrected γ.
+//
 // Formulation::kComplementarity (the digest's §4 "LCP variant", extended to friction): the
 // symmetric cone program min ½γᵀ(W̃ + S⁻¹)γ + γᵀ(ψ − v̂) s.t. γ ∈ F, v̂ = −Kφ/κ on normal rows,
 // whose optimality conditions are γ_x = max(0, hσ_x(γ)) row by row (exact implicit Euler of the
@@ -39,11 +53,13 @@
 // kClampNonPositive is the paper's φ_n = min(φ0, 0) (bodies apart sit at the spring's rest
 // length, so a speculative contact resists any approach at once, even across a gap).
 //
-// Time stepping: the simulator's free motion (v*, A) is used as given. With the explicit and
-// symplectic integrators (A = M) the step is the paper's semi-implicit Euler (eqs. 36-37): the
-// constraint force is λ₁ applied over the whole step from one collision query. This differs from
-// the θ-method's treatment of the constraint, which the simulator's position update applies; an
-// implicit integrator's A = M + hD + h²K enters W̃ and v as given.
+// Time stepping: the simulator's free motion (v*, A) and position update are used as given.
+// With symplectic Euler (A = M, q₁ = q₀ + δt v₁) a step is the paper's scheme (eqs. 36-37): λ₁
+// from the implicit-Euler prediction, applied explicitly over the whole step, one collision query.
+// With the other θ-method integrators the constraint impulse is the same prediction, but the
+// other forces enter A and v* per θ (implicit Euler: A = M + δt D + δt² K, as given) and q
+// advances with the θ_vq velocity, so the φ₁ = φ₀ + δt φ̇₁ predicted here is where the position
+// update puts the constraint only for θ_vq = 1.
 //
 // Accepted contact models: linear only (K, B from k, τ_d); the Hunt–Crossley models give
 // kUnsupportedContactModel. Joint limits are unilateral rows under every accepted model.
