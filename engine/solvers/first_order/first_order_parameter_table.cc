@@ -52,11 +52,11 @@ ParamTable<FirstOrderParameters> MakeFirstOrderTable() {
                    "objective (the paper: ζ = 1/h). Larger: the normal impulse stays closer to the "
                    "spring law when friction would profit from a larger one."),
           1e-3, 1e12)),
-      Bind<&P::gap_tolerance>(Slider(
-          Describe(RealParam("gap_tolerance", 0, kOpen, 1, kOpen, 1e-10, kLog), "ε_gap", "-",
-                   "Interior-point stopping test on the duality gap sᵀz / max(1, |objective|) of "
-                   "the equilibrated problem."),
-          1e-14, 1e-2)),
+      Bind<&P::gap_tolerance>(
+          Slider(Describe(RealParam("gap_tolerance", 0, kOpen, 1, kOpen, 1e-10, kLog), "ε_gap", "-",
+                          "Interior-point stopping test on the duality gap sᵀz of the equilibrated "
+                          "problem, relative to the largest term of its objective."),
+                 1e-14, 1e-2)),
       Bind<&P::feasibility_tolerance>(Slider(
           Describe(RealParam("feasibility_tolerance", 0, kOpen, 1, kOpen, 1e-10, kLog), "ε_feas",
                    "-",

@@ -30,18 +30,19 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Order of the FirstOrderSeries enum (first_order_solver.h).
 constexpr SeriesSpec kFirstOrderSeriesSpecs[] = {
-    {"duality_gap", "duality gap s^T z / max(1, |f|)", "", SeriesAxis::kLog, SeriesType::kReal,
+    {"duality_gap", "relative duality gap s^T z", "", SeriesAxis::kLog, SeriesType::kReal,
      SeriesRole::kResidual, kSeriesDefaultPlot,
-     "interior-point duality gap s^T z relative to max(1, |objective|) of the equilibrated cone "
-     "program, the stopping test with the two residuals (gap_tolerance)"},
+     "interior-point duality gap s^T z of the equilibrated cone program relative to the largest "
+     "term of its objective, max(1, |f|, x^T P x / 2, |q^T x|, |r|); the stopping test with the "
+     "two residuals (gap_tolerance)"},
     {"primal_infeasibility", "primal residual ||Gx + s - h||", "", SeriesAxis::kLog,
      SeriesType::kReal, SeriesRole::kPlain, kSeriesDefaultPlot,
-     "relative primal residual ||Gx + s - h|| / max(1, ||h||) of the equilibrated cone program "
-     "(feasibility_tolerance)"},
+     "relative primal residual ||Gx + s - h|| / max(1, ||Gx||, ||s||, ||h||) of the equilibrated "
+     "cone program (feasibility_tolerance)"},
     {"dual_infeasibility", "dual residual ||Px + q + G^T z||", "", SeriesAxis::kLog,
      SeriesType::kReal, SeriesRole::kPlain, kSeriesDefaultPlot,
-     "relative dual residual ||Px + q + G^T z|| / max(1, ||q||) of the equilibrated cone program "
-     "(feasibility_tolerance)"},
+     "relative dual residual ||Px + q + G^T z|| / max(1, ||Px||, ||G^T z||, ||q||) of the "
+     "equilibrated cone program (feasibility_tolerance)"},
     {"step_length", "step length alpha", "", SeriesAxis::kLinear, SeriesType::kReal,
      SeriesRole::kPlain, kSeriesDefaultPlot | kSeriesPerStep,
      "interior-point step that produced the iterate, a fraction step_fraction of the step to the "

@@ -91,7 +91,7 @@ struct FirstOrderParameters {
   double rigid_stiffness = 1e15;  // K [N/m] of rigid rows (k = ∞). Range (0, 1e20].
   double friction_damping = 1e6;  // S_t = h B_t [kg] (paper: B_t = 10⁶/h). Range (0, 1e12].
   double normal_weight = 1.0;     // ζ h [-], the weight ζ = normal_weight/h. Range (0, 1e12].
-  double gap_tolerance = 1e-10;   // IPM: sᵀz / max(1, |objective|). Range (0, 1).
+  double gap_tolerance = 1e-10;   // IPM: relative duality gap (socp.h). Range (0, 1).
   double feasibility_tolerance = 1e-10;  // IPM: relative primal/dual residuals. Range (0, 1).
   int max_iterations = 100;              // IPM iteration cap. Range [1, 10000].
   double step_fraction = 0.99;           // IPM: fraction of the step to the cone boundary. (0, 1).
@@ -109,13 +109,14 @@ struct FirstOrderParameters {
 // The per-iteration series (one row per interior-point iteration; row 0 at the starting point).
 // A new series: an entry here, its row in FirstOrderSeriesTable() (same order), one store.
 enum FirstOrderSeries : int {
-  kFirstOrderDualityGap = 0,       // sᵀz / max(1, |objective|) (scaled problem) [-]
-  kFirstOrderPrimalInfeasibility,  // ‖Gx + s − h‖ / max(1, ‖h‖) [-]
-  kFirstOrderDualInfeasibility,    // ‖Px + q + Gᵀz‖ / max(1, ‖q‖) [-]
-  kFirstOrderStepLength,           // α of the step that produced the iterate (per step)
-  kFirstOrderObjective,            // the SOCP objective at the iterate
-  kFirstOrderBarrier,              // μ = sᵀz / ν
-  kFirstOrderCentering,            // σ of the step (per step)
+  // The interior point's stopping measures (socp.h), each relative to its largest term.
+  kFirstOrderDualityGap = 0,       // sᵀz / max(1, |f|, ½xᵀPx, |qᵀx|, |r|) [-]
+  kFirstOrderPrimalInfeasibility,  // ‖Gx + s − h‖ / max(1, ‖Gx‖, ‖s‖, ‖h‖) [-]
+  kFirstOrderDualInfeasibility,  // ‖Px + q + Gᵀz‖ / max(1, ‖Px‖, ‖Gᵀz‖, ‖q‖) [-]
+  kFirstOrderStepLength,         // α of the step that produced the iterate (per step)
+  kFirstOrderObjective,          // the SOCP objective at the iterate
+  kFirstOrderBarrier,            // μ = sᵀz / ν
+  kFirstOrderCentering,          // σ of the step (per step)
   kNumFirstOrderSeries
 };
 SeriesTable FirstOrderSeriesTable();

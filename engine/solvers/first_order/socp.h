@@ -28,17 +28,17 @@
 //
 // Stopping test on the scaled problem, at every iterate (row 0 = the start), each measure relative
 // to the largest term of its sum (as OSQP does), so that round-off is its floor:
-//   primal infeasibility  ‖Gx + s − h‖ / max(1, ‖Gx‖, ‖s‖, ‖h‖)              ≤
-//   feasibility_tolerance dual infeasibility    ‖Px + q + Gᵀz‖ / max(1, ‖Px‖, ‖Gᵀz‖, ‖q‖) ≤
-//   feasibility_tolerance duality gap           sᵀz / max(1, |f|, ½xᵀPx, |qᵀx|, |r|), f = ½xᵀPx +
-//   qᵀx + r ≤ gap_tolerance
+//   primal:  ‖Gx + s − h‖ / max(1, ‖Gx‖, ‖s‖, ‖h‖)        <= feasibility_tolerance,
+//   dual:    ‖Px + q + Gᵀz‖ / max(1, ‖Px‖, ‖Gᵀz‖, ‖q‖)    <= feasibility_tolerance,
+//   gap:     sᵀz / max(1, |f|, ½xᵀPx, |qᵀx|, |r|)          <= gap_tolerance,
+// with f = ½xᵀPx + qᵀx + r.
 // Certificates: primal infeasibility (z ∈ K, ‖Gᵀz‖ ≤ ε (−hᵀz)) and dual infeasibility
 // (‖Px‖ ≤ ε (−qᵀx), ‖Gx + s‖ ≤ ε (−qᵀx)), with ε = infeasibility_tolerance.
 // Failures are statuses, never exceptions: when round-off stops the iterations (a singular KKT
 // system, a non-finite direction, a step that stalls, 8 iterations in which neither μ nor a
-// residual fell by 10 %) or at the
-// iteration cap, the best iterate so far is returned, as kReducedAccuracy when it meets
-// reduced_tolerance, else as kNumericalFailure (kMaxIterations at the cap).
+// residual fell by 10 %) or at the iteration cap, the best iterate so far is returned, as
+// kReducedAccuracy when it meets reduced_tolerance, else as kNumericalFailure (kMaxIterations at
+// the cap).
 // Deterministic: dense Eigen kernels in a fixed order.
 #pragma once
 
@@ -65,7 +65,7 @@ struct SocpProblem {
 };
 
 struct SocpSettings {
-  double gap_tolerance = 1e-10;           // on sᵀz / max(1, |objective|) [-]
+  double gap_tolerance = 1e-10;           // on the relative duality gap (above) [-]
   double feasibility_tolerance = 1e-10;   // on the relative primal and dual residuals [-]
   double infeasibility_tolerance = 1e-9;  // of the infeasibility certificates [-]
   int max_iterations = 100;
