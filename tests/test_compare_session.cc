@@ -185,6 +185,32 @@ TEST(CompareSession, ResetResumeAndSync) {
   EXPECT_EQ(ls.session.ghost(1).live_state.time, 0.0);
 }
 
+// A configuration whose step keeps its start state (here a solve refused by a small memory budget)
+// would take that step again forever and hold the lockstep back: it stops, with the reason, and
+// the others go on.
+TEST(CompareSession, AConfigurationThatCannotAdvanceStopsAndTheOthersGoOn) {
+  Lockstep ls("box_stack.yaml");
+  StepSettings starved = ls.scene.settings;
+  // Room for the stack's dense tree matrices (17 KB, checked when the simulator is made), not
+  // for the dense Newton system of the whole stack (29 KB).
+  starved.sap.memory_budget_mb = 0.017;
+  starved.sap.islands = false;
+  starved.sap.linear_solver = SapParameters::LinearSolver::kDense;
+  ls.Start({starved});
+  ls.Round(3);
+  const CompareSession::Ghost& g = ls.session.ghost(1);
+  ASSERT_TRUE(g.stopped);
+  EXPECT_NE(g.stop_reason.find(SolverStatusName(SolverStatus::kMemoryBudgetExceeded)),
+            std::string::npos)
+      << g.stop_reason;
+  EXPECT_EQ(ls.session.Running(), (std::vector<bool>{true, false}));
+  const int stuck_at = g.step_count;
+  ls.Round(4);
+  ls.Round(4);
+  EXPECT_EQ(ls.primary_count, 11);
+  EXPECT_EQ(ls.session.ghost(1).step_count, stuck_at) << "a stopped configuration takes no step";
+}
+
 TEST(CompareSession, AddRemoveAndRefusals) {
   Scene scene = Load("box_on_ramp.yaml");
   CompareSession session;

@@ -175,7 +175,11 @@ void CompareSession::ConsumeBatch(int c, PhysicsBatch batch, CompareStore* store
     // Refused settings keep the old ones (the panel validates first, so this is rare).
     g.stop_reason = "settings refused: " + batch.settings_error;
   }
-  if (batch.stop) {
+  // A step that kept its start state (a non-finite result, a solve refused by a memory or work
+  // budget, a model the solver does not accept) would be taken again and again, holding the
+  // lockstep back: the configuration stops there.
+  const bool stuck = !batch.records.empty() && batch.step_count <= batch.records.back().step;
+  if (batch.stop || stuck) {
     g.stopped = true;
     if (!batch.error.empty()) {
       g.stop_reason = batch.error;

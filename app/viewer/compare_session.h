@@ -65,7 +65,7 @@ class CompareSession {
     History history{2000, std::size_t{128} << 20};
     State live_state;
     int step_count = 0;
-    bool stopped = false;         // its state no longer advances (a step failed or threw)
+    bool stopped = false;         // its state no longer advances (a step kept its state, or threw)
     std::string stop_reason;      // "step N: status: message"
     bool settings_dirty = false;  // config.settings not yet sent to the simulator
   };

@@ -153,7 +153,9 @@ void Viewer::DrawCompareLegend() {
       line += "  (primary)";
     } else if (shown) {
       const CompareEntry* e = compare_store_.Find(c, shown->step);
-      if (e && !std::isnan(e->divergence)) {
+      if (compare_.ghost(c).stopped) {
+        line += "  stopped at step " + std::to_string(compare_.ghost(c).step_count);
+      } else if (e && !std::isnan(e->divergence)) {
         line += "  " + FormatLength(e->divergence);
       } else {
         line += "  (step " + std::to_string(compare_.ghost(c).step_count) + ")";
