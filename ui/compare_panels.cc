@@ -263,11 +263,17 @@ int DrawCompareSeries(const CompareSeriesView& view) {
   int clicked = -1;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float h = std::max(24.0f, view.plot_height);
+  std::vector<StepSeries> all_steps;
+  for (int c = 0; c < n; ++c) {
+    all_steps.push_back(ExtractCompareSeries(store, c, CompareQuantity::kIterations));
+  }
+  const auto [steps_lo, steps_hi] = StepRange(all_steps);
   for (int qi = 0; qi < kNumCompareQuantities; ++qi) {
     const auto q = static_cast<CompareQuantity>(qi);
     std::vector<StepSeries> series;
     for (int c = 0; c < n; ++c) series.push_back(ExtractCompareSeries(store, c, q));
-    const auto [lo, hi] = StepRange(series);
+    // One step axis for every plot: the steps any configuration holds.
+    const int lo = steps_lo, hi = steps_hi;
     // Title with the shown step's values.
     std::string head = CompareQuantityTitle(q);
     if (q == CompareQuantity::kIterations) head += " (top: failed steps)";
