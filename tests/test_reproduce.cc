@@ -199,10 +199,16 @@ TEST(Reproduce, CubeFoundationQuick) {
 TEST(Reproduce, SphereStackStands) {
   const ExperimentResult r = RunReproduceExperiment("sphere_stack", Quick());
   ExpectAgrees(r, "stack stands (every N)");
+  ExpectAgrees(r, "the column collapses without throwing its top sphere (every N)");
   for (const char* fo : {"first-order (paper): ", "first-order (complementarity): "}) {
     ExpectAgrees(r, std::string(fo) + "stack stands (every N)");
     ExpectAgrees(r, std::string(fo) + "at rest after 500 steps: largest final KE per sphere [J]");
   }
+  // The complementarity program throws the top sphere of the 25-sphere column during the
+  // collapse (the report's note gives the height and the overlap); not asserted.
+  ExpectAgrees(r,
+               "first-order (paper): the column collapses without throwing its top sphere "
+               "(every N)");
 }
 
 TEST(Reproduce, ClutterQuick) {
