@@ -68,29 +68,44 @@ const ExperimentDef kExperiments[] = {
      ClutterModels},
     // first_order_paper.cc
     {"box_on_ramp", "002", "Box on a 15° ramp", "Drumwright §8 E7 (Fig. 9)",
-     "seed_002_drumwright.md §8 (E7)", "μ = 0, .125, .25, .375; 1 s each (as full)",
-     "μ = 0, .125, .25, .375; 1 s each", BoxOnRamp},
+     "seed_002_drumwright.md §8 (E7)",
+     "μ = 0, .125, .25, .375; 1 s each; SAP and first-order (both programs) (as full)",
+     "μ = 0, .125, .25, .375; 1 s each; SAP and first-order (both programs)", BoxOnRamp},
     {"sphere_stack", "002", "Stack of up to 100 spheres", "Drumwright §8 E8 (Fig. 10)",
-     "seed_002_drumwright.md §8 (E8)", "N = 10, 25; 500 steps each",
-     "N = 10, 25, 50, 100; 500 steps each", SphereStack},
+     "seed_002_drumwright.md §8 (E8)",
+     "500 steps each; SAP and first-order (complementarity) N = 10, 25; first-order (paper) N = 10",
+     "500 steps each; SAP and first-order (complementarity) N = 10, 25, 50, 100; first-order "
+     "(paper) N = 10, 25, 50",
+     SphereStack},
     {"stiff_pendulum", "002", "Pendulum onto a very stiff joint limit",
      "Drumwright §8 E4-E5 (Figs. 4, 6)", "seed_002_drumwright.md §8 (E4, E5)",
-     "h = 1e-3, 1e-4 s; 1 s each", "h = 1e-3, 1e-4, 1e-5 s; 1 s each", StiffPendulum},
+     "E5: h = 1e-3, 1e-4 s, 1 s each, SAP and first-order (k = 1e12, 1e15); E4: h = 0.1 … 1e-4",
+     "E5: h = 1e-3, 1e-4, 1e-5 s, 1 s each, SAP and first-order (k = 1e12, 1e15); E4: h = 0.1 … "
+     "1e-4",
+     StiffPendulum},
     {"cube_foundation", "002", "Cube on an elastic (Winkler) foundation",
      "Drumwright §8 E6 (Fig. 7, Tables 1-2)", "seed_002_drumwright.md §8 (E6, Tables 1-2)",
-     "100 elements; reference h = 2.5e-4 s", "100 and 900 elements; reference h = 1e-4 s",
+     "100 elements; reference h = 2.5e-4 s; first-order (complementarity) at E = 1e7",
+     "100 and 900 elements; reference h = 1e-4 s; first-order (both programs) at 100 elements, "
+     "one step at 900",
      CubeFoundation},
     // al_paper.cc
     {"dish_pile", "001", "Dish pile with a 50:1 mass ratio (single steps)",
-     "AL paper B1 (Fig. 9), Table II", "seed_001_al.md §5 (B1)", "20 kicked single steps",
-     "100 kicked single steps", DishPile},
+     "AL paper B1 (Fig. 9), Table II", "seed_001_al.md §5 (B1)",
+     "10 kicked single steps raced by CANAL, SubADMM (to 200 iterations), PGS (to 100), SAP",
+     "100 kicked single steps raced by CANAL, SubADMM (to 1000 iterations), PGS (to 500), SAP",
+     DishPile},
     {"robot_dish_pile", "001", "Dish pile manipulated by an arm and hand (47 DOF)",
-     "AL paper B2 (Fig. 1)", "seed_001_al.md §5 (B2)", "6 s (as full)", "6 s", RobotDishPile},
+     "AL paper B2 (Fig. 1)", "seed_001_al.md §5 (B2)",
+     "6 s per solver: SAP, CANAL, SubADMM, PGS (as full)",
+     "6 s per solver: SAP, CANAL, SubADMM, PGS", RobotDishPile},
     {"bolt_nut", "001", "Bolt and nut (single steps; assembly with a robot)",
      "AL paper A1-A2 (Figs. 1, 7)", "seed_001_al.md §5 (A1, A2)", "not run (not expressible)",
      "not run (not expressible)", BoltNut},
     {"pouring", "001", "Pouring small spheres", "AL paper C (Figs. 10-11)", "seed_001_al.md §5 (C)",
-     "N = 9, 27, 45; 0.5 s each", "N = 9, 18, 27, 36, 45; 1 s each", Pouring},
+     "N = 9, 18, 27; 0.5 s per solver (CANAL 5, SubADMM 100, PGS 100 iterations; SAP)",
+     "N = 9, 18, 27, 36, 45; 1 s per solver (CANAL 5, SubADMM 100, PGS 100 iterations; SAP)",
+     Pouring},
 };
 
 // Markdown table of an experiment's rows.
@@ -228,13 +243,14 @@ int RunReproduce(const ReproduceOptions& options, std::ostream& log) {
      << "Mode: **" << (options.quick ? "quick" : "full") << "**, " << Fmt(total, 3)
      << " s wall time. Rows: " << n_agree << " agree, " << n_disagree << " disagree, " << n_na
      << " not comparable (no paper number, or not expressible in ContactLab).\n\n"
-     << "Solver: SAP's Newton method for every experiment. Contact model: SAP's linear model, "
-        "except in the seed 004 experiments, which also run the Lagged, Regularized Lagged and "
-        "Similar models (each such row names its model). The CANAL, SubADMM and PGS solvers of "
-        "the other papers are not implemented in ContactLab; their experiments are run with SAP "
-        "and compared where the paper's statement is about the physics rather than about its "
-        "solver. Paper values are quoted from the digests in shared/research/ (section given per "
-        "row in results.json).\n\n"
+     << "Solvers: SAP's Newton method in every experiment; the seed 001 experiments (dish pile, "
+        "robot dish pile, pouring) also run that paper's CANAL and SubADMM and its PGS baseline, "
+        "and the seed 002 experiments (ramp, stack, pendulum, foundation) Drumwright's "
+        "first-order solver in both of its programs (docs/solvers.md); each such row names its "
+        "solver, rows without a name are SAP's. Contact model: SAP's linear model, except in the "
+        "seed 004 experiments, which also run the Lagged, Regularized Lagged and Similar models "
+        "(each such row names its model). Paper values are quoted from the digests in "
+        "shared/research/ (section given per row in results.json).\n\n"
      << "## Summary\n\n| experiment | paper | rows | agree | disagree | n/a | time [s] |\n"
      << "|---|---|---|---|---|---|---|\n";
   for (const ExperimentResult& e : results) {
