@@ -21,6 +21,7 @@
 
 #include "engine/contact/contact_problem.h"
 #include "engine/inspect/metrics.h"
+#include "engine/solvers/canal/anderson.h"
 #include "engine/solvers/canal/canal_parameter_table.h"
 #include "engine/solvers/canal/canal_solver.h"
 #include "engine/solvers/common/problem_checks.h"
@@ -182,7 +183,13 @@ ContactProblem FeasibleRandomProblem(std::mt19937& rng, int trees, int constrain
   return p;
 }
 
-CanalParameters Canal() { return CanalParameters{}; }
+// The tests check accuracy to 1e-9 (velocities) on small problems: the AL tolerance 1e-9 m/s,
+// below the default 1e-7 (which is set for piles of near-rigid contacts, canal_solver.h).
+CanalParameters Canal() {
+  CanalParameters prm;
+  prm.al_tolerance = 1e-9;
+  return prm;
+}
 
 SolverResult SolveCanal(const ContactProblem& p, const VecX& guess,
                         const CanalParameters& prm = Canal()) {
@@ -830,14 +837,232 @@ TEST(CanalVsSap, SlidingBoxHasNoGlidingWhereSapsConvexModelHasIt) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The De Saxcé cascade and its Anderson acceleration (docs/canal_cascade.md).
+
+// A solid sphere (mass m, radius r, I = 0.4 m r²) on the plane z = 0, one contact under its centre,
+// starting with velocity v0 (6: v, ω), under gravity.
+ContactProblem MakeSphere(double m, double r, double dt, double k, double mu, const VecX& v0) {
+  ContactProblem p;
+  p.time_step = dt;
+  const double I = 0.4 * m * r * r;
+  VecX d(6);
+  d << m, m, m, I, I, I;
+  p.tree_v_start = {0};
+  p.tree_nv = {6};
+  p.A = {MatX(d.asDiagonal())};
+  p.M = p.A;
+  p.nv = 6;
+  p.v0 = v0;
+  p.v_star = v0;
+  p.v_star(2) -= kGravity * dt;
+  AddContact(&p, 0, Vec3(0, 0, -r), -1, Vec3::Zero(), k, 0.0, mu, 0.0);
+  p.ComputeDelassusEstimates();
+  return p;
+}
+
+// The sphere sliding at 1 m/s with μ = 1 (it slides through the step: the slip falls by
+// W_tt μ m g δt = 0.14 m/s).
+ContactProblem SlidingSphere() {
+  VecX v0 = VecX::Zero(6);
+  v0(0) = 1.0;
+  return MakeSphere(0.5, 0.05, 1.0 / 240, kInf, 1.0, v0);
+}
+
+TEST(CanalCascade, PlainCascadeContractsByXOverOnePlusXOnASlidingSphere) {
+  // The map p → μ‖ṽ_t(p)‖ of one sliding contact (AL converged): raising p by δ lowers λ_n by
+  // δ/(W_nn + μ²W_tt) (here W_nt = 0), which raises the slip by μ W_tt times that, so its
+  // derivative is c = x/(1 + x), x = μ²W_tt/W_nn, not x itself: 3.5/4.5 = 0.778 for the solid
+  // sphere at μ = 1 (x = 3.5 would make the plain cascade diverge). The plain cascade's residual
+  // falls by c per iteration once the AL part (contracting by about 1/(1 + βW) = 2e-5) is done.
+  const ContactProblem p = SlidingSphere();
+  const MatX Ainv = p.A[0].inverse();
+  const MatX& J = p.constraints[0].blocks[0].J;
+  const MatX W = J * Ainv * J.transpose();
+  const double mu = 1.0, x = mu * mu * W(0, 0) / W(2, 2);
+  EXPECT_NEAR(x, 3.5, 1e-12);
+  EXPECT_NEAR(W(0, 2), 0.0, 1e-12);
+  const double c = x / (1 + x);
+  CanalParameters prm = Canal();
+  prm.cascade = CanalParameters::Cascade::kPlain;
+  const SolverResult r = SolveCanal(p, p.v0, prm);
+  ASSERT_EQ(r.stats.status, SolverStatus::kConverged) << r.stats.message;
+  EXPECT_EQ(r.regime[0], Regime::kSliding);
+  const IterationLog& log = r.stats.iteration_log;
+  std::printf(
+      "sliding sphere, plain cascade: %d AL iterations, %g Newton steps; cascade residual "
+      "ratios:",
+      r.stats.iterations, r.stats.iteration_log.Last(kCanalNewtonTotal));
+  int checked = 0;
+  for (int l = 3; l < log.num_rows(); ++l) {
+    const double ratio = log(l, kCanalCascadeResidual) / log(l - 1, kCanalCascadeResidual);
+    std::printf(" %.4f", ratio);
+    // The AL part has died out after 2 iterations; from then on the ratio is c to the
+    // round-off of the residuals (1e-10 of O(1) m/s against residuals above 1e-9 m/s).
+    if (log(l, kCanalCascadeResidual) > 1e-8) {
+      EXPECT_NEAR(ratio, c, 1e-3) << "iteration " << l;
+      ++checked;
+    }
+  }
+  std::printf(" (c = %.4f)\n", c);
+  EXPECT_GE(checked, 10);
+  // log(1e-9 / 1e-1) / log(c) ≈ 73 iterations to go from 0.1 m/s to 1e-9 m/s.
+  EXPECT_GE(r.stats.iterations, 60);
+}
+
+TEST(CanalCascade, AndersonConvergesWhereThePlainCascadeStalls) {
+  // The sliding sphere with an AL cap of 20: the plain cascade (contraction 0.778) is still at
+  // about 0.778^20 of its start, while Anderson acceleration solves the one-contact affine map in
+  // a few iterations. NCP < 1e-8: the AL tolerance 1e-9 m/s bounds the velocity rows and the
+  // 0.5 kg sphere's impulses are O(1e-2) N s, so the residual is far below the paper's 1e-8.
+  const ContactProblem p = SlidingSphere();
+  CanalParameters plain = Canal(), accelerated = Canal();
+  plain.cascade = CanalParameters::Cascade::kPlain;
+  accelerated.cascade = CanalParameters::Cascade::kAnderson;
+  plain.max_iterations = accelerated.max_iterations = 20;
+  const SolverResult rp = SolveCanal(p, p.v0, plain);
+  const SolverResult ra = SolveCanal(p, p.v0, accelerated);
+  std::printf(
+      "sliding sphere, cap 20: plain %s (AL residual %.2e, NCP %.2e); anderson %s in %d AL "
+      "iterations, %g Newton steps (NCP %.2e)\n",
+      SolverStatusName(rp.stats.status), rp.stats.iteration_log.Last(kCanalAlResidual), Ncp(p, rp),
+      SolverStatusName(ra.stats.status), ra.stats.iterations,
+      ra.stats.iteration_log.Last(kCanalNewtonTotal), Ncp(p, ra));
+  EXPECT_EQ(rp.stats.status, SolverStatus::kMaxIterations);
+  EXPECT_GT(rp.stats.iteration_log.Last(kCanalAlResidual), 1e-5);  // 0.1 × 0.778^20 = 7e-4
+  ASSERT_EQ(ra.stats.status, SolverStatus::kConverged) << ra.stats.message;
+  EXPECT_LE(ra.stats.iterations, 8);
+  EXPECT_LT(Ncp(p, ra), 1e-8);
+  EXPECT_EQ(ra.regime[0], Regime::kSliding);
+  // The normal velocity of the sliding contact is 0 (no gliding), to the AL tolerance.
+  EXPECT_LT(std::abs(ra.vc(2)), 1e-9);
+  // The same solution as the plain cascade run to convergence. That one stops when a step of
+  // the cascade is below 1e-9 m/s, so it is still c/(1 − c) = 3.5 such steps from its fixed
+  // point: contact velocities agree to 1e-8 m/s, impulses (times O(m) = 0.5 kg) to 1e-8 N s;
+  // v holds ω, which is the slip over r = 0.05 m: 1e-7.
+  plain.max_iterations = 300;
+  const SolverResult rfull = SolveCanal(p, p.v0, plain);
+  ASSERT_EQ(rfull.stats.status, SolverStatus::kConverged);
+  EXPECT_LT((ra.vc - rfull.vc).norm(), 1e-8);
+  EXPECT_LT((ra.gamma - rfull.gamma).norm(), 1e-8);
+  EXPECT_LT((ra.v - rfull.v).norm(), 1e-7);
+}
+
+TEST(CanalCascade, AndersonSolvesAffineMapsTheFixedPointIterationCannot) {
+  // F(x) = M x + b with eigenvalues of M at 0.999 (plain iteration: 1e-3 per step) and at 1.5
+  // and −1.2 (plain iteration diverges; no damping fixes the 1.5). Anderson with a memory of at
+  // least the dimension is GMRES on (I − M) x = b: exact after n + 1 images in exact arithmetic;
+  // 1e-9 relative leaves room for the round-off of the least-squares solves.
+  std::mt19937 rng(3);
+  const int n = 4;
+  MatX Q = MatX::Random(n, n);
+  Q = Eigen::HouseholderQR<MatX>(Q).householderQ();
+  VecX eig(n);
+  eig << 0.999, 1.5, -1.2, 0.3;
+  const MatX M = Q * eig.asDiagonal() * Q.transpose();
+  const VecX b = VecX::Random(n);
+  const VecX x_star = (MatX::Identity(n, n) - M).lu().solve(b);
+  AndersonAccelerator aa;
+  aa.Reset(n, n + 1);
+  VecX x = VecX::Zero(n), next;
+  int k = 0;
+  for (; k < 20 && (x - x_star).norm() > 1e-9 * x_star.norm(); ++k) {
+    aa.Next(x, M * x + b, &next);
+    x = next;
+  }
+  EXPECT_LE(k, n + 2);
+  EXPECT_LT((x - x_star).norm(), 1e-9 * x_star.norm());
+  // A stalled component (zero difference) does not make the extrapolation blow up: the
+  // dependent column is dropped and the result stays finite and exact on the other components.
+  aa.Reset(2, 3);
+  VecX y = VecX::Zero(2), ynext;
+  for (int i = 0; i < 10; ++i) {
+    VecX f(2);
+    f << 0.5 * y(0) + 1.0, 0.0;  // the second component never moves
+    aa.Next(y, f, &ynext);
+    ASSERT_TRUE(ynext.allFinite());
+    y = ynext;
+  }
+  EXPECT_NEAR(y(0), 2.0, 1e-12);
+  EXPECT_EQ(y(1), 0.0);
+  // Clear forgets the history: the next call returns F(x).
+  aa.Clear();
+  VecX f(2);
+  f << 7.0, 8.0;
+  aa.Next(y, f, &ynext);
+  EXPECT_EQ(ynext, f);
+}
+
+TEST(CanalCascade, PlainOptionIsThePapersCascade) {
+  // cascade: plain reproduces the paper's Alg. 1 step by step: p^{l+1} = μ‖ṽ^{l+1}_t‖ of the
+  // last surrogate (the log's cascade residual is |p^{l+1} − p^l| for the loaded contact), no
+  // extrapolation (the message names no Anderson restart), and with beta_revert off β never
+  // decreases.
+  const ContactProblem p = SlidingSphere();
+  CanalParameters prm = Canal();
+  prm.cascade = CanalParameters::Cascade::kPlain;
+  prm.beta_revert = false;
+  const SolverResult r = SolveCanal(p, p.v0, prm);
+  ASSERT_EQ(r.stats.status, SolverStatus::kConverged);
+  EXPECT_EQ(r.stats.message.find("Anderson"), std::string::npos);
+  const IterationLog& log = r.stats.iteration_log;
+  for (int l = 1; l < log.num_rows(); ++l) EXPECT_GE(log(l, kCanalBeta), log(l - 1, kCanalBeta));
+  // Deterministic: the same log twice.
+  const SolverResult again = SolveCanal(p, p.v0, prm);
+  ASSERT_EQ(again.stats.iteration_log.num_rows(), log.num_rows());
+  for (int l = 0; l < log.num_rows(); ++l)
+    EXPECT_EQ(again.stats.iteration_log(l, kCanalAlResidual), log(l, kCanalAlResidual));
+}
+
+TEST(CanalCascade, UselessBetaRaiseIsTakenBack) {
+  // A 100 kg box resting on four near-rigid corners (k = 1e12 N/m, τ_d = δt = 10 ms: R_n =
+  // 5e-9 1/kg) with one corner 0.2 nm deeper than the others: its velocity target differs by
+  // 1e-8 m/s. The four normal impulses are statically indeterminate: the box's three normal dofs
+  // leave one load pattern (±, ∓ on the diagonals) that only R_n determines, here 0.5 N s (the
+  // corners carry 2.5 N s each, so none opens), and the AL moves along it by about βR_n = 5e-5
+  // of the way per iteration, so ‖J v − z‖ stalls at about 1e-8 m/s. The paper's rule raises β
+  // (twice, to β_max), which helps little (βR_n stays ≪ 1) and stiffens the surrogates;
+  // beta_revert takes the raise back after one iteration. Measured: both converge, in 19 AL
+  // iterations (12 Newton steps) with the revert and 12 (9) without: the revert costs iterations
+  // here, where β_max's surrogates stay cheap. On the 40-body clutter pile (k = 1e12, frozen
+  // steps of SAP's 3 s run) the surrogates at β = 1e6 hit Newton's round-off floor (e_m about
+  // 1.5e-10 against the 1e-10 tolerance, 100 Newton steps each): without the revert 86 of 293
+  // steps reach the AL cap and take 2487 Newton steps on average, with it 13 and 343.
+  const double dt = 0.01;
+  ContactProblem p = MakeBox(100.0, 0.05, dt, 1e12, dt, 1.0, Gravity(0), VecX::Zero(6));
+  p.constraints[0].phi0 = -2e-10;
+  for (int c = 1; c < 4; ++c) p.constraints[c].phi0 = 0;
+  CanalParameters on = Canal(), off = Canal();
+  off.beta_revert = false;
+  on.max_iterations = off.max_iterations = 30;
+  const SolverResult ron = SolveCanal(p, VecX::Zero(6), on);
+  const SolverResult roff = SolveCanal(p, VecX::Zero(6), off);
+  const IterationLog& lon = ron.stats.iteration_log;
+  const IterationLog& loff = roff.stats.iteration_log;
+  double max_on = 0;
+  for (int l = 0; l < lon.num_rows(); ++l) max_on = std::max(max_on, lon(l, kCanalBeta));
+  std::printf(
+      "near-rigid box, one corner 0.2 nm deeper: beta_revert on: %s, %d AL iterations, %g Newton "
+      "steps, largest beta %.0e, last %.0e, AL residual %.2e; off: %s, %d, %g Newton steps, last "
+      "beta %.0e, AL residual %.2e\n",
+      SolverStatusName(ron.stats.status), ron.stats.iterations, lon.Last(kCanalNewtonTotal), max_on,
+      lon.Last(kCanalBeta), lon.Last(kCanalAlResidual), SolverStatusName(roff.stats.status),
+      roff.stats.iterations, loff.Last(kCanalNewtonTotal), loff.Last(kCanalBeta),
+      loff.Last(kCanalAlResidual));
+  EXPECT_EQ(loff.Last(kCanalBeta), off.beta_max);
+  EXPECT_GT(max_on, on.beta0);                // raised once ...
+  EXPECT_EQ(lon.Last(kCanalBeta), on.beta0);  // ... and taken back
+}
+
+// ---------------------------------------------------------------------------------------------
 // Random problems.
 
 TEST(CanalSolver, RandomProblemsConverge) {
   std::mt19937 rng(7);
-  // One solver: scratch and warm start reused across sizes. The cascade of a sliding contact
-  // contracts by about μ² W_tt/W_nn per iteration and these problems have μ up to 1.5 on random
-  // Jacobians: a cap of 300 (500 such problems need at most 127, median 12).
-  CanalParameters prm;
+  // One solver: scratch and warm start reused across sizes. The plain cascade of a sliding
+  // contact contracts by μ²W_tt/(W_nn + μ²W_tt) per iteration and these problems have μ up to
+  // 1.5 on random Jacobians: a cap of 300 (500 such problems need at most 127, median 12, with
+  // the plain cascade).
+  CanalParameters prm = Canal();
   prm.max_iterations = 300;
   CanalSolver solver(prm);
   int solves = 0, total_al = 0, max_al = 0, total_newton = 0;
@@ -1020,7 +1245,7 @@ TEST(CanalSolver, IslandsAndTheMonolithicSolveAgree) {
     test_problems::RandomProblemOptions o;
     o.group = 2;  // constraints couple trees within pairs: several islands
     const ContactProblem p = FeasibleRandomProblem(rng, 6, 8, o);
-    CanalParameters on, off;
+    CanalParameters on = Canal(), off = Canal();
     on.max_iterations = off.max_iterations = 300;  // μ up to 1.5: see RandomProblemsConverge
     off.islands = false;
     const SolverResult ri = SolveCanal(p, p.v0, on);
@@ -1051,12 +1276,12 @@ TEST(CanalSolver, WarmStartFromThePreviousStepSavesIterations) {
     v0(0) = ramp ? 0.5 : 0.0;
     const double theta = ramp ? 0.5 : 0.0;
     const ContactProblem p1 = MakeBox(1.0, 0.05, dt, kInf, 0.0, 0.3, Gravity(theta), v0);
-    CanalSolver solver;
+    CanalSolver solver(Canal());
     SolverResult r1, r2, cold;
     ASSERT_EQ(solver.Solve(p1, v0, &r1), SolverStatus::kConverged);
     const ContactProblem p2 = MakeBox(1.0, 0.05, dt, kInf, 0.0, 0.3, Gravity(theta), r1.v);
     ASSERT_EQ(solver.Solve(p2, r1.v, &r2), SolverStatus::kConverged);
-    CanalSolver fresh;
+    CanalSolver fresh(Canal());
     ASSERT_EQ(fresh.Solve(p2, r1.v, &cold), SolverStatus::kConverged);
     std::printf("%s box, second step: warm %d AL iterations (%g Newton steps), cold %d (%g)\n",
                 ramp ? "ramp" : "resting", r2.stats.iterations,

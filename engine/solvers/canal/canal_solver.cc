@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/contact/constraint_laws.h"
+#include "engine/solvers/canal/anderson.h"
 #include "engine/solvers/canal/canal_parameter_table.h"
 #include "engine/solvers/common/problem_checks.h"
 
@@ -25,17 +26,18 @@ namespace {
 constexpr SeriesSpec kCanalSeriesSpecs[] = {
     {"al_residual", "AL residual (slack and cascade)", "m/s", SeriesAxis::kLog, SeriesType::kReal,
      SeriesRole::kResidual, kSeriesDefaultPlot,
-     "sqrt(||J v - z||^2 + ||p^{l+1} - p^l||^2): the change of the surrogate's slack z and frozen "
+     "sqrt(||J v - z||^2 + cascade_residual^2): the change of the surrogate's slack z and frozen "
      "De Saxce term p (eq. 21) over the AL iteration, the stopping test; row 0: the first "
      "surrogate's impulse at the guess against lambda^0"},
     {"slack_residual", "||J v - z||", "m/s", SeriesAxis::kLog, SeriesType::kReal,
      SeriesRole::kPlain, kSeriesDefaultPlot,
      "||J v - z|| = ||lambda^{l+1} - lambda^l|| / beta (Alg. 1, digest 2.8): the paper's AL "
      "residual; beta grows when it stalls"},
-    {"cascade_residual", "||p^{l+1} - p^l|| (De Saxce lag)", "m/s", SeriesAxis::kLog,
-     SeriesType::kReal, SeriesRole::kPlain, 0u,
-     "change of the frozen De Saxce term p_i = mu_i ||v~_i,t|| (eq. 20-21) over the AL "
-     "iteration: the lag of the cascade, which beta does not speed up"},
+    {"cascade_residual", "De Saxce lag", "m/s", SeriesAxis::kLog, SeriesType::kReal,
+     SeriesRole::kPlain, 0u,
+     "the exact law's normal-velocity error left by the frozen De Saxce term p_i = mu_i "
+     "||v~_i,t|| (eq. 20-21): |p^{l+1} - p^l| for a loaded contact, max(0, -v~_n) for one out of "
+     "contact; the lag of the cascade, which beta does not speed up"},
     {"beta", "AL penalty beta", "kg", SeriesAxis::kLog, SeriesType::kReal, SeriesRole::kPlain,
      kSeriesDefaultPlot,
      "penalty of the surrogate that produced the iterate; grows by kappa when the AL residual "
@@ -72,6 +74,22 @@ static_assert(sizeof(kCanalSeriesSpecs) / sizeof(kCanalSeriesSpecs[0]) == kNumCa
               "one SeriesSpec per CanalSeries entry");
 
 using Clock = std::chrono::steady_clock;
+
+// Anderson's trust region (cascade: anderson): an extrapolation moves the state (λ/β, p) at most
+// `reach` times the length of the plain step F(x) − x. It starts at kAndersonReachStart, doubles
+// after each extrapolation that lowered the AL residual and is quartered (not below 1, the plain
+// step's length) after one that raised it. A single difference extrapolates a contact whose
+// cascade contracts by c by 1/(1 − c) plain steps (10 at c = 0.9): the doubling reaches that in
+// a few iterations, while a first extrapolation across a regime change costs little.
+constexpr double kAndersonReachStart = 2;
+constexpr double kAndersonReachMin = 1;
+constexpr double kAndersonReachMax = 1e8;
+constexpr double kAndersonReachGrow = 2;
+constexpr double kAndersonReachShrink = 0.25;
+
+// A surrogate whose Newton solve reached its cap with e_m <= kNewtonFloorFactor × newton_tolerance
+// is at its round-off floor (β ε ‖v_c‖ in the impulses) and accepted as solved.
+constexpr double kNewtonFloorFactor = 100;
 
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -118,6 +136,7 @@ struct CanalSolver::Scratch {
   VecX vc;          // num_rows, J v + b [m/s]
   VecX v_tilde;     // num_rows, ṽ^l = z^l − v̂ + Rλ^l [m/s]
   VecX p;           // per constraint, the frozen De Saxcé term μ‖ṽ^l_t‖ (cones) [m/s]
+  VecX p_next;      // per constraint, p^{l+1} = μ‖ṽ^{l+1}_t‖ [m/s]
   VecX vc_shift;    // num_rows, J v + b' (surrogate biases) [m/s]
   VecX gamma_eval;  // num_rows, the surrogate's λ(v) at the guess [N s]
   VecX jc;          // nv, Jᵀλ
@@ -126,6 +145,12 @@ struct CanalSolver::Scratch {
   VecX v_best, gamma_best;
   std::vector<Regime> regime_best;
   double beta_best = 0, cost_best = 0, residual_best = 0;
+  // Anderson acceleration of the cascade: the state x = (λ^l/β, p^l) [m/s] (num_rows + nc), its
+  // image f = (λ^{l+1}/β, p^{l+1}) and the extrapolated next state.
+  AndersonAccelerator anderson;
+  VecX aa_x, aa_f, aa_next;
+  // The plain step (λ^{l+1}, p^{l+1}) and v^{l+1} that an extrapolation replaced.
+  VecX lambda_plain, p_plain, v_plain;
   // λ of the previous solve (warm start when the next problem has the same num_rows).
   VecX warm_gamma;
   bool have_warm = false;
@@ -242,14 +267,32 @@ void SetCanalSurrogateLaws(const ContactProblem& p, const CanalLawConstants& law
 void SetCanalSurrogateBiases(const ContactProblem& p, const CanalLawConstants& law,
                              const VecX& lambda, const VecX& v_tilde, double beta,
                              ContactProblem* work) {
-  const std::vector<double>& mu = law.mu;
+  VecX de_saxce;
+  CanalDeSaxceTerm(p, law, v_tilde, &de_saxce);
+  SetCanalSurrogateShift(p, lambda, de_saxce, beta, work);
+}
+
+void SetCanalSurrogateShift(const ContactProblem& p, const VecX& lambda, const VecX& de_saxce,
+                            double beta, ContactProblem* work) {
   const double inv_beta = 1.0 / beta;
   for (size_t i = 0; i < p.constraints.size(); ++i) {
     const ConstraintData& c = p.constraints[i];
     ConstraintData& w = work->constraints[i];
     const int r = c.first_row;
     for (int k = 0; k < c.num_rows; ++k) w.bias(k) = c.bias(k) - lambda(r + k) * inv_beta;
-    if (c.num_rows == 3) w.bias(2) += mu[i] * std::hypot(v_tilde(r), v_tilde(r + 1));
+    if (c.num_rows == 3) w.bias(2) += de_saxce(static_cast<int>(i));
+  }
+}
+
+void CanalDeSaxceTerm(const ContactProblem& p, const CanalLawConstants& law, const VecX& v_tilde,
+                      VecX* de_saxce) {
+  const int nc = static_cast<int>(p.constraints.size());
+  de_saxce->setZero(nc);
+  for (int i = 0; i < nc; ++i) {
+    const ConstraintData& c = p.constraints[i];
+    if (c.num_rows != 3) continue;
+    const int r = c.first_row;
+    (*de_saxce)(i) = law.mu[i] * std::hypot(v_tilde(r), v_tilde(r + 1));
   }
 }
 
@@ -433,13 +476,9 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   s.v_tilde = s.vc - s.law.v_hat + s.law.R.cwiseProduct(s.lambda);  // z^0 = J v^0 + b
   SetCanalSurrogateLaws(problem, s.law, beta, &s.laws);
   SetCanalSurrogateBiases(problem, s.law, s.lambda, s.v_tilde, beta, &s.work);
-  s.p.setZero(nc);  // p^l per constraint (cones), as the biases hold it
-  for (int i = 0; i < nc; ++i) {
-    const ConstraintData& c = problem.constraints[i];
-    if (c.num_rows == 3) {
-      s.p(i) = s.law.mu[i] * std::hypot(s.v_tilde(c.first_row), s.v_tilde(c.first_row + 1));
-    }
-  }
+  CanalDeSaxceTerm(problem, s.law, s.v_tilde, &s.p);  // p^l per constraint, as the biases hold it
+  const bool anderson = prm.cascade == CanalParameters::Cascade::kAnderson;
+  if (anderson) s.anderson.Reset(nr + nc, prm.anderson_memory);
 
   // Row 0: the guess (v_guess, λ^0) under the first surrogate's law.
   {
@@ -491,6 +530,14 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   int iterations = 0;
   std::string failure;
   double prev_slack = std::numeric_limits<double>::infinity();
+  bool extrapolated = false;  // the current surrogate's data came from Anderson's extrapolation
+  int aa_restarts = 0;
+  // β schedule: a raise not followed by a ζ-fold drop of the slack is taken back (beta_revert).
+  bool raised = false, raise_blocked = false;
+  double beta_before_raise = beta, slack_before_raise = 0;
+  double reach = kAndersonReachStart;  // Anderson's trust region, in plain steps
+  int plain_steps = 0;                 // plain steps before Anderson extrapolates again
+  int aa_failures = 0;                 // consecutive rejected extrapolations
   while (stats.status != SolverStatus::kConverged) {
     if (iterations == prm.max_iterations) {
       stats.status = SolverStatus::kMaxIterations;
@@ -505,8 +552,13 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
     const double inner_em = ir.stats.iteration_log.empty()
                                 ? std::numeric_limits<double>::infinity()
                                 : ir.stats.iteration_log.Last(kSapMomentumResidual);
+    // The Newton cap with e_m within kNewtonFloorFactor of the tolerance is the same floor met
+    // by a search that keeps finding tiny descents (measured at β = 1e6 on the 40-body clutter
+    // pile: e_m 1.1e-10 to 3e-10 for 100 Newton steps against ε_r = 1e-10).
+    const bool inner_at_floor = inner == SolverStatus::kMaxIterations &&
+                                inner_em <= kNewtonFloorFactor * prm.newton_tolerance;
     const bool inner_converged =
-        inner == SolverStatus::kConverged ||
+        inner == SolverStatus::kConverged || inner_at_floor ||
         (inner == SolverStatus::kLineSearchFailure && inner_em <= std::sqrt(prm.newton_tolerance));
     if (!inner_converged && inner != SolverStatus::kMaxIterations) {
       std::ostringstream os;
@@ -537,24 +589,40 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
       ls_iterations += static_cast<int>(il(m, kSapLineSearchIterations));
     }
     // λ^{l+1}, z^{l+1} = v_c + (λ^{l+1} − λ^l)/β, ‖J v − z‖ = ‖λ^{l+1} − λ^l‖/β,
-    // ṽ^{l+1} = z^{l+1} − v̂ + Rλ^{l+1}.
+    // ṽ^{l+1} = z^{l+1} − v̂ + Rλ^{l+1}, p^{l+1} = μ‖ṽ^{l+1}_t‖ against the p^l the surrogate
+    // used (0 for unilateral rows in both).
     s.v = ir.v;
     problem.ConstraintVelocities(s.v, &s.vc);
     const double slack = (ir.gamma - s.lambda).norm() / beta;
     s.v_tilde = s.vc + (ir.gamma - s.lambda) / beta - s.law.v_hat + s.law.R.cwiseProduct(ir.gamma);
-    s.lambda = ir.gamma;
-    // p^{l+1} against the p^l the surrogate used.
+    CanalDeSaxceTerm(problem, s.law, s.v_tilde, &s.p_next);
+    // The cascade's part of the residual: the exact law's normal-velocity error at (z, λ^{l+1}).
+    // A loaded contact meets the surrogate's law with p^l: ṽ_n = p^{l+1} − p^l when sliding,
+    // −p^l (and p^{l+1} = 0) when sticking, so its error is |p^{l+1} − p^l|. A contact out of
+    // contact (λ^{l+1} = 0) meets the exact law whenever ṽ_n >= 0, whatever p (De Saxcé:
+    // ṽ_n + μ‖ṽ_t‖ >= μ‖ṽ_t‖); the surrogate gives ṽ_n >= p^{l+1} − p^l, so its error
+    // max(0, −ṽ_n) is at most |p^{l+1} − p^l|.
     double cascade2 = 0;
     for (int i = 0; i < nc; ++i) {
       const ConstraintData& c = problem.constraints[i];
       if (c.num_rows != 3) continue;
-      const int r = c.first_row;
-      const double p_next = s.law.mu[i] * std::hypot(s.v_tilde(r), s.v_tilde(r + 1));
-      cascade2 += (p_next - s.p(i)) * (p_next - s.p(i));
-      s.p(i) = p_next;
+      double e = s.p_next(i) - s.p(i);
+      if (ir.regime[i] == Regime::kNoContact) {
+        e = std::min(std::abs(e), std::max(0.0, -s.v_tilde(c.first_row + 2)));
+      }
+      cascade2 += e * e;
     }
     const double cascade = std::sqrt(cascade2);
-    const double residual = std::sqrt(slack * slack + cascade2);
+    const double residual = std::sqrt(slack * slack + cascade * cascade);
+    if (anderson) {
+      // x = (λ^l/β, p^l) and its image F(x) = (λ^{l+1}/β, p^{l+1}): ‖F(x) − x‖ is the AL residual.
+      s.aa_x.resize(nr + nc);
+      s.aa_f.resize(nr + nc);
+      s.aa_x << s.lambda / beta, s.p;
+      s.aa_f << ir.gamma / beta, s.p_next;
+    }
+    s.lambda = ir.gamma;
+    s.p = s.p_next;
 
     double* row = log.AddRow();
     row[kCanalAlResidual] = residual;
@@ -569,6 +637,7 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
     StoreRegimeCounts(ir.regime, row);
 
     const bool done = residual < prm.al_tolerance && inner_converged;
+    const double best_before = s.residual_best;
     if (done || residual <= s.residual_best) {
       s.v_best = s.v;
       s.gamma_best = s.lambda;
@@ -585,12 +654,85 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
     // dominates: a slack residual that follows the cascade's lag (Δλ ≈ W⁻¹Δp, so ‖J v − z‖ ≈
     // ‖Δp‖/(β W)) falls at the cascade's rate whatever β, and raising β would only stiffen the
     // surrogates.
-    if (slack > prm.zeta * prev_slack && slack > cascade && beta < prm.beta_max) {
+    bool beta_changed = false;
+    if (inner == SolverStatus::kMaxIterations && beta > prm.beta0 && prm.beta_revert) {
+      // The raised β's surrogate needed the whole Newton cap (its round-off floor): every
+      // further surrogate at this β would cost as much. Step β down and raise no more.
+      beta = std::max(prm.beta0, beta / prm.kappa);
+      SetCanalSurrogateLaws(problem, s.law, beta, &s.laws);
+      beta_changed = true;
+      raise_blocked = true;
+      raised = false;
+    } else if (raised && slack > prm.zeta * slack_before_raise && prm.beta_revert) {
+      // The last raise did not shrink the slack by ζ: the stall is not the AL's contraction
+      // (1/(1 + βW)), which β controls, but a direction where W + R is tiny (redundant
+      // near-rigid contacts share their load through R alone; the AL moves there by βR per
+      // iteration). A larger β only stiffens the surrogates: take it back and keep it.
+      beta = beta_before_raise;
+      SetCanalSurrogateLaws(problem, s.law, beta, &s.laws);
+      beta_changed = true;
+      raise_blocked = true;
+      raised = false;
+    } else if (slack > prm.zeta * prev_slack && slack > cascade && beta < prm.beta_max &&
+               !raise_blocked) {
+      beta_before_raise = beta;
+      slack_before_raise = slack;
       beta = std::min(prm.kappa * beta, prm.beta_max);
       SetCanalSurrogateLaws(problem, s.law, beta, &s.laws);
+      beta_changed = true;
+      raised = true;
+    } else {
+      raised = false;
     }
     prev_slack = slack;
-    SetCanalSurrogateBiases(problem, s.law, s.lambda, s.v_tilde, beta, &s.work);
+    if (anderson) {
+      if (extrapolated && !(residual < best_before)) {
+        // The extrapolation did not improve on the best iterate: it left the region where the
+        // map is nearly affine (a regime changed) or the map cycles. Take the plain step it
+        // replaced, from the iterate before it, forget the history, shorten the reach, and let
+        // the plain iteration run 1, 2, 4, ... steps before the next try (so that a cascade the
+        // plain iteration converges on costs at most a few wasted surrogates).
+        s.anderson.Clear();
+        s.lambda = s.lambda_plain;
+        s.p = s.p_plain;
+        s.v = s.v_plain;
+        extrapolated = false;
+        reach = std::max(kAndersonReachMin, reach * kAndersonReachShrink);
+        plain_steps = 1 << std::min(aa_failures, 6);
+        ++aa_failures;
+        ++aa_restarts;
+      } else {
+        if (extrapolated) {
+          reach = std::min(kAndersonReachMax, reach * kAndersonReachGrow);
+          aa_failures = 0;
+        }
+        extrapolated = false;
+        if (beta_changed) {
+          s.anderson.Clear();  // a new β rescales the state λ/β
+        } else {
+          s.anderson.Next(s.aa_x, s.aa_f, &s.aa_next);
+          if (plain_steps > 0) {
+            --plain_steps;  // the history grows, the plain step is taken
+          } else if (s.anderson.history() > 0) {
+            // Trust region: the extrapolation moves x at most `reach` times as far as the plain
+            // step F(x) − x (whose length is the residual).
+            s.aa_next -= s.aa_x;
+            const double step = s.aa_next.norm();
+            const double cap = reach * residual;
+            if (step > cap) s.aa_next *= cap / step;
+            s.aa_next += s.aa_x;
+            // Keep the plain step in case the extrapolation is rejected.
+            s.lambda_plain = s.lambda;
+            s.p_plain = s.p;
+            s.v_plain = s.v;
+            s.lambda = beta * s.aa_next.head(nr);
+            s.p = s.aa_next.tail(nc).cwiseMax(0.0);  // μ‖ṽ_t‖ >= 0
+            extrapolated = true;
+          }
+        }
+      }
+    }
+    SetCanalSurrogateShift(problem, s.lambda, s.p, beta, &s.work);
   }
 
   // Result: the last iterate on convergence, else the AL iterate of smallest AL residual (on a
@@ -613,6 +755,7 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
     os << "AL iteration cap reached (smallest AL residual " << s.residual_best << " m/s); ";
   }
   os << iterations << " AL iterations, " << total_newton << " Newton steps";
+  if (aa_restarts > 0) os << ", " << aa_restarts << " Anderson restarts";
   stats.message = os.str();
   s.warm_gamma = result->gamma;
   s.have_warm = true;

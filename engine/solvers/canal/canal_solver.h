@@ -32,19 +32,41 @@
 //   Then λ^{l+1} = λ(v^{l+1}), z^{l+1} = v_c + (λ^{l+1} − λ^l)/β (the slack, eq. 13),
 //   slack residual ‖J v − z‖ = ‖λ^{l+1} − λ^l‖/β (2-norm over all rows; the paper's AL residual),
 //   ṽ^{l+1} = z^{l+1} − v̂ + Rλ^{l+1} for the next p.
-//   p^{l+1} = (0, 0, μ‖ṽ^{l+1}_t‖), cascade residual ‖p^{l+1} − p^l‖ (2-norm over cones).
-//   Stop when √(‖J v − z‖² + ‖p^{l+1} − p^l‖²) < al_tolerance (and the surrogate's Newton
-//   converged); else, if ‖J v − z‖ > ζ × its previous value and > ‖p^{l+1} − p^l‖, β ←
-//   min(κβ, β_max) (eq. 27; the second condition is ours: a slack residual that only follows
-//   the cascade's lag falls at the cascade's rate whatever β).
+//   p^{l+1} = (0, 0, μ‖ṽ^{l+1}_t‖); cascade residual: the exact law's normal-velocity error at
+//   (z, λ^{l+1}), |p^{l+1} − p^l| for a loaded contact (ṽ_n = p^{l+1} − p^l when sliding, −p^l
+//   when sticking) and max(0, −ṽ_n) <= |p^{l+1} − p^l| for one out of contact (λ = 0 meets the
+//   exact law whenever ṽ_n >= 0, whatever p); 2-norm over cones.
+//   Stop when √(‖J v − z‖² + cascade²) < al_tolerance (and the surrogate's Newton converged);
+//   else, if ‖J v − z‖ > ζ × its previous value and > the cascade residual, β ← min(κβ, β_max)
+//   (eq. 27; the second condition is ours: a slack residual that only follows the cascade's lag
+//   falls at the cascade's rate whatever β). With beta_revert (ours, default), a raise after
+//   which ‖J v − z‖ did not fall by ζ is taken back and β stays for the rest of the solve.
 // At a fixed point λ^{l+1} = λ^l, z = v_c and p^l = p(ṽ): the surrogate's optimality conditions
 // are the problem's exactly. Near it, (v, λ^{l+1}) balances momentum (to newton_tolerance) and
 // meets the complementarity with a velocity argument off by (λ^{l+1} − λ^l)/β in ṽ and by
 // p^{l+1} − p^l in p: both parts of the stopping residual are needed. The paper stops on
 // ‖J v − z‖ alone (Alg. 1); that does not bound the NCP residual while contacts slide: the
 // frozen p lags by μ times the change of the slip velocity, which is W β ‖J v − z‖ (W the
-// Delassus operator), so with β W ≫ 1 ‖J v − z‖ can be tiny while p is still far off. The lag
-// contracts linearly, by about μ² W_tt/W_nn per iteration for a sliding contact.
+// Delassus operator), so with β W ≫ 1 ‖J v − z‖ can be tiny while p is still far off.
+//
+// The cascade's rate (docs/canal_cascade.md). For one sliding contact with Delassus block W
+// (slip direction t, normal n) and the AL converged, raising p by δ lowers λ_n by δ/D, D = W_nn −
+// 2μW_nt + μ²W_tt, which raises the slip speed by μ(μW_tt − W_tn)δ/D: the map p → μ‖ṽ_t‖ has the
+// derivative c = μ(μW_tt − W_tn)/D. With W_nt = 0 it is x/(1 + x), x = μ²W_tt/W_nn: below 1 but
+// close to it (0.78 for a solid sphere on a plane at μ = 1, x = 3.5; measured 0.82-0.95 on the
+// sliding contacts of scenes/clutter_40_walls.yaml). It exceeds 1 only when μW_nt > W_nn
+// (Painlevé-like coupling). Damping (ω < 1) slows 0 < c < 1 further and cannot fix c > 1.
+// cascade = kAnderson (default) accelerates the map x = (λ^l/β, p^l) ↦ F(x) = (λ^{l+1}/β, p^{l+1})
+// [m/s], ‖F(x) − x‖ being the AL residual, by Anderson acceleration (anderson.h, memory
+// anderson_memory): for fixed regimes the map is nearly affine and the extrapolation solves its
+// fixed point like GMRES, whatever c (a single contact in two iterations). Safeguards: the
+// extrapolation moves x at most `reach` plain steps (2 at first, doubled after each success,
+// quartered after a failure, never below 1); an extrapolation whose AL residual does not beat the
+// best so far is rejected: the plain step it replaced is taken instead, the history is cleared
+// and the plain iteration runs 1, 2, 4, ... 64 steps before the next extrapolation (a regime
+// change or a cycling cascade then costs a few surrogates, not the plain iteration's
+// convergence); a new β clears the history (it rescales λ/β). cascade = kPlain is the paper's
+// Alg. 1 (the reference for `reproduce`).
 //
 // Warm start: v^0 = v_guess; λ^0 = the previous solve's λ when the problem has the same num_rows
 // (constraint order is not matched between steps: a wrong start only costs iterations), else
@@ -87,8 +109,10 @@ struct CanalParameters {
   // ζ [-]: β grows when ‖J v − z‖ is above ζ times its previous value and above the cascade
   // residual (Alg. 1; see the stopping test above). Range (0, 1).
   double zeta = 0.5;
-  // θ_AL [m/s]: stopping tolerance on the AL residual √(‖J v − z‖² + ‖Δp‖²). Range (0, 1).
-  double al_tolerance = 1e-9;
+  // θ_AL [m/s]: stopping tolerance on the AL residual √(‖J v − z‖² + cascade²) (2-norm over the
+  // rows). 1e-7: see the table's help (the NCP residual it reaches, and why 1e-9 stalls on
+  // redundant near-rigid contacts). Range (0, 1).
+  double al_tolerance = 1e-7;
   // ε_r [-]: relative tolerance of each surrogate's Newton solve (SAP eq. 26). Range (0, 1).
   double newton_tolerance = 1e-10;
   // AL iteration cap. Range [1, 10000].
@@ -103,6 +127,17 @@ struct CanalParameters {
   double near_rigid_beta = 0;
   // Solve each island (connected component of trees and constraints) with its own CANAL.
   bool islands = true;
+  // How the next AL iteration's data (λ^l, p^l) follow from the last surrogate's result:
+  // kPlain is the paper's cascade (Alg. 1): λ^{l+1} and p^{l+1} = μ‖ṽ^{l+1}_t‖ as they come.
+  // kAnderson extrapolates them from the last anderson_memory iterations (see the top of this
+  // file).
+  enum class Cascade { kPlain, kAnderson };
+  Cascade cascade = Cascade::kAnderson;
+  // Iterations that Anderson acceleration combines (its memory m). Range [1, 50].
+  int anderson_memory = 5;
+  // Take back a β raise that did not shrink ‖J v − z‖ by ζ at the next iteration, and raise no
+  // more in this solve (ours; false: Alg. 1's schedule as above).
+  bool beta_revert = true;
 
   // Throws std::invalid_argument naming the field and its valid range (through the table).
   void Validate() const;
@@ -131,6 +166,13 @@ void SetCanalSurrogateLaws(const ContactProblem& problem, const CanalLawConstant
 void SetCanalSurrogateBiases(const ContactProblem& problem, const CanalLawConstants& law,
                              const VecX& lambda, const VecX& v_tilde, double beta,
                              ContactProblem* work);
+// The same with the De Saxcé term given per constraint: b'_i = b_i + p_i e_n − λ_i/β (p_i is
+// ignored for unilateral rows). `p` has one entry per constraint.
+void SetCanalSurrogateShift(const ContactProblem& problem, const VecX& lambda, const VecX& p,
+                            double beta, ContactProblem* work);
+// p_i = μ_i ‖ṽ_i,t‖ per constraint (0 for unilateral rows), `v_tilde` num_rows.
+void CanalDeSaxceTerm(const ContactProblem& problem, const CanalLawConstants& law,
+                      const VecX& v_tilde, VecX* p);
 
 // CANAL's per-iteration series (SolverStats::iteration_log), the indices of CanalSeriesTable().
 // One row per AL iteration; row 0 is the guess (v_guess, λ^0) with the first surrogate's law.
@@ -140,7 +182,7 @@ enum CanalSeries : int {
   // satisfies the problem's conditions to that velocity error (see kCanalCascadeResidual).
   kCanalAlResidual = 0,
   kCanalSlackResidual,  // ‖J v − z‖ = ‖λ^{l+1} − λ^l‖/β [m/s] (the paper's θ_AL test)
-  kCanalCascadeResidual,   // ‖p^{l+1} − p^l‖, p_i = μ_i‖ṽ_i,t‖ over the cones [m/s]
+  kCanalCascadeResidual,   // the cascade's lag over the cones (see the top of this file) [m/s]
   kCanalBeta,              // β of the surrogate that produced the iterate [kg]
   kCanalNewtonIterations,  // Newton steps of that surrogate (per step; 0 at the guess)
   kCanalNewtonTotal,       // Newton steps since the start of the solve
