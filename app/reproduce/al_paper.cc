@@ -33,7 +33,19 @@ const AlSolver kCanal{SolverType::kCanal, "CANAL", kBlue};
 const AlSolver kSubAdmm{SolverType::kSubAdmm, "SubADMM", kGreen};
 const AlSolver kPgs{SolverType::kPgs, "PGS", kRed};
 
-std::string TypeOverride(SolverType t) { return std::string("solver.type=") + SolverTypeName(t); }
+// The overrides that run solver t as the paper describes it: CANAL with its plain cascade (Alg. 1:
+// p^{l+1} = μ‖ṽ^{l+1}_t‖ as it comes), the paper's β schedule, and the 1e-9 m/s AL tolerance of
+// these experiments (the defaults are ContactLab's Anderson-accelerated cascade at 1e-7 m/s,
+// docs/canal_cascade.md).
+std::vector<std::string> PaperSolver(SolverType t) {
+  std::vector<std::string> set = {std::string("solver.type=") + SolverTypeName(t)};
+  if (t == SolverType::kCanal) {
+    for (const char* o : {"solver.canal.cascade=plain", "solver.canal.beta_revert=false",
+                          "solver.canal.al_tolerance=1e-9"})
+      set.push_back(o);
+  }
+  return set;
+}
 
 // A random wrench w (|f_i| ≤ 5 N, |τ_i| ≤ 0.2 N m per component) on every free body, applied over
 // one step: v += M⁻¹ w δt.
@@ -168,7 +180,7 @@ void DishPile(Experiment& ex, const ReproduceOptions& opt) {
   std::vector<Raced> raced = {
       {kCanal, 100, {}}, {kSubAdmm, admm_cap, {}}, {kPgs, pgs_cap, {}}, {kSap, 100, {}}};
   for (Raced& r : raced) {
-    const Scene s = Load(opt, "dish_pile.yaml", {TypeOverride(r.solver.type)});
+    const Scene s = Load(opt, "dish_pile.yaml", PaperSolver(r.solver.type));
     std::vector<std::vector<RaceSample>> all;
     for (const StepRecord& rec : frozen)
       all.push_back(RaceFrozenStep(rec, s.settings, RaceCaps(r.cap), repeats));
@@ -253,7 +265,7 @@ void DishPile(Experiment& ex, const ReproduceOptions& opt) {
   // kicks ten times smaller; and warm-started from the settled step's solve.
   auto canal_solve = [&](const StepRecord& rec, const StepRecord* previous, double* al,
                          double* newton) {
-    const Scene s = Load(opt, "dish_pile.yaml", {TypeOverride(SolverType::kCanal)});
+    const Scene s = Load(opt, "dish_pile.yaml", PaperSolver(SolverType::kCanal));
     std::unique_ptr<ContactSolver> solver = MakeSolver(s.settings);
     SolverResult r;
     if (previous) solver->Solve(previous->problem, previous->before.v, &r);
@@ -333,7 +345,7 @@ void DishPile(Experiment& ex, const ReproduceOptions& opt) {
   {
     const Scene s =
         Load(opt, "dish_pile.yaml",
-             {TypeOverride(SolverType::kPgs), "solver.pgs.sigma=1e-6", "solver.pgs.beta=1e-3"});
+             {PaperSolver(SolverType::kPgs)[0], "solver.pgs.sigma=1e-6", "solver.pgs.beta=1e-3"});
     std::vector<std::vector<RaceSample>> all;
     const int n = std::min(cases, 10);
     for (int c = 0; c < n; ++c) all.push_back(RaceFrozenStep(frozen[c], s.settings, {100}, 1));
@@ -504,7 +516,7 @@ void RobotDishPile(Experiment& ex, const ReproduceOptions& opt) {
   // PGS's races to 1000 iterations on SAP's recorded step.
   std::string race_note;
   for (const AlSolver& solver : {kSubAdmm, kPgs}) {
-    const Scene s = Load(opt, "robot_dish_pile.yaml", {TypeOverride(solver.type)});
+    const Scene s = Load(opt, "robot_dish_pile.yaml", PaperSolver(solver.type));
     const std::vector<RaceSample> race = RaceFrozenStep(frozen, s.settings, {100, 300, 1000}, 1);
     race_note += std::string(race_note.empty() ? "" : "; ") + solver.label + " NCP residual " +
                  Fmt(race[0].ncp, 3) + " / " + Fmt(race[1].ncp, 3) + " / " + Fmt(race[2].ncp, 3) +
@@ -606,7 +618,7 @@ void RobotDishPile(Experiment& ex, const ReproduceOptions& opt) {
   times.push_back(ts);
   for (const AlSolver& solver : {kCanal, kSubAdmm, kPgs}) {
     const std::string name = solver.label;
-    const RobotRun r = MeasureRobot(Load(opt, "robot_dish_pile.yaml", {TypeOverride(solver.type)}));
+    const RobotRun r = MeasureRobot(Load(opt, "robot_dish_pile.yaml", PaperSolver(solver.type)));
     table_row(solver.label, r);
     const double m = Quantile(r.run.solve_ms, 0.5), q = Quantile(r.run.solve_ms, 0.95);
     const bool pgs = solver.type == SolverType::kPgs;
@@ -723,7 +735,8 @@ void Pouring(Experiment& ex, const ReproduceOptions& opt) {
   for (int n : ns) {
     xs.push_back(n);
     for (Cfg& c : cfgs) {
-      std::vector<std::string> set = {grain(n), TypeOverride(c.solver.type)};
+      std::vector<std::string> set = PaperSolver(c.solver.type);
+      set.push_back(grain(n));
       if (!c.cap.empty()) set.push_back(c.cap);
       const Scene sc = Load(opt, "pouring.yaml", set);
       int surrogates = 0, capped = 0;
