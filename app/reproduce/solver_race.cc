@@ -35,8 +35,8 @@ double CanalNewtonSteps(const SolverResult& result) {
   return n;
 }
 
-std::vector<RaceSample> RaceFrozenStep(const StepRecord& record, StepSettings settings,
-                                       const std::vector<int>& caps, int repeats) {
+std::vector<RaceSample> RaceAtCaps(const StepRecord& record, StepSettings settings,
+                                   const std::vector<int>& caps, int repeats) {
   using Clock = std::chrono::steady_clock;
   std::vector<RaceSample> out;
   for (int cap : caps) {

@@ -1,7 +1,7 @@
 // Internal to `contactlab reproduce`: running the papers' own solvers (engine/sim/
 // solver_registry.h) on the paper scenes, measured the same way for every solver.
 //
-//   RaceFrozenStep: the work–precision race on a frozen step (seed 001, Figs. 7 and 9): the
+//   RaceAtCaps: the work–precision race on a frozen step (seed 001, Figs. 7 and 9): the
 //     recorded step's problem solved again with the solver's iteration cap set to each of
 //     `caps` (a fresh solver per solve: solvers keep a warm start), timed, and the NCP residual
 //     of engine/inspect/metrics.h at the solve's impulses. `contactlab compare --step` races the
@@ -37,8 +37,8 @@ struct RaceSample {
 // Races `settings` (solver_type, its parameters, the contact model) on `record`'s problem from its
 // start velocities, one point per cap. `repeats` timed solves per point while a solve takes under
 // 1 ms (one above). Once the solver converges below a cap, the remaining caps repeat that point.
-std::vector<RaceSample> RaceFrozenStep(const StepRecord& record, StepSettings settings,
-                                       const std::vector<int>& caps, int repeats);
+std::vector<RaceSample> RaceAtCaps(const StepRecord& record, StepSettings settings,
+                                   const std::vector<int>& caps, int repeats);
 
 // Newton steps of a CANAL result (the sum of its newton_iterations series, over its islands when
 // the solve was split); NaN for a result without that series.
