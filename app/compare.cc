@@ -3,7 +3,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -17,6 +16,7 @@
 #include "app/scene.h"
 #include "engine/inspect/history.h"
 #include "engine/inspect/metrics.h"
+#include "engine/inspect/race.h"
 #include "engine/sim/simulator.h"
 #include "engine/sim/solver_registry.h"
 
@@ -26,12 +26,6 @@ namespace {
 
 constexpr int kExitSceneError = 2;
 constexpr int kExitFailure = 1;
-
-using Clock = std::chrono::steady_clock;
-
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // A JSON number, or "nan" / "inf" / "-inf" for a value that is not finite (never null).
 nlohmann::json Number(double x) {
@@ -47,15 +41,6 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// NCP residual of a result, NaN when it cannot be computed (e.g. an A block that is not SPD).
-double NcpResidualOf(const ContactProblem& problem, const SolverResult& result) {
-  try {
-    return ComputeNcpResidual(problem, result).residual;
-  } catch (const std::exception&) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-}
-
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string part;
@@ -63,17 +48,6 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   while (std::getline(in, part, sep)) out.push_back(part);
   if (!s.empty() && s.back() == sep) out.push_back("");
   return out;
-}
-
-// Iteration caps of the race: 1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to `cap`.
-std::vector<int> RaceCaps(int cap) {
-  std::vector<int> caps;
-  for (int k = 1; k <= cap; k = k < 4 ? k + 1 : k + k / 2 - (k / 2) % 2) {
-    caps.push_back(k);
-    if (caps.size() > 64) break;
-  }
-  if (caps.empty() || caps.back() != cap) caps.push_back(cap);
-  return caps;
 }
 
 const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd,
@@ -93,19 +67,19 @@ std::string Sci(double x) {
 
 }  // namespace
 
-std::vector<std::string> ConfigOverrides(const std::string& spec) {
+std::vector<std::string> ConfigOverrides(const std::string& spec, const std::string& option) {
   const std::vector<std::string> parts = Split(spec, ':');
   SolverType type;
   if (parts.empty() || !ParseSolverType(parts[0], &type)) {
     std::string names;
     for (const char* n : SolverTypeNames()) names += (names.empty() ? "" : " | ") + std::string(n);
-    throw SceneError("--configs: '" + spec + "': the configuration must start with a solver (" +
+    throw SceneError(option + ": '" + spec + "': the configuration must start with a solver (" +
                      names + ")");
   }
   std::vector<std::string> out{"solver.type=" + parts[0]};
   for (size_t i = 1; i < parts.size(); ++i) {
     if (parts[i].find('=') == std::string::npos || parts[i].front() == '=') {
-      throw SceneError("--configs: '" + spec + "': '" + parts[i] +
+      throw SceneError(option + ": '" + spec + "': '" + parts[i] +
                        "' is not KEY=VALUE (e.g. pgs:solver.pgs.max_iterations=500)");
     }
     out.push_back(parts[i]);
@@ -160,7 +134,7 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
       solve_ms.push_back(rec.result.stats.solve_ms);
       iter_sum += rec.result.stats.iterations;
       r.max_iterations = std::max(r.max_iterations, rec.result.stats.iterations);
-      const double ncp = NcpResidualOf(rec.problem, rec.result);
+      const double ncp = NcpResidualOrNan(rec.problem, rec.result);
       if (std::isfinite(ncp)) {
         ncp_sum += ncp;
         ++ncp_n;
@@ -207,31 +181,7 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
                        ": the first configuration stopped before that step");
     }
     for (size_t c = 0; c < scenes.size(); ++c) {
-      StepSettings settings = scenes[c].settings;
-      const int own_cap = SolverIterationCap(settings);
-      for (int cap : RaceCaps(own_cap)) {
-        SetSolverIterationCap(cap, &settings);
-        RacePoint pt;
-        pt.cap = cap;
-        std::vector<double> times;
-        SolverResult result;
-        // Repeats until 0.3 s or 15 solves; a fresh solver each time (solvers keep impulses
-        // between solves as a warm start, which would make a repeat free).
-        const auto t_all = Clock::now();
-        for (int rep = 0; rep < 15 && (rep < 3 || MsSince(t_all) < 300); ++rep) {
-          std::unique_ptr<ContactSolver> solver = MakeSolver(settings);
-          const auto t0 = Clock::now();
-          solver->Solve(frozen->problem, frozen->before.v, &result);
-          times.push_back(MsSince(t0));
-        }
-        pt.solve_ms = Median(times);
-        pt.iterations = result.stats.iterations;
-        pt.ncp_residual = NcpResidualOf(frozen->problem, result);
-        pt.momentum_error = result.stats.momentum_error;
-        pt.status = SolverStatusName(result.stats.status);
-        results[c].race.push_back(pt);
-        if (result.stats.status != SolverStatus::kMaxIterations) break;  // converged or failed
-      }
+      results[c].race = RaceFrozenStep(*frozen, scenes[c].settings).points;
     }
   }
 
@@ -262,10 +212,10 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
         << "ncp" << std::setw(12) << "e_m" << "  status\n";
     for (const CompareResult& r : results) {
       for (const RacePoint& p : r.race) {
-        out << std::left << std::setw(static_cast<int>(w)) << r.config << std::right
-            << std::setw(7) << p.cap << std::setw(7) << p.iterations << std::setw(12)
-            << Fixed(p.solve_ms, 4) << std::setw(12) << Sci(p.ncp_residual) << std::setw(12)
-            << Sci(p.momentum_error) << "  " << p.status << "\n";
+        out << std::left << std::setw(static_cast<int>(w)) << r.config << std::right << std::setw(7)
+            << p.cap << std::setw(7) << p.iterations << std::setw(12) << Fixed(p.solve_ms, 4)
+            << std::setw(12) << Sci(p.ncp_residual) << std::setw(12) << Sci(p.momentum_error)
+            << "  " << SolverStatusName(p.status) << "\n";
       }
     }
   }
@@ -334,7 +284,7 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
                         {"solve_ms", Number(p.solve_ms)},
                         {"ncp_residual", Number(p.ncp_residual)},
                         {"momentum_error", Number(p.momentum_error)},
-                        {"status", p.status}});
+                        {"status", SolverStatusName(p.status)}});
       }
       o["race"] = race;
       arr.push_back(o);

@@ -26,7 +26,8 @@
 // With --step N (0-based): the run of the first configuration is recorded up to step N, and
 // that frozen step is re-solved by every configuration with its iteration cap set to 1, 2, 3, 4,
 // 6, 8, 12, ... (until the solver converges below the cap or the cap reaches the
-// configuration's own): per point the median wall time of the solve over repeats, the
+// configuration's own; RaceFrozenStep in engine/inspect/race.h, which the viewer's race panel
+// runs too): per point the median wall time of the solve over repeats, the
 // iterations, the NCP residual and the status ("race" in the JSON, a table, and with --plot a
 // PNG of residual against time and against iterations, log axes).
 #pragma once
@@ -34,6 +35,8 @@
 #include <iosfwd>
 #include <string>
 #include <vector>
+
+#include "engine/inspect/race.h"
 
 namespace CLI {
 class App;
@@ -48,15 +51,6 @@ struct CompareOptions {
   double duration = 0;                 // [s]
   int race_step = -1;                  // --step N; < 0: no race
   std::string plot_path;               // --plot (needs --step); default: none
-};
-
-struct RacePoint {
-  int cap = 0;            // iteration cap given to the solver
-  int iterations = 0;     // iterations it took
-  double solve_ms = 0;    // median over repeats [ms]
-  double ncp_residual = 0;
-  double momentum_error = 0;
-  std::string status;
 };
 
 struct CompareResult {
@@ -74,13 +68,14 @@ struct CompareResult {
   double energy_start = 0, energy_drift = 0;
   int failures = 0;
   std::string first_failure;  // "step K: status: message"
-  std::vector<RacePoint> race;
+  std::vector<RacePoint> race;  // with --step (RaceFrozenStep, engine/inspect/race.h)
 };
 
 // A configuration's --set overrides: "solver.type=NAME" and its own KEY=VALUE parts. Throws
-// std::invalid_argument naming the spec when the solver type is unknown or a part is not
+// SceneError naming `option` and the spec when the solver type is unknown or a part is not
 // KEY=VALUE.
-std::vector<std::string> ConfigOverrides(const std::string& spec);
+std::vector<std::string> ConfigOverrides(const std::string& spec,
+                                         const std::string& option = "--configs");
 
 // Runs the comparison; prints the table (and the race table) to `out`; writes JSON to
 // json_path unless empty. Throws SceneError for a bad scene or configuration.

@@ -7,6 +7,7 @@
 //                         [--width W] [--height H] [--msaa N] [--transparent] [--labels]
 //                         [--panel NAME ...] [--select BODY] [--settings FILE] [--no-settings]
 //                         [--seconds S] [--input FILE] [--trajectory FILE]
+//                         [--compare CONFIG,CONFIG[,...]]   (app/viewer/viewer.h)
 //   contactlab bench [--peer mujoco] [--json FILE] SCENES...   (app/bench.h)
 //   contactlab compare SCENE --configs sap,canal,... [--step N [--plot F]] [--json F] (app/compare.h)
 //   contactlab params [--json] [--check-doc FILE | --update-doc FILE]   (app/params.h)
@@ -216,6 +217,10 @@ int main(int argc, char** argv) {
                    "Scripted mode: keyboard and mouse events per frame (docs/viewer.md)");
   view->add_option("--trajectory", view_options.trajectory_path,
                    "CSV of body poses per step (as contactlab run --trajectory)");
+  std::string view_compare;
+  view->add_option("--compare", view_compare,
+                   "Compare mode: 2 to 4 configurations SOLVER[:KEY=VALUE...] in lockstep, the "
+                   "first the primary, e.g. sap,canal,pgs:solver.pgs.max_iterations=500");
 #endif
 
   bool params_json = false;
@@ -257,7 +262,16 @@ int main(int argc, char** argv) {
   }
 
 #ifdef CONTACTLAB_HAVE_VIEWER
-  if (*view) return contactlab::RunViewer(view_options);
+  if (*view) {
+    if (!view_compare.empty()) {
+      std::string error;
+      if (!contactlab::ParseCompareConfigs(view_compare, &view_options.compare, &error)) {
+        std::cerr << error << "\n";
+        return kExitSceneError;
+      }
+    }
+    return contactlab::RunViewer(view_options);
+  }
 #endif
   if (*params_cmd) return RunParams(params_json, params_check_doc, params_update_doc);
 

@@ -370,10 +370,11 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["total_energy"] = Number(m.kinetic_energy + m.potential_energy);
       j["mean_stiction_slip"] = Number(m.mean_stiction_slip);
       // Stiction slip bound of the SAP paper (eq. 31), v_s = σ μ δt ‖g‖, with the largest μ of
-      // the step's contacts (0 without contacts).
+      // the step's contacts (0 without contacts) and the chosen solver's σ ("nan" for the
+      // first-order solver, which has no σ).
       double mu_max = 0;
       for (const ConstraintData& c : rec.problem.constraints) mu_max = std::max(mu_max, c.friction);
-      j["stiction_slip_bound"] = Number(sim.settings().sap.sigma * mu_max *
+      j["stiction_slip_bound"] = Number(SolverFrictionSigma(sim.settings()) * mu_max *
                                         rec.problem.time_step * sim.settings().gravity.norm());
       // A metric never aborts the run it measures: when the residual cannot be computed (an A
       // block that is not SPD after a failed step), say so instead.

@@ -164,7 +164,7 @@ std::vector<std::string> TopKeys() {
   std::vector<std::string> keys = TableKeys(StepSettingsTable(), {"description"});
   for (const char* k : {"duration", "gravity", "solver", "contact", "camera", "materials", "pairs",
                         "templates", "bodies", "generators", "loads"}) {
-    keys.push_back(k);
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   }
   return keys;
 }
@@ -296,8 +296,9 @@ class SceneBuilder {
     // solver.type is read with the step table; SAP's keys sit in `solver:` itself, each other
     // solver's in its own map (`solver: {type: canal, canal: {beta0: 1e5}}`).
     if (auto f = in_.Get(top, "solver")) {
-      in_.CheckKeys(*f, TableKeys(SapParameterTable(),
-                                  {"type", "canal", "subadmm", "pgs", "first_order"}));
+      std::vector<std::string> keys = TableKeys(SapParameterTable(), {"type"});
+      for (const char* k : {"canal", "subadmm", "pgs", "first_order"}) keys.push_back(k);
+      in_.CheckKeys(*f, keys);
       in_.ReadParams(*f, SapParameterTable(), &s.sap);
       ReadSolverMap(*f, "canal", CanalParameterTable(), &s.canal);
       ReadSolverMap(*f, "subadmm", SubAdmmParameterTable(), &s.subadmm);

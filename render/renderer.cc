@@ -82,6 +82,7 @@ bool SceneRenderer::Init(std::string* error) {
   mesh_u_.normal_matrix = loc(mesh_program_, "u_normal_matrix");
   mesh_u_.color = loc(mesh_program_, "u_color");
   mesh_u_.eye = loc(mesh_program_, "u_eye");
+  mesh_u_.rim_alpha = loc(mesh_program_, "u_rim_alpha");
   for (auto [program, u] : {std::pair{plane_program_, &plane_u_},
                             std::pair{blend_plane_program_, &blend_plane_u_}}) {
     u->model = loc(program, "u_model");
@@ -235,6 +236,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   glUseProgram(mesh_program_);
   glUniformMatrix4fv(mesh_u_.view_proj, 1, GL_FALSE, view_proj.data());
   glUniform3fv(mesh_u_.eye, 1, eye.data());
+  glUniform1f(mesh_u_.rim_alpha, 0.0f);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glEnable(GL_BLEND);
@@ -312,6 +314,59 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     DrawPlane(floor_, Pose{}, Color{0.55f, 0.57f, 0.60f, 0.35f}, true);
     glDepthMask(GL_TRUE);
   }
+  glUseProgram(0);
+}
+
+void SceneRenderer::DrawGhost(const Model& model, const std::vector<Pose>& X_WB, const Color& tint,
+                              const std::vector<float>* body_alpha, float alpha,
+                              float tint_amount) {
+  const Eigen::Matrix4f view_proj = proj_ * view_;
+  const Eigen::Vector3f eye = eye_.cast<float>();
+  const int num_geoms = std::min<int>(model.geoms.size(), meshes_.size());
+  std::vector<int> geoms;
+  std::vector<Pose> poses(num_geoms);
+  std::vector<double> depth(num_geoms, 0.0);
+  for (int i = 0; i < num_geoms; ++i) {
+    const Geom& g = model.geoms[i];
+    if (!meshes_[i] || g.shape.type == ShapeType::kHalfSpace) continue;
+    if (g.body < 0 || g.body >= static_cast<int>(X_WB.size())) continue;
+    if (g.body >= static_cast<int>(model.bodies.size()) || model.bodies[g.body].tree < 0) continue;
+    poses[i] = GeomPose(g, X_WB);
+    depth[i] = (poses[i].p - eye_).squaredNorm();
+    geoms.push_back(i);
+  }
+  if (geoms.empty()) return;
+  // Back to front (as translucent bodies).
+  std::sort(geoms.begin(), geoms.end(), [&](int a, int b) { return depth[a] > depth[b]; });
+  glUseProgram(mesh_program_);
+  glUniformMatrix4fv(mesh_u_.view_proj, 1, GL_FALSE, view_proj.data());
+  glUniform3fv(mesh_u_.eye, 1, eye.data());
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LEQUAL);  // a ghost that coincides with the primary's body still shows
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask(GL_FALSE);
+  glEnable(GL_CULL_FACE);
+  glCullFace(GL_BACK);
+  const float t = std::clamp(tint_amount, 0.0f, 1.0f);
+  for (int i : geoms) {
+    const Geom& g = model.geoms[i];
+    const Color base{float(g.color[0]), float(g.color[1]), float(g.color[2]), 1.0f};
+    const float f =
+        body_alpha && g.body < static_cast<int>(body_alpha->size()) ? (*body_alpha)[g.body] : 1.0f;
+    Color c = Lerp(base, tint, t);
+    c.a = alpha * f;
+    glUniform1f(mesh_u_.rim_alpha, std::max(0.95f * f, 1e-3f));
+    // Front faces only: a ghost is a tinted film with a rim, and one pass halves its cost on a
+    // software rasterizer (a large pile has hundreds of ghost bodies).
+    // The coarsest tessellation of round shapes: a see-through copy needs no fine silhouette.
+    const VertexBuffer& mesh = lods_[i].empty() ? *meshes_[i] : *lods_[i].front().mesh;
+    DrawBody(mesh, poses[i], c);
+  }
+  glDisable(GL_CULL_FACE);
+  glDepthMask(GL_TRUE);
+  glDepthFunc(GL_LESS);
+  glUniform1f(mesh_u_.rim_alpha, 0.0f);
   glUseProgram(0);
 }
 

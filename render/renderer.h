@@ -45,6 +45,16 @@ class SceneRenderer {
                   const RenderOptions& options);
   // Draws every geometry of the model given the body poses (size model.bodies.size()).
   void DrawModel(const Model& model, const std::vector<Pose>& X_WB, const RenderOptions& options);
+  // Draws a ghost of the model at other body poses (compare mode: another configuration's
+  // bodies over the primary's): the geometry of bodies with dofs only (static, prescribed and
+  // world geometry is the same in every configuration), see-through, its colour mixed towards
+  // `tint` by `tint_amount` in [0, 1], with `alpha` facing the camera and a nearly opaque rim
+  // (alpha 0.95) in the tint at the silhouette. `body_alpha` (per body, optional) scales both
+  // (GhostVisibility fades the bodies that coincide with the primary's). After DrawModel;
+  // writes no depth.
+  void DrawGhost(const Model& model, const std::vector<Pose>& X_WB, const Color& tint,
+                 const std::vector<float>* body_alpha = nullptr, float alpha = 0.4f,
+                 float tint_amount = 0.75f);
 
   const Eigen::Matrix4f& view() const { return view_; }
   const Eigen::Matrix4f& projection() const { return proj_; }
@@ -53,7 +63,7 @@ class SceneRenderer {
  private:
   // Uniform locations, looked up once after linking.
   struct MeshUniforms {
-    GLint model = -1, view_proj = -1, normal_matrix = -1, color = -1, eye = -1;
+    GLint model = -1, view_proj = -1, normal_matrix = -1, color = -1, eye = -1, rim_alpha = -1;
   };
   struct PlaneUniforms {
     GLint model = -1, view_proj = -1, inv_spacing = -1, color = -1, eye = -1, normal = -1,

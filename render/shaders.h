@@ -39,13 +39,23 @@ in vec3 v_world;
 in vec3 v_normal;
 uniform vec4 u_color;
 uniform vec3 u_eye;
+// > 0 for a ghost of compare mode: the shaded tint at u_color.a facing the camera, turning into
+// the unlit tint with this alpha at the silhouette (a rim that outlines the copy).
+uniform float u_rim_alpha;
 out vec4 frag_color;
 
 void main() {
   vec3 n = normalize(v_normal);
   if (!gl_FrontFacing) n = -n;
   vec3 v = normalize(u_eye - v_world);
-  frag_color = vec4(Shade(u_color.rgb, n, v, 48.0, 0.28), u_color.a);
+  vec3 c = Shade(u_color.rgb, n, v, 48.0, 0.28);
+  float a = u_color.a;
+  if (u_rim_alpha > 0.0) {
+    float rim = pow(1.0 - abs(dot(n, v)), 2.0);
+    c = mix(c, u_color.rgb, rim);
+    a = mix(u_color.a, u_rim_alpha, rim);
+  }
+  frag_color = vec4(c, a);
 }
 )";
 

@@ -231,6 +231,7 @@ TEST(CanalLaw, ConstantsAreThePhysicalLawTheNcpResidualMeasures) {
   const double dt = 1e-3, k = 1e4, tau = 0.02, phi0 = -2e-3;
   ContactProblem p = MakeParticle(2.0, dt, k, tau, 0.5, phi0);
   AddContact(&p, 0, Vec3::Zero(), -1, Vec3::Zero(), kInf, tau, 0.3, phi0);  // rigid
+  p.constraints.back().blocks[0].J = MatX::Identity(3, 3);  // the particle has 3 dofs
   p.ComputeDelassusEstimates();
   CanalParameters prm;
   CanalLawConstants law;

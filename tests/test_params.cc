@@ -239,10 +239,20 @@ KeyScene SceneWith(const std::string& group, const std::string& key, const std::
     indent = "    ";
     k.path = "materials.m.";
   } else if (group != "step") {
-    t << group << ":\n";
-    ++line;
-    indent = "  ";
-    k.path = group + ".";
+    // The group's scene prefix, one nested map per segment ("solver.canal": solver: canal:).
+    std::string prefix = group;
+    for (const ParamGroupInfo& g : AllParamGroups()) {
+      if (group == g.group) prefix = g.prefix;
+    }
+    std::string seg_rest = prefix;
+    for (size_t dot;; seg_rest = seg_rest.substr(dot + 1)) {
+      dot = seg_rest.find('.');
+      t << indent << seg_rest.substr(0, dot) << ":\n";
+      ++line;
+      indent += "  ";
+      if (dot == std::string::npos) break;
+    }
+    k.path = prefix + ".";
   }
   for (const std::string& seg : segments) {
     t << indent << seg << ":\n";

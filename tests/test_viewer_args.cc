@@ -162,5 +162,28 @@ TEST(InputScript, SetChangesAParameterAndRefusesBadOnesWithTheirRange) {
   EXPECT_NE(error.find("set needs KEY VALUE"), std::string::npos) << error;
 }
 
+TEST(ViewerArgs, CompareConfigurations) {
+  ViewerOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"s.yaml", "--compare", "sap,canal,pgs:solver.pgs.max_iterations=500"}, &o,
+                    &error))
+      << error;
+  EXPECT_EQ(o.compare,
+            (std::vector<std::string>{"sap", "canal", "pgs:solver.pgs.max_iterations=500"}));
+  ViewerOptions none;
+  ASSERT_TRUE(Parse({"s.yaml"}, &none, &error));
+  EXPECT_TRUE(none.compare.empty()) << "no compare mode by default";
+  for (const char* bad : {"sap", "sap,pgs,canal,subadmm,first_order", "sap,,pgs", "sap,"}) {
+    ViewerOptions b;
+    EXPECT_FALSE(Parse({"s.yaml", "--compare", bad}, &b, &error)) << bad;
+    EXPECT_NE(error.find("--compare"), std::string::npos) << error;
+  }
+  ViewerOptions missing;
+  EXPECT_FALSE(Parse({"s.yaml", "--compare"}, &missing, &error));
+  // The CONFIGs themselves are checked when the scene loads (ConfigOverrides, app/compare.h).
+  std::vector<std::string> configs;
+  EXPECT_TRUE(ParseCompareConfigs("bogus,sap", &configs, &error));
+}
+
 }  // namespace
 }  // namespace contactlab

@@ -8,129 +8,20 @@
 #include <tuple>
 
 #include "engine/inspect/colormap.h"
+#include "ui/plot_widgets.h"
 
 namespace contactlab {
 
+using namespace plot_widgets;
+
 namespace {
 
-const ImVec4 kDimText(0.62f, 0.64f, 0.68f, 1.0f);
-const ImVec4 kBadText(1.00f, 0.40f, 0.35f, 1.0f);
-const ImVec4 kGoodText(0.45f, 0.90f, 0.45f, 1.0f);
-
-const ImU32 kPlotBackground = IM_COL32(24, 26, 30, 255);
-const ImU32 kPlotBorder = IM_COL32(80, 84, 92, 255);
-const ImU32 kGridMajor = IM_COL32(62, 66, 74, 255);
-const ImU32 kGridMinor = IM_COL32(40, 43, 48, 255);
-const ImU32 kLabel = IM_COL32(170, 174, 182, 255);
-const ImU32 kSeries = IM_COL32(110, 190, 255, 255);     // current solve / series: blue
 const ImU32 kResolved = IM_COL32(255, 150, 60, 255);    // what-if re-solve: orange
 const ImU32 kEarlier = IM_COL32(150, 160, 175, 70);     // earlier steps: faint grey
 const ImU32 kIsland = IM_COL32(120, 220, 210, 90);      // islands' own solves: faint teal
 const ImU32 kTolerance = IM_COL32(230, 200, 80, 220);   // tolerance: yellow, dashed
 const ImU32 kLinearRef = IM_COL32(120, 220, 140, 170);  // linear reference: green
 const ImU32 kQuadRef = IM_COL32(200, 140, 255, 170);    // quadratic reference: violet
-const ImU32 kFailure = IM_COL32(255, 70, 60, 255);
-const ImU32 kMarker = IM_COL32(255, 255, 255, 200);
-
-constexpr float kLeftMargin = 46.0f;  // room for y tick labels [px]
-constexpr double kLogFloor = 1e-16;
-
-ImVec2 P(double x, double y) { return ImVec2(static_cast<float>(x), static_cast<float>(y)); }
-
-ImU32 ToU32(const Color& c) {
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a));
-}
-
-ImU32 ToU32(const Rgba8& c) { return IM_COL32(c.r, c.g, c.b, c.a); }
-
-// Reserves a plot of the full available width and `height` pixels as an invisible button (so it
-// can be hovered and clicked) and draws its background. Returns the inner data rectangle.
-struct PlotArea {
-  ImVec2 p0, p1;  // frame
-  PlotRect rect;  // data area, inside the frame
-  bool hovered = false, active = false;
-};
-PlotArea BeginPlotArea(const char* id, float height) {
-  PlotArea a;
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const ImVec2 cursor = ImGui::GetCursorScreenPos();
-  const float width = std::max(60.0f, avail - kLeftMargin);
-  a.p0 = ImVec2(cursor.x + kLeftMargin, cursor.y);
-  a.p1 = ImVec2(a.p0.x + width, a.p0.y + height);
-  ImGui::SetCursorScreenPos(a.p0);
-  ImGui::InvisibleButton(id, ImVec2(width, height));
-  a.hovered = ImGui::IsItemHovered();
-  a.active = ImGui::IsItemActive();
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(a.p0, a.p1, kPlotBackground);
-  dl->AddRect(a.p0, a.p1, kPlotBorder);
-  a.rect = PlotRect{a.p0.x + 3.0, a.p0.y + 3.0, a.p1.x - 3.0, a.p1.y - 3.0};
-  return a;
-}
-
-void YLabel(ImDrawList* dl, const PlotArea& a, double y, const std::string& text) {
-  const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
-  const float yy = std::clamp(static_cast<float>(y) - 0.5f * ts.y, a.p0.y - 2.0f,
-                              a.p1.y - ts.y + 2.0f);
-  dl->AddText(ImVec2(a.p0.x - ts.x - 4.0f, yy), kLabel, text.c_str());
-}
-
-void LogGrid(ImDrawList* dl, const PlotArea& a, const LogRange& range,
-             const std::vector<AxisTick>& ticks) {
-  for (const AxisTick& t : ticks) {
-    const double y = LogToPixel(t.value, range, a.rect.y0, a.rect.y1);
-    dl->AddLine(P(a.p0.x, y), P(a.p1.x, y), t.major ? kGridMajor : kGridMinor);
-    if (t.major) YLabel(dl, a, y, t.label);
-  }
-}
-
-void LinearGrid(ImDrawList* dl, const PlotArea& a, double lo, double hi,
-                const std::vector<AxisTick>& ticks) {
-  for (const AxisTick& t : ticks) {
-    const double y = LinearToPixel(t.value, lo, hi, a.rect.y0, a.rect.y1);
-    dl->AddLine(P(a.p0.x, y), P(a.p1.x, y), kGridMajor);
-    YLabel(dl, a, y, t.label);
-  }
-}
-
-void DashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float thickness, float dash = 5.0f,
-                float gap = 4.0f) {
-  const float len = std::hypot(b.x - a.x, b.y - a.y);
-  if (len <= 0) return;
-  const ImVec2 d((b.x - a.x) / len, (b.y - a.y) / len);
-  for (float s = 0; s < len; s += dash + gap) {
-    const float e = std::min(s + dash, len);
-    dl->AddLine(ImVec2(a.x + d.x * s, a.y + d.y * s), ImVec2(a.x + d.x * e, a.y + d.y * e), col,
-                thickness);
-  }
-}
-
-void Polyline(ImDrawList* dl, const std::vector<std::pair<double, double>>& pts, ImU32 col,
-              float thickness, bool dashed = false) {
-  if (pts.size() < 2) return;
-  if (dashed) {
-    for (size_t i = 0; i + 1 < pts.size(); ++i) {
-      DashedLine(dl, P(pts[i].first, pts[i].second), P(pts[i + 1].first, pts[i + 1].second), col,
-                 thickness, 6.0f, 4.0f);
-    }
-    return;
-  }
-  std::vector<ImVec2> v;
-  v.reserve(pts.size());
-  for (const auto& p : pts) v.push_back(P(p.first, p.second));
-  dl->AddPolyline(v.data(), static_cast<int>(v.size()), col, 0, thickness);
-}
-
-void Markers(ImDrawList* dl, const std::vector<std::pair<double, double>>& pts, ImU32 col,
-             bool square) {
-  for (const auto& p : pts) {
-    if (square) {
-      dl->AddRectFilled(P(p.first - 2.5, p.second - 2.5), P(p.first + 2.5, p.second + 2.5), col);
-    } else {
-      dl->AddCircleFilled(P(p.first, p.second), 2.8f, col);
-    }
-  }
-}
 
 // Points of a series on a log axis with a shared x scale of `count` iterations.
 std::vector<std::pair<double, double>> LogPoints(const std::vector<double>& values, int count,
@@ -174,22 +65,6 @@ void IterationGrid(ImDrawList* dl, const PlotArea& a, int count, bool labels) {
 double ValueAt(const std::vector<double>& v, int i) {
   return i >= 0 && i < static_cast<int>(v.size()) ? v[i]
                                                   : std::numeric_limits<double>::quiet_NaN();
-}
-
-void LegendSwatch(ImU32 col, const char* label, bool dashed = false) {
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 p = ImGui::GetCursorScreenPos();
-  const float h = ImGui::GetTextLineHeight();
-  const float w = 1.6f * h;
-  if (dashed) {
-    DashedLine(dl, ImVec2(p.x, p.y + 0.5f * h), ImVec2(p.x + w, p.y + 0.5f * h), col, 2.0f, 4.0f,
-               3.0f);
-  } else {
-    dl->AddLine(ImVec2(p.x, p.y + 0.5f * h), ImVec2(p.x + w, p.y + 0.5f * h), col, 2.0f);
-  }
-  ImGui::Dummy(ImVec2(w, h));
-  ImGui::SameLine(0, 4);
-  ImGui::TextColored(kDimText, "%s", label);
 }
 
 }  // namespace

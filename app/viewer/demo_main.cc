@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
                  "%s\nusage: %s SCENE [--frames N] [--screenshot FILE.png] "
                  "[--width W] [--height H] [--msaa N] [--transparent] [--labels]\n"
                  "       [--set KEY=VALUE]... [--panel NAME]... [--select BODY] [--settings FILE]\n"
-                 "       [--no-settings] [--seconds S] [--input FILE] [--trajectory FILE]\n",
+                 "       [--no-settings] [--seconds S] [--input FILE] [--trajectory FILE]\n"
+                 "       [--compare CONFIG,CONFIG[,...]]\n",
                  error.c_str(), argc > 0 ? argv[0] : "contactlab_viewer_demo");
     return 2;
   }

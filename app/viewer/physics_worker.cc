@@ -5,6 +5,12 @@
 #include <exception>
 #include <utility>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace contactlab {
 
 namespace {
@@ -12,7 +18,8 @@ using Clock = std::chrono::steady_clock;
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 }  // namespace
 
-PhysicsWorker::PhysicsWorker(Simulator* sim) : sim_(sim), thread_([this] { Loop(); }) {}
+PhysicsWorker::PhysicsWorker(Simulator* sim, int nice)
+    : sim_(sim), nice_(nice), thread_([this] { Loop(); }) {}
 
 PhysicsWorker::~PhysicsWorker() {
   {
@@ -53,6 +60,10 @@ void PhysicsWorker::Wait() {
 }
 
 void PhysicsWorker::Loop() {
+#ifdef __linux__
+  // On Linux a thread has its own nice value, set through its thread id.
+  if (nice_ > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice_);
+#endif
   for (;;) {
     PhysicsJob job;
     PhysicsBatch batch;
@@ -107,6 +118,7 @@ PhysicsJob MakeStepJob(StepJobOptions options) {
     if (options.prepare) options.prepare(sim);
     const auto t0 = Clock::now();
     const int cap = SolverIterationCap(sim.settings());
+    KinematicsCache kin;  // SummarizeStep's scratch
     batch->records.reserve(static_cast<size_t>(std::max(0, options.steps)));
     for (int i = 0; i < options.steps; ++i) {
       try {
@@ -117,6 +129,7 @@ PhysicsJob MakeStepJob(StepJobOptions options) {
         return;
       }
       const StepRecord& r = batch->records.back();
+      if (options.summaries) batch->summaries.push_back(SummarizeStep(sim.multibody(), r, &kin));
       if (r.result.stats.status == SolverStatus::kNonFiniteInput ||
           r.result.stats.status == SolverStatus::kNonFiniteState) {
         batch->stop = true;  // nothing more to see: the state no longer advances

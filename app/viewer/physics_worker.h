@@ -19,6 +19,7 @@
 
 #include "engine/inspect/breakpoints.h"
 #include "engine/inspect/history.h"
+#include "engine/inspect/step_summary.h"
 #include "engine/sim/simulator.h"
 
 namespace contactlab {
@@ -37,13 +38,19 @@ struct PhysicsBatch {
   double wall_ms = 0;               // wall time of the job [ms]
   std::optional<ResolveComparison> comparison;  // result of a re-solve job
   int comparison_step = -1;                     // timeline step the re-solve belongs to
+  // One per record (same order) when the job was asked for them (StepJobOptions::summaries):
+  // computed on the worker, since the NCP residual of a large step costs a good part of a solve.
+  std::vector<StepSummary> summaries;
 };
 
 using PhysicsJob = std::function<void(Simulator&, PhysicsBatch*)>;
 
 class PhysicsWorker {
  public:
-  explicit PhysicsWorker(Simulator* sim);  // sim must outlive the worker
+  // sim must outlive the worker. `nice` > 0 lowers the thread's scheduling priority (Linux: the
+  // thread's nice value; elsewhere ignored), for work that should yield to the window's
+  // threads, such as compare mode's other configurations.
+  explicit PhysicsWorker(Simulator* sim, int nice = 0);
   ~PhysicsWorker();                        // waits for the running job, then joins
   PhysicsWorker(const PhysicsWorker&) = delete;
   PhysicsWorker& operator=(const PhysicsWorker&) = delete;
@@ -62,6 +69,7 @@ class PhysicsWorker {
   void Loop();
 
   Simulator* sim_;
+  int nice_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   PhysicsJob job_;
@@ -95,6 +103,9 @@ struct StepJobOptions {
   QueuedEdits edits;
   // Called on the worker before stepping (e.g. to set or clear the mouse spring).
   std::function<void(Simulator&)> prepare;
+  // Also summarize every step (SummarizeStep, engine/inspect/step_summary.h) into
+  // PhysicsBatch::summaries.
+  bool summaries = false;
 };
 PhysicsJob MakeStepJob(StepJobOptions options);
 

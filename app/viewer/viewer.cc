@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "app/compare.h"
 #include "app/output_files.h"
 #include "app/viewer/viewer_internal.h"
 #include "render/screenshot.h"
@@ -208,6 +209,8 @@ void Viewer::RenderScene() {
   glyphs_->Clear();
   glyphs_->set_arrow_radius(0.0022 * camera_.distance);
   glyphs_->set_pixel_scale(sx);
+  // Compare mode: the other configurations' bodies as tinted ghosts (and their contacts).
+  if (compare_.active()) RenderGhosts(shown);
   if (shown) {
     DrawContacts(*shown, overlay_.contacts, glyphs_.get());
     if (selected_contact_ >= 0 && selected_contact_ < static_cast<int>(shown->contacts.size())) {
@@ -267,6 +270,7 @@ void Viewer::DrawLabels() {
     std::vector<std::string> alerts;
     if (shown) alerts = StepAlerts(*shown);
     if (alerts.empty() && !last_alert_.empty()) alerts.push_back("latest: " + last_alert_);
+    for (std::string& a : CompareAlerts()) alerts.push_back(std::move(a));
     {
       float y = pos.y + ImGui::GetTextLineHeightWithSpacing();
       const float wrap = std::max(200.0f, vp_w_ - 24.0f);
@@ -280,6 +284,7 @@ void Viewer::DrawLabels() {
       }
     }
   }
+  if (compare_.active()) DrawCompareLegend();
   for (const GlDebugDraw::TextItem& t : glyphs_->texts()) {
     double px = 0, py = 0;
     if (!camera_.Project(t.p, vp_w_, vp_h_, &px, &py)) continue;
@@ -310,6 +315,12 @@ int Viewer::Run() {
     std::fprintf(stderr, "%s: %s\n", options_.scene_path.c_str(), e.what());
     return 2;
   }
+  try {
+    StartCompareFromOptions();  // refused before any window opens
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
   // Refused before any window opens, so that a wrong index never needs a display.
   if (options_.select_body >= static_cast<int>(model_.bodies.size())) {
     std::fprintf(stderr, "viewer: --select %d is out of range [0, %d] (the scene's bodies)\n",
@@ -329,7 +340,13 @@ int Viewer::Run() {
     if (panel == "convergence") analysis_tab_request_ = 0;
     if (panel == "timeseries") analysis_tab_request_ = 1;
     if (panel == "conditioning") analysis_tab_request_ = 2;
-    if (panel == "convergence" || panel == "timeseries" || panel == "conditioning") {
+    if (panel == "compare") analysis_tab_request_ = 3;
+    if (panel == "race") {
+      analysis_tab_request_ = 4;
+      race_at_end_ = scripted_;  // scripted: race the shown step of the last frame
+    }
+    if (panel == "convergence" || panel == "timeseries" || panel == "conditioning" ||
+        panel == "compare" || panel == "race") {
       vsettings_.show_analysis = true;
     }
     if (panel == "scenes") vsettings_.show_scene_browser = true;
@@ -388,6 +405,17 @@ int Viewer::Run() {
       OpenScene(options_.scene_path, true);
     }
     StepPhysics(scripted_ ? kScriptedFrameSeconds : wall_dt);
+    if (race_at_end_ && frame == options_.frames - 1) {
+      // The race of --panel race: the step shown at the end, raced before the last frame is
+      // drawn (the physics is idle: scripted frames wait for their steps).
+      if (const StepRecord* shown = DisplayedRecord()) {
+        StartRace(*shown);
+        race_job_.wait();
+        PollRace();
+      }
+      analysis_tab_request_ = 4;
+    }
+    PollRace();
     UpdateImpulseScale();
     const auto ui_start = Clock::now();
     BuildUi();
@@ -461,6 +489,7 @@ int Viewer::Run() {
                   model_.bodies[selected_body_].name.c_str());
     }
     if (scripted_) PrintShownSolves();
+    if (scripted_) PrintCompareSummary();
   }
   SaveSettings();
   return exit_code;
@@ -522,8 +551,8 @@ namespace contactlab {
 
 const std::vector<std::string>& ViewerPanels() {
   static const std::vector<std::string> kPanels{
-      "convergence", "timeseries", "conditioning", "scenes", "exports",
-      "profiler",    "overlay",    "parameters",   "help"};
+      "convergence", "timeseries", "conditioning", "scenes",  "exports", "profiler",
+      "overlay",     "parameters", "help",         "compare", "race"};
   return kPanels;
 }
 
@@ -538,9 +567,40 @@ std::string ViewerPanelNames() {
   return out;
 }
 
-int RunViewer(const ViewerOptions& options) {
+bool ParseCompareConfigs(const std::string& text, std::vector<std::string>* configs,
+                         std::string* error) {
+  configs->clear();
+  std::string part;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ',') {
+      if (part.empty()) {
+        *error = "--compare: an empty configuration in '" + text + "'";
+        return false;
+      }
+      configs->push_back(part);
+      part.clear();
+    } else {
+      part += text[i];
+    }
+  }
+  if (configs->size() < 2 || configs->size() > 4) {
+    *error = "--compare: give 2 to 4 configurations (the first is the primary), got " +
+             std::to_string(configs->size()) + " in '" + text + "'";
+    return false;
+  }
+  return true;
+}
+
+int RunViewer(const ViewerOptions& given) {
+  ViewerOptions options = given;
   Scene scene;
   try {
+    // Compare mode: the first configuration's overrides are the primary's, kept on reloads.
+    if (!options.compare.empty()) {
+      for (std::string& o : ConfigOverrides(options.compare[0], "--compare")) {
+        options.overrides.push_back(std::move(o));
+      }
+    }
     scene = LoadScene(options.scene_path, options.overrides);
     // No output (the screenshot, the trajectory, the settings file written at exit and the
     // imgui.ini beside it) may be the scene, a mesh, the input script or another output; checked
@@ -651,6 +711,9 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
     } else if (a == "--set") {
       if (!need_value(i)) return false;
       options->overrides.push_back(argv[++i]);
+    } else if (a == "--compare") {
+      if (!need_value(i)) return false;
+      if (!ParseCompareConfigs(argv[++i], &options->compare, error)) return false;
     } else if (!a.empty() && a[0] == '-') {
       *error = "unknown option " + a;
       return false;

@@ -34,7 +34,17 @@ struct ViewerOptions {
   // Timed interactive run when > 0: play in real time from the start, exit after this many
   // wall seconds and print frame-time statistics (median, p95, max) [s].
   double seconds = 0;
+  // Compare mode (app/viewer/compare_session.h): 2 to 4 CONFIGs with the syntax of `contactlab
+  // compare --configs` (app/compare.h), e.g. {"sap", "canal", "pgs:solver.pgs.max_iterations=500"}.
+  // The first is the primary (the viewer's own simulation: its overrides apply to the scene),
+  // the others step in lockstep and are drawn as tinted ghosts. Empty: no compare mode.
+  std::vector<std::string> compare;
 };
+
+// Splits `--compare` CONFIG[,CONFIG...] into *configs; false with a message when a CONFIG is empty
+// or the count is not 2 to 4. The CONFIGs themselves are checked when the scene loads.
+bool ParseCompareConfigs(const std::string& text, std::vector<std::string>* configs,
+                         std::string* error);
 
 // Panel names accepted by --panel, comma-separated, and the test for one.
 std::string ViewerPanelNames();
@@ -47,7 +57,7 @@ int RunViewer(const ViewerOptions& options);
 
 // Parses `SCENE [--frames N] [--screenshot FILE] [--width W] [--height H] [--msaa N]
 // [--transparent] [--labels] [--set KEY=VALUE]... [--panel NAME]... [--settings FILE]
-// [--no-settings] [--select BODY] [--input FILE] [--trajectory FILE]`
+// [--no-settings] [--select BODY] [--input FILE] [--trajectory FILE] [--compare CONFIGS]`
 // (argv[0] is the program). Returns false with a message in `error` on bad arguments.
 bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options, std::string* error);
 

@@ -7,14 +7,18 @@
 //   viewer_panels.cc   the panels: the layout of the columns (BuildUi), the analysis column, the
 //                      selection panel, the conditioning job and exports;
 //   viewer_input.cc    input: keys, mouse (orbit, pan, picking, the mouse spring) and the
-//                      scripted events of --input.
+//                      scripted events of --input;
+//   viewer_compare.cc  compare mode (the other configurations' ghosts, their lockstep rounds,
+//                      the compare tab) and the race on a frozen step (its job and tab).
 // Included only by those files (checked by tests/test_layering.cc).
 #pragma once
 
 #include <imgui.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -24,20 +28,23 @@
 #include "app/export.h"
 #include "app/runner.h"
 #include "app/scene.h"
+#include "app/viewer/compare_session.h"
 #include "app/viewer/input_script.h"
 #include "app/viewer/physics_worker.h"
 #include "app/viewer/viewer.h"
+#include "engine/geometry/raycast.h"
 #include "engine/inspect/breakpoints.h"
 #include "engine/inspect/conditioning.h"
 #include "engine/inspect/debug_draw.h"
 #include "engine/inspect/history.h"
-#include "engine/geometry/raycast.h"
 #include "engine/sim/simulator.h"
 #include "render/camera.h"
 #include "render/gl_debug_draw.h"
 #include "render/image_texture.h"
 #include "render/renderer.h"
 #include "ui/analysis_panels.h"
+#include "ui/compare_data.h"
+#include "ui/compare_panels.h"
 #include "ui/export_panel.h"
 #include "ui/panels.h"
 #include "ui/plot_data.h"
@@ -125,6 +132,33 @@ class Viewer {
   void WaitIdleKeepingShownStep();
   void DoReset();
 
+  // Compare mode and the race (viewer_compare.cc).
+  // Starts the configurations of --compare (after StartSimulation; their scenes are loaded with
+  // their CONFIG's overrides). Throws SceneError / std::invalid_argument (exit 2).
+  void StartCompareFromOptions();
+  // Restarts the ghosts on a new simulation (scene reload or another scene), keeping each
+  // configuration's solver choice.
+  void RestartCompare();
+  // The primary's summary settings follow the viewer's edit settings.
+  void SyncPrimaryConfig();
+  // Ghosts behind the paused primary, or with edits not yet sent.
+  bool CompareNeedsRound() const;
+  void RenderGhosts(const StepRecord* shown);
+  void DrawCompareLegend();
+  void DrawCompareTab();
+  void DrawRaceTab(float height);
+  // The settings (per configuration) and names the race runs: every configuration in compare
+  // mode, else the primary alone.
+  std::vector<StepSettings> RaceSettings() const;
+  std::vector<std::string> RaceNames() const;
+  void StartRace(const StepRecord& record);
+  void PollRace();
+  void CancelRace();
+  // Divergence alerts of compare mode, one line each, for the status line.
+  std::vector<std::string> CompareAlerts() const;
+  // Scripted runs, at exit: each configuration's run and the race.
+  void PrintCompareSummary() const;
+
   ViewerOptions options_;
   ViewerSettings vsettings_;       // persisted settings (layout, overlay, panels)
   std::filesystem::path settings_file_;  // empty: settings are neither read nor written
@@ -148,7 +182,8 @@ class Viewer {
   int conditioning_generation_ = -1, conditioning_job_generation_ = -1;
   bool conditioning_auto_ = true;   // analyze the shown step whenever it changes
   std::unique_ptr<ImageTexture> h_texture_, j_texture_;
-  int analysis_tab_request_ = -1;   // select this tab next frame (0 conv, 1 series, 2 cond)
+  // Select this tab next frame (0 convergence, 1 series, 2 conditioning, 3 compare, 4 race).
+  int analysis_tab_request_ = -1;
   FrameProfile profile_;
   FrameProfile profile_accum_;      // physics parts of the records taken this frame
   double ui_ms_ = 0, render_ms_ = 0;
@@ -220,6 +255,23 @@ class Viewer {
   float drag_distance_ = 0;  // mouse travel since the button went down [px]
   // Viewport rectangle in window coordinates (logical px, y down).
   float vp_x_ = 0, vp_y_ = 0, vp_w_ = 1, vp_h_ = 1;
+
+  // Compare mode: the other configurations (ghosts), every configuration's step summaries.
+  CompareSession compare_;
+  CompareStore compare_store_;
+  double divergence_threshold_ = 0.01;       // [m] (set from the scene's body size)
+  std::vector<std::string> compare_errors_;  // per configuration: its refused edit
+  std::string compare_error_;                // a refused start or add
+  // The race on a frozen step (std::async, like the conditioning job).
+  std::future<RaceRun> race_job_;
+  std::shared_ptr<std::atomic<bool>> race_cancel_;
+  std::shared_ptr<std::atomic<int>> race_points_;  // points done by the running job
+  int race_job_step_ = -1, race_job_generation_ = -1;
+  std::optional<RaceRun> race_;
+  int race_generation_ = -1;
+  bool race_auto_ = true;     // race every shown step while paused and the tab is open
+  bool race_at_end_ = false;  // scripted --panel race: race the shown step at the last frame
+  std::string race_status_;   // "cancelled", errors
 };
 
 }  // namespace viewer_internal

@@ -288,6 +288,14 @@ void Viewer::DrawAnalysisColumn(float x, float width, float height) {
     } else {
       vsettings_.show_conditioning = false;
     }
+    if (ImGui::BeginTabItem("Compare", nullptr, flags(3))) {
+      DrawCompareTab();
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Race", nullptr, flags(4))) {
+      DrawRaceTab(height);
+      ImGui::EndTabItem();
+    }
     ImGui::EndTabBar();
   }
   analysis_tab_request_ = -1;

@@ -70,6 +70,11 @@ void Viewer::HandleTimelineRequests() {
     WaitIdleKeepingShownStep();
     const StepRecord record = *DisplayedRecord();  // ResumeFrom drops the newer records
     history_.ResumeFrom(record, sim_.get());
+    if (compare_.active()) {
+      compare_.ResumeFrom(record);  // each ghost from its own record of that step
+      compare_store_.TruncateAfter(record.step);
+    }
+    CancelRace();
     ++generation_;
     live_state_ = sim_->state();
     live_step_count_ = sim_->step_count();
@@ -104,6 +109,7 @@ void Viewer::StartSimulation() {
   // Constructed first: a model the simulator refuses leaves the running one untouched.
   auto sim = std::make_unique<Simulator>(scene_.model, scene_.settings);
   if (worker_) WaitIdle();
+  CancelRace();
   worker_.reset();
   sim_ = std::move(sim);
   model_ = sim_->model();
@@ -138,6 +144,17 @@ void Viewer::SubmitStepJob(int steps) {
     };
     spring_dirty_ = false;
   }
+  if (compare_.active()) {
+    // Lockstep: the primary's steps and every ghost's come from one plan; the mouse spring
+    // pulls the same body in every configuration.
+    const std::vector<int> plan = PlanLockstepRound(compare_.Counts(live_step_count_),
+                                                    compare_.Running(), steps, !playback_.playing);
+    job.steps = plan[0];
+    job.summaries = true;
+    for (int c = 1; c < compare_.size(); ++c) {
+      compare_.Submit(c, plan[c], job.budget_seconds, generation_, job.prepare);
+    }
+  }
   worker_->Submit(MakeStepJob(std::move(job)), generation_);
 }
 
@@ -154,6 +171,9 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
   live_state_ = std::move(batch.state);
   live_step_count_ = batch.step_count;
   sim_time_this_frame_ += live_state_.time - t0;
+  if (compare_.active()) {
+    for (StepSummary& s : batch.summaries) compare_store_.Add(0, std::move(s));
+  }
   for (StepRecord& r : batch.records) {
     AddStepTimings(r.timings, &profile_accum_);
     // A step whose state was not finite kept its start state: no new trajectory row.
@@ -192,6 +212,7 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
 void Viewer::WaitIdle() {
   worker_->Wait();
   if (std::optional<PhysicsBatch> batch = worker_->Take()) ConsumeBatch(std::move(*batch));
+  if (compare_.active()) compare_.WaitIdle(generation_, &compare_store_);
 }
 
 void Viewer::WaitIdleKeepingShownStep() {
@@ -208,6 +229,10 @@ void Viewer::WaitIdleKeepingShownStep() {
 void Viewer::DoReset() {
   WaitIdle();
   sim_->Reset();
+  compare_.Reset();
+  compare_store_.Reset(compare_.size());
+  CancelRace();
+  race_.reset();
   ++generation_;
   live_state_ = sim_->state();
   live_step_count_ = sim_->step_count();
@@ -311,6 +336,12 @@ bool Viewer::OpenScene(const std::string& path, bool keep_view) {
   if (path != options_.scene_path) options_.overrides.clear();
   options_.scene_path = path;
   scene_error_.clear();
+  try {
+    RestartCompare();  // the configurations step the new scene
+  } catch (const std::exception& e) {
+    compare_error_ = e.what();
+    compare_.Stop();
+  }
   const bool was_playing = playback_.playing;
   DoReset();
   playback_.playing = keep_view && was_playing;
@@ -340,8 +371,11 @@ void Viewer::FitGlyphsToScene() {
 
 void Viewer::StepPhysics(double wall_dt) {
   sim_time_this_frame_ = 0;
-  // A finished job first: its records join the history.
+  // A finished job first: its records join the history (and the ghosts' theirs).
   if (std::optional<PhysicsBatch> batch = worker_->Take()) ConsumeBatch(std::move(*batch));
+  if (compare_.active()) compare_.Poll(generation_, &compare_store_);
+  // In compare mode a round starts when every configuration is idle (lockstep).
+  const bool busy = worker_->busy() || compare_.Busy();
   const double dt = edit_settings_.time_step;
   int steps = 0;
   if (scripted_ && playback_.playing) {
@@ -349,7 +383,7 @@ void Viewer::StepPhysics(double wall_dt) {
     steps = StepsForFrame(kScriptedFrameSeconds, 1.0, dt, 1 << 20, &accumulator_);
   } else if (playback_.playing) {
     pending_wall_ += wall_dt;
-    if (!worker_->busy()) {
+    if (!busy) {
       const int max_steps = std::max(1, static_cast<int>(std::ceil(0.1 / dt)));
       steps = StepsForFrame(pending_wall_, playback_.rate, dt, max_steps, &accumulator_);
       pending_wall_ = 0;
@@ -357,16 +391,18 @@ void Viewer::StepPhysics(double wall_dt) {
   } else {
     pending_wall_ = 0;  // paused while a job ran: its wall time is not owed after Play
   }
-  if (playback_.step_requested && !worker_->busy()) {
+  if (playback_.step_requested && !busy) {
     steps = std::max(steps, 1);
     playback_.step_requested = false;
   }
-  if (steps > 0 && !worker_->busy()) {
+  if (steps > 0 && !busy) {
     // A reason describes the newest pause only; scripted runs never pause and keep the first.
     if (!scripted_) timeline_.break_reason.clear();
+    if (playback_.playing) CancelRace();  // a race times solves: not while the physics runs
     SubmitStepJob(steps);
-  } else if ((settings_dirty_ || materials_dirty_) && !worker_->busy() && !playback_.playing) {
-    SubmitStepJob(0);  // paused: the edits reach the simulator without stepping
+  } else if ((settings_dirty_ || materials_dirty_ || CompareNeedsRound()) && !busy &&
+             !playback_.playing) {
+    SubmitStepJob(0);  // paused: the edits reach the simulators (and ghosts catch up)
   }
   // Scripted frames wait for their steps so that every frame shows a fixed simulated time.
   if (scripted_) WaitIdle();

@@ -39,4 +39,7 @@ view export scenes/gripper.yaml 120 --panel exports --select 1
 crop export 410x900+0+0 viewer_exports_selection.png
 view help scenes/box_stack.yaml 30 --panel help
 crop help 750x670+410+0 viewer_help.png
+xvfb-run -a -s "-screen 0 1600x900x24" "$build/app/contactlab" view scenes/clutter_40_walls.yaml \
+  --frames 200 --compare sap,canal,pgs --panel compare --screenshot "$tmp/compare.png" > /dev/null
+"$convert_bin" "$tmp/compare.png" -resize 1200x "$out/viewer_compare.png"
 echo "wrote the screenshots to $out"

@@ -75,6 +75,34 @@ class RecordingDebugDraw final : public DebugDraw {
   std::vector<TextItem> texts;
 };
 
+// Forwards every primitive to another sink in one colour: `tint` replaces each primitive's RGB,
+// its alpha is kept (compare mode draws another configuration's contacts in its colour).
+class TintedDebugDraw final : public DebugDraw {
+ public:
+  TintedDebugDraw(DebugDraw* out, const Color& tint) : out_(out), tint_(tint) {}
+  void Line(const Vec3& a, const Vec3& b, const Color& color) override {
+    out_->Line(a, b, Tint(color));
+  }
+  void Point(const Vec3& p, double size, const Color& color) override {
+    out_->Point(p, size, Tint(color));
+  }
+  void Arrow(const Vec3& from, const Vec3& to, const Color& color) override {
+    out_->Arrow(from, to, Tint(color));
+  }
+  void Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
+            const Color& color) override {
+    out_->Cone(apex, axis, height, half_angle, Tint(color));
+  }
+  void Text(const Vec3& p, const std::string& text, const Color& color) override {
+    out_->Text(p, text, Tint(color));
+  }
+
+ private:
+  Color Tint(const Color& c) const { return WithAlpha(tint_, c.a); }
+  DebugDraw* out_;
+  Color tint_;
+};
+
 // What DrawContacts draws, and at which scale.
 struct ContactDrawOptions {
   bool points = true;             // contact points coloured by regime

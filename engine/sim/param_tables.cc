@@ -25,13 +25,6 @@ ParamTable<StepSettings> MakeStepTable() {
       "The time step, integration scheme, contact candidates and free-motion solve of every "
       "step (StepSettings, engine/sim/simulator.h).";
   t.fields = {
-      Bind<&StepSettings::solver_type>(Describe(
-          EnumParam("solver.type", SolverTypeNames(), static_cast<int>(SolverType::kSap)), "", "",
-          "Contact solver of every step: sap (Newton on the convex problem, seed 000), canal "
-          "(cascaded Newton augmented Lagrangian, seed 001 §V), subadmm (subsystem ADMM, seed 001 "
-          "§VI), pgs (projected block Gauss–Seidel on the dual of SAP's problem), first_order "
-          "(Drumwright's implicit spring–damper prediction, seed 002). canal, subadmm and "
-          "first_order accept the linear contact model only (docs/solvers.md).")),
       Bind<&StepSettings::time_step>(Slider(
           Describe(RealParam("time_step", 0, kOpen, 1, kClosed, 1e-3, kLog), "δt", "s",
                    "Time step. Smaller: more accurate and better conditioned, more steps per "
@@ -59,6 +52,13 @@ ParamTable<StepSettings> MakeStepTable() {
           Slider(Describe(RealParam("free_motion.tolerance", 0, kOpen, 1, kOpen, 1e-12, kLog), "",
                           "-", "Relative tolerance on ‖m(v*)‖ of the implicit free-motion solve."),
                  1e-15, 1e-2))),
+      Bind<&StepSettings::solver_type>(Describe(
+          EnumParam("solver.type", SolverTypeNames(), static_cast<int>(SolverType::kSap)), "", "",
+          "Contact solver of every step: sap (Newton on the convex problem, seed 000), canal "
+          "(cascaded Newton augmented Lagrangian, seed 001 §V), subadmm (subsystem ADMM, seed 001 "
+          "§VI), pgs (projected block Gauss–Seidel on the dual of SAP's problem), first_order "
+          "(Drumwright's implicit spring–damper prediction, seed 002). canal, subadmm and "
+          "first_order accept the linear contact model only (docs/solvers.md).")),
   };
   return t;
 }

@@ -1,6 +1,7 @@
 #include "engine/sim/solver_registry.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "engine/sim/simulator.h"
@@ -142,6 +143,17 @@ void SetSolverIterationCap(int cap, StepSettings* s) {
     case SolverType::kPgs: s->pgs.max_iterations = cap; break;
     case SolverType::kFirstOrder: s->first_order.max_iterations = cap; break;
   }
+}
+
+double SolverFrictionSigma(const StepSettings& s) {
+  switch (s.solver_type) {
+    case SolverType::kSap: return s.sap.sigma;
+    case SolverType::kCanal: return s.canal.sigma;
+    case SolverType::kSubAdmm: return s.subadmm.sigma;
+    case SolverType::kPgs: return s.pgs.sigma;
+    case SolverType::kFirstOrder: break;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 SeriesTable SolverSeries(SolverType type) {

@@ -58,6 +58,11 @@ int SolverIterationCap(const StepSettings& settings);
 // Sets that cap (clamped to the parameter's valid range).
 void SetSolverIterationCap(int cap, StepSettings* settings);
 
+// σ of the chosen solver's friction regularization R_t = σ w (SAP, PGS; CANAL and SubADMM: 0 by
+// default, exact Coulomb), for the stiction slip bound σ μ δt g; NaN for the first-order solver,
+// whose stiction slip comes from its tangential damper instead.
+double SolverFrictionSigma(const StepSettings& settings);
+
 // The per-iteration series the solver declares.
 SeriesTable SolverSeries(SolverType type);
 

@@ -176,3 +176,54 @@ viewer_pixels(viewer_gap_load_ring_shown ball_drop_19
               --region ${VT_VIEWPORT} --at-least 20 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
 viewer_pixels(viewer_gap_load_ring_absent_in_flight ball_drop_10
               --region ${VT_VIEWPORT} --at-most 0 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
+
+# Compare mode (--compare, app/viewer/compare_session.h). A second configuration whose sliding box
+# meets more friction (pairs.0.friction=0.5) stops it earlier: its ghost, tinted in CompareColor(1)
+# (255, 96, 160; ui/compare_data.cc), sits where the primary's box is not. The ghost's rim is the
+# unlit tint; its see-through body over the grey ground a muted rose. The control without
+# --compare (tab_convergence) has no rim pixels and few of the rose (the cones' translucent violet).
+# (Measured 2026-11-26: 284 rim and 17963 body pixels; the control 0 and 534. In the analysis
+# column 1940 blue and 1437 rose pixels.)
+viewer_shot(compare_ghosts --compare sap,sap:pairs.0.friction=0.5 --panel compare)
+set(VT_GHOST_RIM 255,96,160)
+set(VT_GHOST_RIM_TOL 30)
+set(VT_GHOST_BODY 115,85,120:150,100,140)
+set(VT_GHOST_BODY_TOL 8)
+viewer_pixels(viewer_compare_draws_ghosts compare_ghosts
+              --region ${VT_VIEWPORT} --at-least 120 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
+              --at-least 5000 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL})
+viewer_pixels(viewer_no_compare_no_ghosts tab_convergence
+              --region ${VT_VIEWPORT} --at-most 20 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
+              --at-most 1500 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL})
+# The compare tab overlays each configuration's series in its colour: the primary's blue and the
+# second configuration's rose in the analysis column; the control's column has no rose.
+set(VT_COMPARE_1 255,96,160)
+set(VT_COMPARE_1_TOL 6)
+viewer_pixels(viewer_compare_tab_overlays_series compare_ghosts
+              --region ${VT_ANALYSIS} --at-least 500 ${VT_SERIES} ${VT_SERIES_TOL}
+              --at-least 500 ${VT_COMPARE_1} ${VT_COMPARE_1_TOL})
+viewer_pixels(viewer_convergence_has_no_compare_colour tab_convergence
+              --region ${VT_ANALYSIS} --at-most 10 ${VT_COMPARE_1} ${VT_COMPARE_1_TOL})
+
+# --panel race: the step shown at the last frame raced by both configurations (SAP, and SAP with a
+# tighter tolerance), the work-precision diagrams drawn with a curve in each colour; the run
+# prints both configurations at the same step count (lockstep) and the race's curves.
+# (Measured 2026-11-26: 947 blue and 546 rose pixels in the plots.)
+set(png ${VT_DIR}/race.png)
+add_test(NAME viewer_race
+         COMMAND sh -c "out=$1; shift; rm -f \"$out\" && \"$@\" > \"$out.txt\" || exit 1
+           cat \"$out.txt\"
+           steps0=$(sed -n 's/^viewer: compare 0 .*: \\([0-9]*\\) steps,.*/\\1/p' \"$out.txt\")
+           steps1=$(sed -n 's/^viewer: compare 1 .*: \\([0-9]*\\) steps,.*/\\1/p' \"$out.txt\")
+           test -n \"$steps0\" && test \"$steps0\" = \"$steps1\" || { echo 'not in lockstep'; exit 1; }
+           grep -q '^viewer: race on step [0-9]* ([0-9]* constraints' \"$out.txt\" &&
+           grep -q '^viewer: race SAP: [0-9]* points, best ncp residual' \"$out.txt\" &&
+           grep -q '^viewer: race SAP (rel_tolerance=1e-10): [0-9]* points' \"$out.txt\""
+                 sh ${png} ${XVFB_RUN} -a -s "-screen 0 1600x900x24" $<TARGET_FILE:contactlab>
+                 view ${PROJECT_SOURCE_DIR}/scenes/clutter_40_walls.yaml --frames 40
+                 --compare sap,sap:solver.rel_tolerance=1e-10 --panel race --screenshot ${png})
+set_tests_properties(viewer_race PROPERTIES FIXTURES_SETUP viewer_race_png TIMEOUT 300
+                     RESOURCE_LOCK xvfb)
+viewer_pixels(viewer_race_draws_both_curves race
+              --region 1160 60 1600 600 --at-least 300 ${VT_SERIES} ${VT_SERIES_TOL}
+              --at-least 150 ${VT_COMPARE_1} ${VT_COMPARE_1_TOL})

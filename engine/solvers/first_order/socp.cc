@@ -336,7 +336,20 @@ bool SocpSolver::Factor() {
     // solution its small eigenvalues are round-off: the pivoted LDLT still factors it, and the
     // refinement absorbs the error.
     ldsd_.compute(Sd_);
-    if (ldsd_.info() != Eigen::Success) return false;
+    if (ldsd_.info() == Eigen::Success) return true;
+    // Static regularization as the last resort: a relative shift of the diagonal (1e-12, then
+    // 1e-9 of its largest entry) makes the factorization succeed; the directions are then those
+    // of a slightly proximal step, and the iterative refinement absorbs most of the error.
+    const double dmax = std::max(1.0, Sd_.diagonal().cwiseAbs().maxCoeff());
+    for (double shift : {1e-12, 1e-9}) {
+      Sd_.diagonal().array() += shift * dmax;
+      lsd_.compute(Sd_);
+      if (lsd_.info() == Eigen::Success) {
+        use_ldlt_ = false;
+        return true;
+      }
+    }
+    return false;
   }
   return true;
 }
