@@ -171,7 +171,7 @@ void DishPile(Experiment& ex, const ReproduceOptions& opt) {
     const Scene s = Load(opt, "dish_pile.yaml", {TypeOverride(r.solver.type)});
     std::vector<std::vector<RaceSample>> all;
     for (const StepRecord& rec : frozen)
-      all.push_back(RaceAtCaps(rec, s.settings, RaceCaps(r.cap), repeats));
+      all.push_back(RaceAtCaps(rec, s.settings, ConsecutiveRaceCaps(r.cap), repeats));
     r.m = Average(all);
   }
   const MeanCurve& canal = raced[0].m;

@@ -11,7 +11,7 @@
 namespace contactlab {
 namespace reproduce {
 
-std::vector<int> RaceCaps(int max_cap) {
+std::vector<int> ConsecutiveRaceCaps(int max_cap) {
   static const int kTail[] = {15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000};
   std::vector<int> caps;
   for (int k = 1; k <= std::min(12, max_cap); ++k) caps.push_back(k);
