@@ -183,7 +183,7 @@ void DishPile(Experiment& ex, const ReproduceOptions& opt) {
     const Scene s = Load(opt, "dish_pile.yaml", PaperSolver(r.solver.type));
     std::vector<std::vector<RaceSample>> all;
     for (const StepRecord& rec : frozen)
-      all.push_back(RaceFrozenStep(rec, s.settings, RaceCaps(r.cap), repeats));
+      all.push_back(RaceAtCaps(rec, s.settings, ConsecutiveRaceCaps(r.cap), repeats));
     r.m = Average(all);
   }
   const MeanCurve& canal = raced[0].m;
@@ -348,7 +348,7 @@ void DishPile(Experiment& ex, const ReproduceOptions& opt) {
              {PaperSolver(SolverType::kPgs)[0], "solver.pgs.sigma=1e-6", "solver.pgs.beta=1e-3"});
     std::vector<std::vector<RaceSample>> all;
     const int n = std::min(cases, 10);
-    for (int c = 0; c < n; ++c) all.push_back(RaceFrozenStep(frozen[c], s.settings, {100}, 1));
+    for (int c = 0; c < n; ++c) all.push_back(RaceAtCaps(frozen[c], s.settings, {100}, 1));
     const MeanCurve m = Average(all);
     ex.Info(
         "PGS with σ = 1e-6, β = 1e-3 (nearly the exact law): mean NCP residual after 100 "
@@ -517,7 +517,7 @@ void RobotDishPile(Experiment& ex, const ReproduceOptions& opt) {
   std::string race_note;
   for (const AlSolver& solver : {kSubAdmm, kPgs}) {
     const Scene s = Load(opt, "robot_dish_pile.yaml", PaperSolver(solver.type));
-    const std::vector<RaceSample> race = RaceFrozenStep(frozen, s.settings, {100, 300, 1000}, 1);
+    const std::vector<RaceSample> race = RaceAtCaps(frozen, s.settings, {100, 300, 1000}, 1);
     race_note += std::string(race_note.empty() ? "" : "; ") + solver.label + " NCP residual " +
                  Fmt(race[0].ncp, 3) + " / " + Fmt(race[1].ncp, 3) + " / " + Fmt(race[2].ncp, 3) +
                  ", momentum error e_m " + Fmt(race[0].e_m, 3) + " / " + Fmt(race[1].e_m, 3) +

@@ -11,7 +11,7 @@
 namespace contactlab {
 namespace reproduce {
 
-std::vector<int> RaceCaps(int max_cap) {
+std::vector<int> ConsecutiveRaceCaps(int max_cap) {
   static const int kTail[] = {15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000};
   std::vector<int> caps;
   for (int k = 1; k <= std::min(12, max_cap); ++k) caps.push_back(k);
@@ -35,8 +35,8 @@ double CanalNewtonSteps(const SolverResult& result) {
   return n;
 }
 
-std::vector<RaceSample> RaceFrozenStep(const StepRecord& record, StepSettings settings,
-                                       const std::vector<int>& caps, int repeats) {
+std::vector<RaceSample> RaceAtCaps(const StepRecord& record, StepSettings settings,
+                                   const std::vector<int>& caps, int repeats) {
   using Clock = std::chrono::steady_clock;
   std::vector<RaceSample> out;
   for (int cap : caps) {

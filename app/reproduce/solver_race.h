@@ -1,11 +1,13 @@
 // Internal to `contactlab reproduce`: running the papers' own solvers (engine/sim/
 // solver_registry.h) on the paper scenes, measured the same way for every solver.
 //
-//   RaceFrozenStep: the work–precision race on a frozen step (seed 001, Figs. 7 and 9): the
+//   RaceAtCaps: the work–precision race on a frozen step (seed 001, Figs. 7 and 9): the
 //     recorded step's problem solved again with the solver's iteration cap set to each of
 //     `caps` (a fresh solver per solve: solvers keep a warm start), timed, and the NCP residual
-//     of engine/inspect/metrics.h at the solve's impulses. `contactlab compare --step` races the
-//     same way; this one takes the caps explicitly, so that the cases of a mean share them.
+//     of engine/inspect/metrics.h at the solve's impulses. engine/inspect/race.h's RaceFrozenStep
+//     (`contactlab compare --step`, the viewer's race panel) races the same way up to the
+//     configuration's own cap with the caps 1, 2, 3, 4, 6, 8, 12, ...; this one takes the caps
+//     explicitly (ConsecutiveRaceCaps: every cap up to 12), so that the cases of a mean share them.
 //   SolverRun: a scene stepped under one solver with the per-step measures the AL paper
 //     reports (solve time, iterations, NCP residual, statuses).
 #pragma once
@@ -21,7 +23,7 @@ namespace reproduce {
 
 // 1, 2, ..., 12, then 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000, ... up to `max_cap`,
 // and `max_cap` last.
-std::vector<int> RaceCaps(int max_cap);
+std::vector<int> ConsecutiveRaceCaps(int max_cap);
 
 // One point of a race: the solve capped at `cap` iterations.
 struct RaceSample {
@@ -37,8 +39,8 @@ struct RaceSample {
 // Races `settings` (solver_type, its parameters, the contact model) on `record`'s problem from its
 // start velocities, one point per cap. `repeats` timed solves per point while a solve takes under
 // 1 ms (one above). Once the solver converges below a cap, the remaining caps repeat that point.
-std::vector<RaceSample> RaceFrozenStep(const StepRecord& record, StepSettings settings,
-                                       const std::vector<int>& caps, int repeats);
+std::vector<RaceSample> RaceAtCaps(const StepRecord& record, StepSettings settings,
+                                   const std::vector<int>& caps, int repeats);
 
 // Newton steps of a CANAL result (the sum of its newton_iterations series, over its islands when
 // the solve was split); NaN for a result without that series.
