@@ -324,7 +324,9 @@ bool SocpSolver::Factor() {
     Sd_.diagonal().array() += 1e-13 * std::max(1.0, Sd_.diagonal().maxCoeff());
   } else {
     X_ = Gs_.transpose();  // n x m, then L⁻¹Gsᵀ
-    lp_.matrixL().solveInPlace(X_);
+    // Eigen's triangular solve binds a reference to the first coefficient even when there are
+    // none (UBSan: null reference), so an empty right-hand side (m = 0) is skipped.
+    if (X_.size() > 0) lp_.matrixL().solveInPlace(X_);
     Sd_.setIdentity(m_, m_);
     Sd_.noalias() += X_.transpose() * X_;
     if (!Sd_.allFinite()) return false;
@@ -362,6 +364,7 @@ void SocpSolver::SolveReduced(const VecX& bx, const VecX& bz, const VecX& bs, Ve
   ApplyWinv(bz, &t2_);
   t2_ -= t1_;  // r̃
   auto solve_sd = [&](VecX* b) {
+    if (b->size() == 0) return;
     if (use_ldlt_) {
       *b = ldsd_.solve(*b);
     } else {
@@ -370,12 +373,12 @@ void SocpSolver::SolveReduced(const VecX& bx, const VecX& bz, const VecX& bs, Ve
   };
   if (dual_schur_) {
     y_ = bx;
-    lp_.matrixL().solveInPlace(y_);
+    if (y_.size() > 0) lp_.matrixL().solveInPlace(y_);
     t3_.noalias() = X_.transpose() * y_;
     t3_ -= t2_;
     solve_sd(&t3_);  // dz̃
     y_.noalias() -= X_ * t3_;
-    lp_.matrixU().solveInPlace(y_);
+    if (y_.size() > 0) lp_.matrixU().solveInPlace(y_);
     *dx = y_;
   } else {
     // (P + GsᵀGs) dx = b_x + Gsᵀr̃, dz̃ = Gs dx − r̃.
