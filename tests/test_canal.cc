@@ -27,17 +27,18 @@
 #include "engine/solvers/common/problem_checks.h"
 #include "engine/solvers/sap/sap_model.h"
 #include "engine/solvers/sap/sap_solver.h"
+#include "tests/problem_builders.h"
 #include "tests/random_problem.h"
 
 namespace contactlab {
 namespace {
 
+using test_problems::AddFreeBoxTree;
+using test_problems::PointJacobian;
+using test_problems::Uniform;
+
 constexpr double kGravity = 9.81;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double Uniform(std::mt19937& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
 
 double Ncp(const ContactProblem& p, const SolverResult& r) {
   return ComputeNcpResidual(p, r, NcpModel::kCompliant).residual;
@@ -45,48 +46,7 @@ double Ncp(const ContactProblem& p, const SolverResult& r) {
 
 // A point mass m (3 dofs, A = M = m I) on the ground: one contact with J = I (normal +z).
 ContactProblem MakeParticle(double m, double dt, double k, double tau_d, double mu, double phi0) {
-  ContactProblem p;
-  p.time_step = dt;
-  p.nv = 3;
-  p.tree_v_start = {0};
-  p.tree_nv = {3};
-  p.A = {m * MatX::Identity(3, 3)};
-  p.M = p.A;
-  p.v_star = Vec3(0, 0, -kGravity * dt);
-  p.v0 = VecX::Zero(3);
-  ConstraintData c;
-  c.num_blocks = 1;
-  c.blocks[0].tree = 0;
-  c.blocks[0].J = MatX::Identity(3, 3);
-  c.stiffness = k;
-  c.dissipation_time = tau_d;
-  c.friction = mu;
-  c.phi0 = phi0;
-  p.constraints.push_back(c);
-  p.num_rows = 3;
-  p.ComputeDelassusEstimates();
-  return p;
-}
-
-// The velocity Jacobian of the point at offset r from a body's centre (v, ω in world axes):
-// v_p = v + ω × r = [I, −[r]×] (v; ω).
-Eigen::Matrix<double, 3, 6> PointJacobian(const Vec3& r) {
-  Eigen::Matrix<double, 3, 6> J;
-  J << Mat3::Identity(), -Skew(r);
-  return J;
-}
-
-// Adds a free box tree (6 dofs) of mass m and half size a: A = M = diag(m, m, m, I, I, I).
-int AddBoxTree(ContactProblem* p, double m, double a) {
-  const double I = m * (2 * a) * (2 * a) / 6;
-  VecX d(6);
-  d << m, m, m, I, I, I;
-  p->tree_v_start.push_back(p->nv);
-  p->tree_nv.push_back(6);
-  p->A.push_back(MatX(d.asDiagonal()));
-  p->M.push_back(p->A.back());
-  p->nv += 6;
-  return p->num_trees() - 1;
+  return test_problems::PointMassContact(m, dt, Vec3(0, 0, -kGravity * dt), k, tau_d, mu, phi0);
 }
 
 // Appends a contact whose rows are J_above v_above − J_below v_below (below < 0: the ground).
@@ -117,7 +77,7 @@ ContactProblem MakeBox(double m, double a, double dt, double k, double tau_d, do
                        const Vec3& g, const VecX& v0, double phi0 = 0) {
   ContactProblem p;
   p.time_step = dt;
-  AddBoxTree(&p, m, a);
+  AddFreeBoxTree(&p, m, a);
   p.v0 = v0;
   p.v_star = v0;
   p.v_star.head<3>() += g * dt;
@@ -138,7 +98,7 @@ ContactProblem MakeStack(const std::vector<double>& m, double a, double dt, doub
                          double mu, double phi0) {
   ContactProblem p;
   p.time_step = dt;
-  for (size_t j = 0; j < m.size(); ++j) AddBoxTree(&p, m[j], a);
+  for (size_t j = 0; j < m.size(); ++j) AddFreeBoxTree(&p, m[j], a);
   p.v0 = VecX::Zero(p.nv);
   p.v_star = VecX::Zero(p.nv);
   for (size_t j = 0; j < m.size(); ++j) p.v_star(6 * j + 2) = -kGravity * dt;

@@ -28,19 +28,19 @@
 #include "engine/solvers/pgs/pgs_solver.h"
 #include "engine/solvers/sap/sap_model.h"
 #include "engine/solvers/sap/sap_solver.h"
+#include "tests/problem_builders.h"
 #include "tests/random_problem.h"
 
 namespace contactlab {
 namespace {
 
+using test_problems::AddFreeBoxTree;
+using test_problems::LogUniform;
+using test_problems::PointJacobian;
+using test_problems::Uniform;
+
 constexpr double kGravity = 9.81;
 
-double Uniform(std::mt19937& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-double LogUniform(std::mt19937& rng, double lo, double hi) {
-  return std::exp(Uniform(rng, std::log(lo), std::log(hi)));
-}
 Vec3 RandomVec3(std::mt19937& rng, double scale) {
   return scale * Vec3(Uniform(rng, -1, 1), Uniform(rng, -1, 1), Uniform(rng, -1, 1));
 }
@@ -58,54 +58,10 @@ Mat3 RandomSpd3(std::mt19937& rng, double lo, double hi) {
 
 // A particle of mass m (3 dofs, A = M = m I) on the ground, contact frame = world (J = I).
 ContactProblem MakeParticle(double m, double dt, double k, double tau_d, double mu, double phi0) {
-  ContactProblem p;
-  p.time_step = dt;
-  p.nv = 3;
-  p.tree_v_start = {0};
-  p.tree_nv = {3};
-  p.A = {m * MatX::Identity(3, 3)};
-  p.M = p.A;
-  p.v_star = Vec3(0, 0, -kGravity * dt);
-  p.v0 = VecX::Zero(3);
-  ConstraintData c;
-  c.num_blocks = 1;
-  c.blocks[0].tree = 0;
-  c.blocks[0].J = MatX::Identity(3, 3);
-  c.stiffness = k;
-  c.dissipation_time = tau_d;
-  c.friction = mu;
-  c.phi0 = phi0;
-  c.hunt_crossley_dissipation = 0.2;
-  p.constraints.push_back(c);
-  p.num_rows = 3;
-  p.ComputeDelassusEstimates();
+  ContactProblem p =
+      test_problems::PointMassContact(m, dt, Vec3(0, 0, -kGravity * dt), k, tau_d, mu, phi0);
+  p.constraints[0].hunt_crossley_dissipation = 0.2;
   return p;
-}
-
-// Appends a free box (6 dofs: v, ω in world) of mass m and half size a as a new tree.
-int AddBoxTree(ContactProblem* p, double m, double a, const Vec3& v_star_lin) {
-  const int t = p->num_trees();
-  const double I = m * (2 * a) * (2 * a) / 6;
-  VecX d(6);
-  d << m, m, m, I, I, I;
-  p->tree_v_start.push_back(p->nv);
-  p->tree_nv.push_back(6);
-  p->A.push_back(MatX(d.asDiagonal()));
-  p->M.push_back(p->A.back());
-  p->nv += 6;
-  VecX vs = VecX::Zero(p->nv);
-  vs.head(p->v_star.size()) = p->v_star;
-  vs.segment<3>(p->nv - 6) = v_star_lin;
-  p->v_star = vs;
-  p->v0 = VecX::Zero(p->nv);
-  return t;
-}
-
-// Point-velocity Jacobian [I, −[r]×] of a box tree at offset r from its centre (world frame).
-MatX PointJacobian(const Vec3& r) {
-  MatX J(3, 6);
-  J << Mat3::Identity(), -Skew(r);
-  return J;
 }
 
 ConstraintData& AddContact(ContactProblem* p, double k, double tau_d, double mu) {
@@ -127,7 +83,7 @@ ContactProblem MakeBoxOnRamp(double m, double a, double dt, double k, double tau
                              double theta) {
   ContactProblem p;
   p.time_step = dt;
-  AddBoxTree(&p, m, a, kGravity * dt * Vec3(std::sin(theta), 0, -std::cos(theta)));
+  AddFreeBoxTree(&p, m, a, kGravity * dt * Vec3(std::sin(theta), 0, -std::cos(theta)));
   for (int c = 0; c < 4; ++c) {
     const Vec3 r((c & 1) ? a : -a, (c & 2) ? a : -a, -a);
     ConstraintData& cd = AddContact(&p, k, tau_d, mu);
@@ -148,8 +104,8 @@ ContactProblem MakeStack(double m_top, double m_bottom, double a, double dt, dou
   ContactProblem p;
   p.time_step = dt;
   const double k = 1e12;  // far stiffer than the step resolves: R_n from the β clamp (eq. 29)
-  AddBoxTree(&p, m_top, a, Vec3(f_push * dt / m_top, 0, -kGravity * dt));
-  AddBoxTree(&p, m_bottom, a, Vec3(0, 0, -kGravity * dt));
+  AddFreeBoxTree(&p, m_top, a, Vec3(f_push * dt / m_top, 0, -kGravity * dt));
+  AddFreeBoxTree(&p, m_bottom, a, Vec3(0, 0, -kGravity * dt));
   for (int c = 0; c < 4; ++c) {  // top box on bottom box: v_c = v_top(point) − v_bottom(point)
     const double x = (c & 1) ? a : -a, y = (c & 2) ? a : -a;
     ConstraintData& cd = AddContact(&p, k, 0.0, mu);

@@ -19,26 +19,17 @@
 #include "tests/sap_test_util.h"
 #include "engine/solvers/sap/sap_model.h"
 #include "engine/solvers/sap/sap_solver.h"
+#include "tests/problem_builders.h"
+#include "tests/random_problem.h"
 
 namespace contactlab {
 namespace {
 
+using test_problems::LogUniform;
+using test_problems::RandomMatrix;
+using test_problems::Uniform;
+
 constexpr double kGravity = 9.81;
-
-double Uniform(std::mt19937& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-double LogUniform(std::mt19937& rng, double lo, double hi) {
-  return std::exp(Uniform(rng, std::log(lo), std::log(hi)));
-}
-
-MatX RandomMatrix(std::mt19937& rng, int rows, int cols) {
-  MatX m(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = Uniform(rng, -1, 1);
-  return m;
-}
 
 VecX RandomVector(std::mt19937& rng, int n, double scale) {
   return scale * RandomMatrix(rng, n, 1).col(0);
@@ -108,27 +99,7 @@ ContactProblem MakeRandomProblem(std::mt19937& rng, int num_trees, int num_const
 // A 1-dof-per-axis particle of mass m on the ground: one tree (3 dofs, A = M = m I), one contact
 // with J = I (contact frame = world frame, normal +z).
 ContactProblem MakeParticle(double m, double dt, double k, double tau_d, double mu, double phi0) {
-  ContactProblem p;
-  p.time_step = dt;
-  p.nv = 3;
-  p.tree_v_start = {0};
-  p.tree_nv = {3};
-  p.A = {m * MatX::Identity(3, 3)};
-  p.M = p.A;
-  p.v_star = Vec3(0, 0, -kGravity * dt);
-  p.v0 = VecX::Zero(3);
-  ConstraintData c;
-  c.num_blocks = 1;
-  c.blocks[0].tree = 0;
-  c.blocks[0].J = MatX::Identity(3, 3);
-  c.stiffness = k;
-  c.dissipation_time = tau_d;
-  c.friction = mu;
-  c.phi0 = phi0;
-  p.constraints.push_back(c);
-  p.num_rows = 3;
-  p.ComputeDelassusEstimates();
-  return p;
+  return test_problems::PointMassContact(m, dt, Vec3(0, 0, -kGravity * dt), k, tau_d, mu, phi0);
 }
 
 // A free box (6 dofs: v, ω in world) of mass m, half size a, resting on four corners.

@@ -23,77 +23,23 @@
 #include "engine/solvers/sap/sap_solver.h"
 #include "engine/solvers/subadmm/subadmm_parameter_table.h"
 #include "engine/solvers/subadmm/subadmm_solver.h"
+#include "tests/problem_builders.h"
 #include "tests/random_problem.h"
 
 namespace contactlab {
 namespace {
 
+using test_problems::AddFreeBoxTree;
+using test_problems::LogUniform;
+using test_problems::PointJacobian;
+using test_problems::PointMassContact;
+using test_problems::Uniform;
+
 constexpr double kGravity = 9.81;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double Uniform(std::mt19937& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-double LogUniform(std::mt19937& rng, double lo, double hi) {
-  return std::exp(Uniform(rng, std::log(lo), std::log(hi)));
-}
-
 ContactProblem RandomProblem(std::mt19937& rng, int trees, int constraints) {
   return test_problems::RandomProblem(rng, trees, constraints, {});
-}
-
-// A point mass m (3 dofs, A = M = m I) with one contact whose frame is the world frame (J = I).
-ContactProblem MakeParticle(double m, double dt, const Vec3& v_star, double k, double tau_d,
-                            double mu, double phi0) {
-  ContactProblem p;
-  p.time_step = dt;
-  p.nv = 3;
-  p.tree_v_start = {0};
-  p.tree_nv = {3};
-  p.A = {m * MatX::Identity(3, 3)};
-  p.M = p.A;
-  p.v_star = v_star;
-  p.v0 = VecX::Zero(3);
-  ConstraintData c;
-  c.num_blocks = 1;
-  c.blocks[0].tree = 0;
-  c.blocks[0].J = MatX::Identity(3, 3);
-  c.stiffness = k;
-  c.dissipation_time = tau_d;
-  c.friction = mu;
-  c.phi0 = phi0;
-  p.constraints.push_back(c);
-  p.num_rows = 3;
-  p.ComputeDelassusEstimates();
-  return p;
-}
-
-// Appends a free box tree (6 dofs: world linear velocity, then angular velocity) of mass m and
-// half size a; returns its tree index.
-int AddBox(ContactProblem* p, double m, double a, const Vec3& v_star) {
-  const int t = p->num_trees();
-  const double I = m * (2 * a) * (2 * a) / 6;
-  VecX d(6);
-  d << m, m, m, I, I, I;
-  p->tree_v_start.push_back(p->nv);
-  p->tree_nv.push_back(6);
-  p->A.push_back(MatX(d.asDiagonal()));
-  p->M.push_back(p->A.back());
-  p->nv += 6;
-  VecX vs = p->v_star;
-  p->v_star.resize(p->nv);
-  p->v_star.head(vs.size()) = vs;
-  p->v_star.tail<6>() << v_star, Vec3::Zero();
-  p->v0 = VecX::Zero(p->nv);
-  return t;
-}
-
-// J of the world velocity of a point at offset r from a box's centre: v + ω × r = [I, −[r]] (v; ω).
-MatX PointJacobian(const Vec3& r) {
-  MatX J(3, 6);
-  J << Mat3::Identity(), -Skew(r);
-  return J;
 }
 
 void AddContact(ContactProblem* p, int tree0, const MatX& J0, int tree1, const MatX& J1, double k,
@@ -121,7 +67,7 @@ ContactProblem MakeBoxOnPlane(double m, double a, double dt, double k, double ta
                               double push = 0) {
   ContactProblem p;
   p.time_step = dt;
-  const int t = AddBox(&p, m, a, Vec3(push, 0, -kGravity * dt));
+  const int t = AddFreeBoxTree(&p, m, a, Vec3(push, 0, -kGravity * dt));
   for (int c = 0; c < 4; ++c) {
     const Vec3 r((c & 1) ? a : -a, (c & 2) ? a : -a, -a);
     AddContact(&p, t, PointJacobian(r), -1, MatX(), k, tau_d, mu, 0.0);
@@ -138,8 +84,8 @@ ContactProblem MakeStack(double m_low, double m_up, double a, double dt, double 
                          double mu) {
   ContactProblem p;
   p.time_step = dt;
-  const int low = AddBox(&p, m_low, a, Vec3(0, 0, -kGravity * dt));
-  const int up = AddBox(&p, m_up, a, Vec3(0, 0, -kGravity * dt));
+  const int low = AddFreeBoxTree(&p, m_low, a, Vec3(0, 0, -kGravity * dt));
+  const int up = AddFreeBoxTree(&p, m_up, a, Vec3(0, 0, -kGravity * dt));
   for (int c = 0; c < 4; ++c) {
     const Vec3 r((c & 1) ? a : -a, (c & 2) ? a : -a, -a);
     AddContact(&p, low, PointJacobian(r), -1, MatX(), k, tau_d, mu, 0.0);
@@ -455,7 +401,7 @@ TEST(SubAdmmSolver, PerTreeIterationMatchesTheDenseReference) {
 TEST(SubAdmmClosedForm, RestingParticleCarriesItsWeightThroughTheSpring) {
   // m (v_n − v*_n) = γ_n, γ_n = −v_n/R_n (φ0 = 0, v̂ = 0): γ_n = m g δt / (1 + m R_n).
   const double m = 2, dt = 0.01, k = 1e4, tau_d = 0.02;
-  const ContactProblem p = MakeParticle(m, dt, Vec3(0, 0, -kGravity * dt), k, tau_d, 0.5, 0);
+  const ContactProblem p = PointMassContact(m, dt, Vec3(0, 0, -kGravity * dt), k, tau_d, 0.5, 0);
   SubAdmmSolver solver(Params(1e-12, 10000));
   SolverResult r;
   ASSERT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kConverged) << r.stats.message;
@@ -479,7 +425,7 @@ TEST(SubAdmmClosedForm, PushedParticleSticksBelowAndSlidesAboveTheFrictionLimit)
     const Vec3 dir(0.6, 0.8, 0);
     const double vt = push * mu * gn / m;  // push in units of the friction limit
     const ContactProblem p =
-        MakeParticle(m, dt, Vec3(vt * dir(0), vt * dir(1), -kGravity * dt), k, 0, mu, 0);
+        PointMassContact(m, dt, Vec3(vt * dir(0), vt * dir(1), -kGravity * dt), k, 0, mu, 0);
     SubAdmmSolver solver(Params(1e-12, 20000));
     SolverResult r;
     ASSERT_EQ(solver.Solve(p, p.v0, &r), SolverStatus::kConverged) << r.stats.message;
@@ -850,7 +796,7 @@ TEST(SubAdmmSolver, ExactGuessTakesZeroIterations) {
 }
 
 TEST(SubAdmmSolver, EmptyProblemReturnsFreeMotion) {
-  ContactProblem p = MakeParticle(1, 0.01, Vec3(0.1, 0.2, -0.3), 1e4, 0, 0.5, 0);
+  ContactProblem p = PointMassContact(1, 0.01, Vec3(0.1, 0.2, -0.3), 1e4, 0, 0.5, 0);
   p.constraints.clear();
   p.num_rows = 0;
   SubAdmmSolver solver;
@@ -977,7 +923,7 @@ TEST(SubAdmmSolver, IndefiniteAIsANumericalFailure) {
 
 TEST(SubAdmmLaws, BundleHoldsTheConstantsSolved) {
   const double dt = 0.01;
-  ContactProblem p = MakeParticle(1, dt, Vec3(0, 0, -0.1), 1e4, 0.02, 0.5, -0.001);
+  ContactProblem p = PointMassContact(1, dt, Vec3(0, 0, -0.1), 1e4, 0.02, 0.5, -0.001);
   SubAdmmParameters prm;
   ConstraintBundle laws = PrepareSubAdmmLaws(p, prm);
   EXPECT_DOUBLE_EQ(laws.Constant(0, "R_n"), 1 / (dt * 1e4 * (dt + 0.02)));

@@ -66,23 +66,6 @@ double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// e_μ of problem_checks.h's ComplementarityError: Σ_i |g_iᵀγ_i| / (n_c ℓ_p) at (v, v_c, γ) under
-// `laws`. ComplementarityError at 4da87b4 passes a null γ to ConstraintBundle::Evaluate, which
-// writes through it (a crash); the same definition with a scratch γ until that is fixed there.
-double LawComplementarityError(const ContactProblem& p, const ConstraintBundle& laws, const VecX& v,
-                               const VecX& vc, const VecX& gamma, VecX* scratch) {
-  const int nc = static_cast<int>(p.constraints.size());
-  if (nc == 0 || laws.num_rows() != vc.size()) return 0.0;
-  double cost = laws.Evaluate(vc, scratch, nullptr, nullptr);
-  for (int t = 0; t < p.num_trees(); ++t) {
-    const int s = p.tree_v_start[t], n = p.tree_nv[t];
-    const VecX dv = v.segment(s, n) - p.v_star.segment(s, n);
-    cost += 0.5 * dv.dot(p.A[t] * dv);
-  }
-  if (!(cost > 0)) return 0.0;
-  return laws.ComplementaritySlack(vc, gamma) / nc / cost;
-}
-
 // Bitwise equality of two cone programs (sizes first).
 bool SameProgram(const SocpProblem& a, const SocpProblem& b) {
   auto same = [](const auto& x, const auto& y) {
@@ -122,7 +105,6 @@ struct FirstOrderSolver::Scratch {
   std::vector<int> last_cones;
   SocpProblem last_program;
   VecX gamma;      // n_r
-  VecX law_gamma;  // n_r, the laws' impulses at v_c (for e_μ)
   VecX gamma_ref;  // per constraint, |hσ(0)|/(1 + S W̃_ii) [N s]
 };
 
@@ -536,8 +518,8 @@ SolverStatus FirstOrderSolver::Solve(const ContactProblem& problem, const VecX& 
                     (ir.message.empty() ? "" : ": " + ir.message);
   }
   stats.momentum_error = MomentumError(problem, result->v, result->gamma);
-  stats.complementarity_error = LawComplementarityError(problem, result->laws, result->v,
-                                                        result->vc, result->gamma, &sc.law_gamma);
+  stats.complementarity_error =
+      ComplementarityError(problem, result->laws, result->v, result->vc, result->gamma);
   stats.cost = ir.pcost;
   stats.solve_ms = MsSince(t_start);
   return stats.status;
