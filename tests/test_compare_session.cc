@@ -267,6 +267,39 @@ TEST(CompareSession, SettingsEditsReachTheGhostWithItsNextRound) {
   }
 }
 
+TEST(CompareSession, AGhostAddedDuringADragIsPulledByTheSpring) {
+  // The mouse spring reaches a configuration made while the user drags: the primary and a ghost
+  // with the primary's settings, both pulled by the same spring from the same state, step bit for
+  // bit alike; a ghost made after the spring is released is not pulled (it falls back onto the
+  // ramp, so it ends elsewhere).
+  Lockstep ls("box_on_ramp.yaml");
+  int body = -1;
+  for (size_t b = 0; b < ls.scene.model.bodies.size(); ++b) {
+    if (ls.scene.model.bodies[b].tree >= 0) body = static_cast<int>(b);
+  }
+  ASSERT_GE(body, 0);
+  ls.Round(2);
+  const Perturbation spring =
+      MakeMouseSpring(ls.scene.model, body, Vec3::Zero(), Vec3(0, 0, 2.0));  // 2 m up
+  ls.primary.SetPerturbation(spring);
+  ls.session.SetSpring(spring);
+  ls.session.primary().settings = ls.scene.settings;
+  ASSERT_TRUE(ls.session.AddConfig(ls.scene.model, ls.scene.settings, ls.primary.state(),
+                                   ls.primary.step_count()));
+  ls.store.Reset(ls.session.size());
+  ASSERT_TRUE(ls.session.ghost(1).sim->perturbation().has_value());
+  ls.Round(20);
+  ASSERT_EQ(ls.primary_count, 22);
+  const StepRecord* pulled = ls.session.GhostRecord(1, 21);
+  ASSERT_NE(pulled, nullptr);
+  EXPECT_EQ(pulled->after.q, ls.primary.state().q) << "the same spring, the same run";
+  // Released: a ghost made now starts without it.
+  ls.session.SetSpring(std::nullopt);
+  ASSERT_TRUE(ls.session.AddConfig(ls.scene.model, ls.scene.settings, ls.primary.state(),
+                                   ls.primary.step_count()));
+  EXPECT_FALSE(ls.session.ghost(2).sim->perturbation().has_value());
+}
+
 TEST(RunRace, OneCurvePerConfigurationInItsColour) {
   Scene scene = Load("clutter_40_walls.yaml");
   Simulator sim(scene.model, scene.settings);

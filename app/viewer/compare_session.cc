@@ -66,6 +66,7 @@ std::unique_ptr<CompareSession::Ghost> CompareSession::MakeGhost(const Model& mo
   g->sim = std::make_unique<Simulator>(config.model ? *config.model : model, config.settings);
   g->sim->set_state(state);
   g->sim->set_step_count(step_count);
+  if (spring_) g->sim->SetPerturbation(*spring_);
   g->live_state = g->sim->state();
   g->step_count = step_count;
   // The ghosts yield to the window's threads (the primary's worker and the renderer) when the

@@ -103,6 +103,12 @@ class CompareSession {
   // New settings for ghost c (validated by the caller), sent with its next job.
   void SetSettings(int c, const StepSettings& settings);
 
+  // The mouse spring the configurations step with (none: no spring). Ghosts that exist get it
+  // through the `prepare` of their next Submit; a ghost made later (AddConfig, Start) starts with
+  // it, so a configuration added during a drag is pulled like the others.
+  void SetSpring(const std::optional<Perturbation>& spring) { spring_ = spring; }
+  const std::optional<Perturbation>& spring() const { return spring_; }
+
   // Whether any ghost's worker runs a job or holds an untaken batch.
   bool Busy() const;
   // Step counts of every configuration, with the primary's given (index 0), and which run.
@@ -138,6 +144,7 @@ class CompareSession {
 
   CompareConfig primary_;
   std::vector<std::unique_ptr<Ghost>> ghosts_;
+  std::optional<Perturbation> spring_;
   double time_step_ = 0;  // the primary's δt [s]
 };
 

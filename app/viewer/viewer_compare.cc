@@ -28,13 +28,21 @@ constexpr double kRacePointBudgetMs = 150;
 
 }  // namespace
 
+std::vector<std::string> Viewer::CompareBaseOverrides() const {
+  // The user's --set overrides, without the primary's CONFIG (RunViewer appended it); none once
+  // another scene was opened (OpenScene clears them).
+  std::vector<std::string> base = options_.overrides;
+  if (!options_.compare.empty() && !base.empty()) {
+    const size_t own = ConfigOverrides(options_.compare[0], "--compare").size();
+    base.resize(base.size() - std::min(own, base.size()));
+  }
+  return base;
+}
+
 void Viewer::StartCompareFromOptions() {
   divergence_threshold_ = std::max(1e-4, 0.1 * TypicalGeometrySize(model_));
   if (options_.compare.empty()) return;
-  // The user's --set overrides, without the primary's CONFIG (RunViewer appended it).
-  std::vector<std::string> base = options_.overrides;
-  const size_t own = ConfigOverrides(options_.compare[0], "--compare").size();
-  base.resize(base.size() - std::min(own, base.size()));
+  const std::vector<std::string> base = CompareBaseOverrides();
   std::vector<CompareConfig> configs(1);
   configs[0].spec = options_.compare[0];
   configs[0].settings = edit_settings_;
@@ -60,18 +68,37 @@ void Viewer::StartCompareFromOptions() {
 
 void Viewer::RestartCompare() {
   if (!compare_.active()) return;
+  compare_.SetSpring(std::nullopt);  // a spring names a body of the previous scene
   std::vector<CompareConfig> configs{compare_.primary()};
   configs[0].settings = edit_settings_;
+  std::vector<std::string> notes(compare_.size());
   for (int c = 1; c < compare_.size(); ++c) {
     CompareConfig config = compare_.config(c);
-    // The scene's own step settings and materials with the configuration's solver choice.
-    config.settings = WithSolverChoice(scene_.settings, config.settings);
     config.model.reset();
+    StepSettings base = scene_.settings;
+    if (!config.spec.empty()) {
+      // A CONFIG of --compare is applied to the new scene as to the first: its material edits
+      // give the configuration its own model again. A key the new scene lacks (a material or
+      // pair it does not have) leaves the scene's materials, with a note in the panel.
+      try {
+        std::vector<std::string> overrides = CompareBaseOverrides();
+        for (std::string& o : ConfigOverrides(config.spec, "--compare"))
+          overrides.push_back(std::move(o));
+        Scene scene = LoadScene(options_.scene_path, overrides);
+        base = scene.settings;
+        config.model = std::move(scene.model);
+      } catch (const std::exception& e) {
+        notes[c] = "'" + config.spec + "' does not apply to this scene (" + e.what() +
+                   "): the scene's materials are used";
+      }
+    }
+    // The scene's own step settings with the configuration's solver choice (its panel edits).
+    config.settings = WithSolverChoice(base, config.settings);
     configs.push_back(std::move(config));
   }
   compare_.Start(model_, std::move(configs), live_state_, live_step_count_);
   compare_store_.Reset(compare_.size());
-  compare_errors_.assign(compare_.size(), "");
+  compare_errors_ = std::move(notes);
 }
 
 void Viewer::SyncPrimaryConfig() { compare_.primary().settings = edit_settings_; }

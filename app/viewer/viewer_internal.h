@@ -133,11 +133,15 @@ class Viewer {
   void DoReset();
 
   // Compare mode and the race (viewer_compare.cc).
+  // The --set overrides every configuration of --compare starts from (the primary's CONFIG
+  // taken out).
+  std::vector<std::string> CompareBaseOverrides() const;
   // Starts the configurations of --compare (after StartSimulation; their scenes are loaded with
   // their CONFIG's overrides). Throws SceneError / std::invalid_argument (exit 2).
   void StartCompareFromOptions();
   // Restarts the ghosts on a new simulation (scene reload or another scene), keeping each
-  // configuration's solver choice.
+  // configuration's solver choice and re-applying its --compare CONFIG (material edits included)
+  // to the new scene; a CONFIG the new scene cannot take is noted in the compare tab.
   void RestartCompare();
   // The primary's summary settings follow the viewer's edit settings.
   void SyncPrimaryConfig();

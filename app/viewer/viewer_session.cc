@@ -135,6 +135,7 @@ void Viewer::SubmitStepJob(int steps) {
   if (spring_dirty_) {
     std::optional<Perturbation> spring;
     if (body_drag_) spring = drag_spring_;
+    compare_.SetSpring(spring);  // ghosts made later start with it
     job.prepare = [spring](Simulator& sim) {
       if (spring) {
         sim.SetPerturbation(*spring);
