@@ -131,7 +131,10 @@ struct CanalParameters {
   // kPlain is the paper's cascade (Alg. 1): λ^{l+1} and p^{l+1} = μ‖ṽ^{l+1}_t‖ as they come.
   // kAnderson extrapolates them from the last anderson_memory iterations (see the top of this
   // file).
-  enum class Cascade { kPlain, kAnderson };
+  // kTresca freezes the friction bound μλ_n^l instead of the De Saxcé term (see the top of this
+  // file); kTrescaAnderson accelerates that map the same way.
+  // kHybrid runs kTrescaAnderson until it stalls, then kAnderson from its iterate.
+  enum class Cascade { kPlain, kAnderson, kTresca, kTrescaAnderson, kHybrid };
   Cascade cascade = Cascade::kAnderson;
   // Iterations that Anderson acceleration combines (its memory m). Range [1, 50].
   int anderson_memory = 5;
@@ -170,6 +173,12 @@ void SetCanalSurrogateBiases(const ContactProblem& problem, const CanalLawConsta
 // ignored for unilateral rows). `p` has one entry per constraint.
 void SetCanalSurrogateShift(const ContactProblem& problem, const VecX& lambda, const VecX& p,
                             double beta, ContactProblem* work);
+// The Tresca surrogate's friction disks: r_i = μ_i max(0, λ_i,n) on every cone of `laws`
+// (prepared for `problem` with the linear model), from the impulses `lambda` (num_rows).
+void SetCanalTrescaBounds(const ContactProblem& problem, const CanalLawConstants& law,
+                          const VecX& lambda, ConstraintBundle* laws);
+// Turns the Tresca disks of `laws` off (SAP's cone law again).
+void ClearCanalTrescaBounds(const ContactProblem& problem, ConstraintBundle* laws);
 // p_i = μ_i ‖ṽ_i,t‖ per constraint (0 for unilateral rows), `v_tilde` num_rows.
 void CanalDeSaxceTerm(const ContactProblem& problem, const CanalLawConstants& law,
                       const VecX& v_tilde, VecX* p);
