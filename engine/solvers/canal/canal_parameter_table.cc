@@ -100,7 +100,10 @@ ParamTable<CanalParameters> MakeCanalTable() {
           "tresca: freeze the friction bound μλ_n at the previous AL iterate instead of the De "
           "Saxcé term (each surrogate has fixed friction disks and no spurious normal velocity; "
           "rate μW_nt/W_nn on a sliding contact, 0 for a sphere). tresca_anderson: tresca with "
-          "the Anderson acceleration of anderson on λ/β.")),
+          "the Anderson acceleration of anderson on λ/β. Both stall where redundant near-rigid "
+          "contacts determine λ_n only through R (the bounds follow λ_n). hybrid: "
+          "tresca_anderson until its AL residual has not halved in 3 iterations, then anderson "
+          "from its iterate (docs/canal_cascade.md).")),
       Bind<&CanalParameters::anderson_memory>(Advanced(
           Describe(IntegerParam("anderson_memory", 1, 50, 5, kLin), "m", "",
                    "Iterations combined by the Anderson acceleration of the cascade (cascade: "
