@@ -1213,6 +1213,48 @@ TEST(CanalTresca, BoxOnARampSticksAndSlidesAsSapAndTheClosedFormSay) {
   }
 }
 
+TEST(CanalTresca, NearRigidSlidingBoxWithAnIndeterminateLoadAgreesWithTheDeSaxceCascade) {
+  // A 100 kg box sliding at 1 m/s on four near-rigid corners (k = 1e12 N/m, τ_d = δt = 10 ms:
+  // R_n = 5e-9 1/kg), one corner 0.2 nm deeper: the load pattern (±, ∓ on the diagonals) is set
+  // by R_n alone and the AL moves along it by about βR_n = 5e-5 of the way per iteration (see
+  // CanalCascade.UselessBetaRaiseIsTakenBack); the Tresca bounds μλ_n follow it. Every cascade
+  // must still converge here (all corners slide the same way, so the pattern moves friction
+  // between corners without changing its total or its torque), and the box's velocity is the
+  // same: that pattern changes neither the net force nor the moment, so the velocities agree to
+  // the AL tolerances (1e-9 m/s) times the lever-arm factors of the contact rows (about 10 for a
+  // 5 cm box): 1e-8. Measured: tresca_anderson and hybrid 10 AL iterations, anderson 19.
+  const double dt = 0.01;
+  VecX v0 = VecX::Zero(6);
+  v0(0) = 1.0;
+  ContactProblem p = MakeBox(100.0, 0.05, dt, 1e12, dt, 0.5, Gravity(0), v0);
+  p.constraints[0].phi0 = -2e-10;
+  for (int c = 1; c < 4; ++c) p.constraints[c].phi0 = 0;
+  CanalParameters tresca = Canal(), hybrid = Canal(), anderson = Canal();
+  tresca.cascade = CanalParameters::Cascade::kTrescaAnderson;
+  hybrid.cascade = CanalParameters::Cascade::kHybrid;
+  anderson.cascade = CanalParameters::Cascade::kAnderson;
+  const SolverResult rt = SolveCanal(p, v0, tresca);
+  const SolverResult rh = SolveCanal(p, v0, hybrid);
+  const SolverResult ra = SolveCanal(p, v0, anderson);
+  std::printf(
+      "near-rigid sliding box: tresca_anderson %s, %d AL iterations (NCP %.2e); hybrid %s, %d "
+      "(NCP %.2e); anderson %s, %d (NCP %.2e); |v_tresca - v_anderson| = %.2e\n",
+      SolverStatusName(rt.stats.status), rt.stats.iterations, Ncp(p, rt),
+      SolverStatusName(rh.stats.status), rh.stats.iterations, Ncp(p, rh),
+      SolverStatusName(ra.stats.status), ra.stats.iterations, Ncp(p, ra), (rt.v - ra.v).norm());
+  ASSERT_EQ(rt.stats.status, SolverStatus::kConverged) << rt.stats.message;
+  ASSERT_EQ(rh.stats.status, SolverStatus::kConverged) << rh.stats.message;
+  ASSERT_EQ(ra.stats.status, SolverStatus::kConverged) << ra.stats.message;
+  for (Regime reg : rt.regime) EXPECT_EQ(reg, Regime::kSliding);
+  EXPECT_LT((rt.v - ra.v).norm(), 1e-8);
+  EXPECT_LT((rh.v - ra.v).norm(), 1e-8);
+  // The total normal impulse carries the weight (the box stays on the ground): m g δt, to the
+  // velocity tolerance times the mass (1e-7 N s; 1e-6 allows ten times that).
+  double sum_t = 0;
+  for (int c = 0; c < 4; ++c) sum_t += rt.gamma(3 * c + 2);
+  EXPECT_NEAR(sum_t, 100.0 * kGravity * dt, 1e-6);
+}
+
 TEST(CanalTresca, ResultLawsAreTheLinearCone) {
   // The returned laws are the linear law with R' = R + I/β (canal_solver.h), whatever the
   // cascade: the Tresca surrogate's disks are not left in them.
