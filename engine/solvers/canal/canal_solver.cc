@@ -498,7 +498,8 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   using Cascade = CanalParameters::Cascade;
   const bool hybrid = prm.cascade == Cascade::kHybrid;
   // The Tresca phase (the whole solve for tresca, tresca_anderson; until it stalls for hybrid).
-  bool tresca = prm.cascade == Cascade::kTresca || prm.cascade == Cascade::kTrescaAnderson || hybrid;
+  bool tresca =
+      prm.cascade == Cascade::kTresca || prm.cascade == Cascade::kTrescaAnderson || hybrid;
   const bool anderson = prm.cascade == Cascade::kAnderson ||
                         prm.cascade == Cascade::kTrescaAnderson || hybrid;
   SetCanalSurrogateLaws(problem, s.law, beta, &s.laws);
