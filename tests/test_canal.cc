@@ -17,6 +17,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/contact/contact_problem.h"
@@ -1011,6 +1012,220 @@ TEST(CanalCascade, UselessBetaRaiseIsTakenBack) {
   EXPECT_EQ(loff.Last(kCanalBeta), off.beta_max);
   EXPECT_GT(max_on, on.beta0);                // raised once ...
   EXPECT_EQ(lon.Last(kCanalBeta), on.beta0);  // ... and taken back
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Tresca cascade (cascade: tresca, tresca_anderson, hybrid): the friction bound μλ_n frozen
+// at the previous AL iterate instead of the De Saxcé term.
+
+TEST(CanalTresca, DiskLawGradientAndHessianMatchFiniteDifferences) {
+  // LinearConeLaw with friction_bound = r >= 0: γ = −∂ℓ/∂v_c and G = ∂²ℓ/∂v_c² (the law's
+  // contract, which SAP's Newton and exact line search rely on). Central differences with step
+  // h = 1e-6 of O(1) velocities: truncation O(h²) of smooth pieces plus round-off O(ε ℓ/h), about
+  // 1e-9 relative; points within 1e-3 of a region boundary (‖y_t‖ = r, y_n = 0) are skipped,
+  // where the one-sided pieces differ.
+  std::mt19937 rng(11);
+  int checked = 0, sliding = 0, sticking = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    LinearConeLaw::Constants K;
+    K.Rt = Uniform(rng, 0.2, 2.0);
+    K.Rn = Uniform(rng, 0.2, 2.0);
+    K.inv_t = 1 / K.Rt;
+    K.inv_n = 1 / K.Rn;
+    K.vn_hat = Uniform(rng, -0.5, 0.5);
+    K.mu = 0.7;  // ignored by the disk law
+    K.friction_bound = trial % 10 == 0 ? 0.0 : Uniform(rng, 0.0, 1.5);
+    const Vec3 vc(Uniform(rng, -2, 2), Uniform(rng, -2, 2), Uniform(rng, -1, 1));
+    const double yt = vc.head<2>().norm() * K.inv_t, yn = -(vc(2) - K.vn_hat) * K.inv_n;
+    if (std::abs(yt - K.friction_bound) < 1e-3 || std::abs(yn) < 1e-3) continue;
+    Vec3 gamma;
+    Mat3 G;
+    Regime reg;
+    LinearConeLaw::Cost(K, vc.data(), gamma.data(), &G, &reg);
+    const double h = 1e-6;
+    Vec3 fd_gamma;
+    Mat3 fd_G;
+    for (int k = 0; k < 3; ++k) {
+      Vec3 vp = vc, vm = vc;
+      vp(k) += h;
+      vm(k) -= h;
+      Vec3 gp, gm;
+      Mat3 Gp;
+      Regime rp;
+      const double lp = LinearConeLaw::Cost(K, vp.data(), gp.data(), &Gp, &rp);
+      const double lm = LinearConeLaw::Cost(K, vm.data(), gm.data(), &Gp, &rp);
+      fd_gamma(k) = -(lp - lm) / (2 * h);
+      fd_G.col(k) = -(gp - gm) / (2 * h);
+    }
+    EXPECT_LT((gamma - fd_gamma).norm(), 1e-7 * (1 + gamma.norm())) << "trial " << trial;
+    EXPECT_LT((G - fd_G).norm(), 1e-6 * (1 + G.norm())) << "trial " << trial;
+    // The disk: ‖γ_t‖ <= r, on its edge when sliding; the normal row is SAP's unilateral law.
+    EXPECT_LE(gamma.head<2>().norm(), K.friction_bound * (1 + 1e-14));
+    EXPECT_NEAR(gamma(2), std::max(0.0, yn), 1e-14);
+    if (reg == Regime::kSliding && K.friction_bound > 0) {
+      EXPECT_NEAR(gamma.head<2>().norm(), K.friction_bound, 1e-12);
+      ++sliding;
+    }
+    if (reg == Regime::kStiction) ++sticking;
+    ++checked;
+  }
+  EXPECT_GT(checked, 300);
+  EXPECT_GT(sliding, 50);
+  EXPECT_GT(sticking, 20);
+}
+
+TEST(CanalTresca, SlidingSphereConvergesInAFewIterationsWhereTheDeSaxceCascadeNeedsSeventy) {
+  // The sphere sliding at 1 m/s (μ = 1, rigid, W_nt = 0): the normal impulse does not depend on
+  // the friction, so the Tresca map's cascade rate μW_nt/W_nn is 0 and only the AL's contraction
+  // 1/(1 + βW_nn) = 5e-5 per iteration is left. From λ^0 = 0 the first surrogate is frictionless,
+  // the second has the friction bound of a normal impulse already 5e-5 from the exact one, the
+  // third 2.5e-9 relative: with the friction error taken to a velocity by w (a few 1/kg) the
+  // residual is below 1e-9 m/s after the third iteration (measured: 3); 4 allows one more AL
+  // contraction. The plain De Saxcé cascade contracts by 0.778 per iteration
+  // (PlainCascadeContractsByXOverOnePlusXOnASlidingSphere).
+  const ContactProblem p = SlidingSphere();
+  CanalParameters tresca = Canal(), plain = Canal(), anderson = Canal();
+  tresca.cascade = CanalParameters::Cascade::kTresca;
+  plain.cascade = CanalParameters::Cascade::kPlain;
+  anderson.cascade = CanalParameters::Cascade::kAnderson;
+  const SolverResult rt = SolveCanal(p, p.v0, tresca);
+  const SolverResult rp = SolveCanal(p, p.v0, plain);
+  const SolverResult ra = SolveCanal(p, p.v0, anderson);
+  std::printf(
+      "sliding sphere: tresca %s in %d AL iterations (%g Newton steps, NCP %.2e); plain De Saxce "
+      "%d; anderson %d\n",
+      SolverStatusName(rt.stats.status), rt.stats.iterations,
+      rt.stats.iteration_log.Last(kCanalNewtonTotal), Ncp(p, rt), rp.stats.iterations,
+      ra.stats.iterations);
+  ASSERT_EQ(rt.stats.status, SolverStatus::kConverged) << rt.stats.message;
+  EXPECT_LE(rt.stats.iterations, 4);
+  EXPECT_GE(rp.stats.iterations, 60);
+  EXPECT_EQ(rt.regime[0], Regime::kSliding);
+  EXPECT_LT(Ncp(p, rt), 1e-8);
+  // No gliding: the sliding contact's normal velocity is 0 to the AL tolerance.
+  EXPECT_LT(std::abs(rt.vc(2)), 1e-9);
+  // Exact Coulomb friction: ‖γ_t‖ = μγ_n (the friction error is below 1e-9 m/s / w, w >= 2).
+  EXPECT_NEAR(rt.gamma.head<2>().norm(), rt.gamma(2), 1e-9);
+  // The exact law has one solution here; the De Saxcé cascade (Anderson) found it to its
+  // tolerance too: velocities agree to the two AL tolerances, impulses to them times the mass.
+  ASSERT_EQ(ra.stats.status, SolverStatus::kConverged);
+  EXPECT_LT((rt.vc - ra.vc).norm(), 3e-9);
+  EXPECT_LT((rt.gamma - ra.gamma).norm(), 3e-9);
+}
+
+TEST(CanalTresca, BoxOnARampSticksAndSlidesAsSapAndTheClosedFormSay) {
+  const double dt = 1.0 / 240;
+  const std::pair<CanalParameters::Cascade, const char*> cascades[] = {
+      {CanalParameters::Cascade::kTresca, "tresca"},
+      {CanalParameters::Cascade::kTrescaAnderson, "tresca_anderson"},
+      {CanalParameters::Cascade::kHybrid, "hybrid"}};
+  for (const auto& [cascade, name] : cascades) {
+    CanalParameters prm = Canal();
+    prm.cascade = cascade;
+    {
+      // Sticking (tan θ = 0.27 < μ = 0.5), compliant k = 1e5: SAP's friction slips by σ w ‖γ_t‖
+      // in stiction, the exact law does not, so at SAP's σ = 1e-7 the two velocities agree to
+      // about that slip (four contacts, lever arms ~1) plus the AL tolerance (1e-9 m/s), as in
+      // CanalVsSap.StickingBoxAgreesWithSapAsSigmaGoesToZero.
+      const double theta = 0.26;
+      const ContactProblem p =
+          MakeBox(1.0, 0.05, dt, 1e5, dt, 0.5, Gravity(theta), VecX::Zero(6));
+      const SolverResult rc = SolveCanal(p, VecX::Zero(6), prm);
+      ASSERT_EQ(rc.stats.status, SolverStatus::kConverged) << name << ": " << rc.stats.message;
+      SapParameters sp;
+      sp.sigma = 1e-7;
+      sp.beta = 0.1;  // SAP's near-rigid clamp inactive: the same normal law
+      sp.rel_tolerance = 1e-12;
+      SolverResult rs;
+      ASSERT_EQ(SapSolver(sp).Solve(p, VecX::Zero(6), &rs), SolverStatus::kConverged);
+      double slip = 0;
+      for (int c = 0; c < 4; ++c) {
+        slip = std::max(slip, sp.sigma * p.constraints[c].w * rs.gamma.segment<2>(3 * c).norm());
+      }
+      std::printf("sticking box, %s: %d AL iterations, |v_SAP - v_CANAL| = %.2e (slip %.2e)\n",
+                  name, rc.stats.iterations, (rs.v - rc.v).norm(), slip);
+      EXPECT_LT((rs.v - rc.v).norm(), 4 * slip + 1e-8) << name;
+      for (Regime reg : rc.regime) EXPECT_EQ(reg, Regime::kStiction) << name;
+      for (int c = 0; c < 4; ++c) EXPECT_LT(rc.vc.segment<2>(3 * c).norm(), 1e-9) << name;
+      EXPECT_LT(Ncp(p, rc), 1e-8) << name;
+    }
+    {
+      // Sliding (tan θ = 0.55 > μ = 0.3), rigid: every corner slides along +x, so the friction
+      // is −μ times the total normal impulse and the box stays on the ramp: Σγ_n = m g cos θ δt
+      // and v_x = v0_x + g sin θ δt − μΣγ_n/m. The velocity tolerance is the AL tolerance, the
+      // impulse one the friction error it allows (velocity / w, w >= 1 here) summed over four
+      // corners.
+      const double theta = 0.5, mu = 0.3;
+      VecX v0 = VecX::Zero(6);
+      v0(0) = 0.5;
+      const ContactProblem p = MakeBox(1.0, 0.05, dt, kInf, 0.0, mu, Gravity(theta), v0);
+      const SolverResult rc = SolveCanal(p, v0, prm);
+      ASSERT_EQ(rc.stats.status, SolverStatus::kConverged) << name << ": " << rc.stats.message;
+      std::printf("sliding box, %s: %d AL iterations, NCP %.2e\n", name, rc.stats.iterations,
+                  Ncp(p, rc));
+      for (Regime reg : rc.regime) EXPECT_EQ(reg, Regime::kSliding) << name;
+      double sum_n = 0;
+      for (int c = 0; c < 4; ++c) sum_n += rc.gamma(3 * c + 2);
+      EXPECT_NEAR(sum_n, kGravity * std::cos(theta) * dt, 4e-9) << name;
+      EXPECT_NEAR(rc.v(0), v0(0) + kGravity * std::sin(theta) * dt - mu * sum_n, 4e-9) << name;
+      EXPECT_LT(Ncp(p, rc), 1e-8) << name;
+    }
+  }
+}
+
+TEST(CanalTresca, NearRigidSlidingBoxWithAnIndeterminateLoadAgreesWithTheDeSaxceCascade) {
+  // A 100 kg box sliding at 1 m/s on four near-rigid corners (k = 1e12 N/m, τ_d = δt = 10 ms:
+  // R_n = 5e-9 1/kg), one corner 0.2 nm deeper: the load pattern (±, ∓ on the diagonals) is set
+  // by R_n alone and the AL moves along it by about βR_n = 5e-5 of the way per iteration (see
+  // CanalCascade.UselessBetaRaiseIsTakenBack); the Tresca bounds μλ_n follow it. Every cascade
+  // must still converge here (all corners slide the same way, so the pattern moves friction
+  // between corners without changing its total or its torque), and the box's velocity is the
+  // same: that pattern changes neither the net force nor the moment, so the velocities agree to
+  // the AL tolerances (1e-9 m/s) times the lever-arm factors of the contact rows (about 10 for a
+  // 5 cm box): 1e-8. Measured: tresca_anderson and hybrid 10 AL iterations, anderson 19.
+  const double dt = 0.01;
+  VecX v0 = VecX::Zero(6);
+  v0(0) = 1.0;
+  ContactProblem p = MakeBox(100.0, 0.05, dt, 1e12, dt, 0.5, Gravity(0), v0);
+  p.constraints[0].phi0 = -2e-10;
+  for (int c = 1; c < 4; ++c) p.constraints[c].phi0 = 0;
+  CanalParameters tresca = Canal(), hybrid = Canal(), anderson = Canal();
+  tresca.cascade = CanalParameters::Cascade::kTrescaAnderson;
+  hybrid.cascade = CanalParameters::Cascade::kHybrid;
+  anderson.cascade = CanalParameters::Cascade::kAnderson;
+  const SolverResult rt = SolveCanal(p, v0, tresca);
+  const SolverResult rh = SolveCanal(p, v0, hybrid);
+  const SolverResult ra = SolveCanal(p, v0, anderson);
+  std::printf(
+      "near-rigid sliding box: tresca_anderson %s, %d AL iterations (NCP %.2e); hybrid %s, %d "
+      "(NCP %.2e); anderson %s, %d (NCP %.2e); |v_tresca - v_anderson| = %.2e\n",
+      SolverStatusName(rt.stats.status), rt.stats.iterations, Ncp(p, rt),
+      SolverStatusName(rh.stats.status), rh.stats.iterations, Ncp(p, rh),
+      SolverStatusName(ra.stats.status), ra.stats.iterations, Ncp(p, ra), (rt.v - ra.v).norm());
+  ASSERT_EQ(rt.stats.status, SolverStatus::kConverged) << rt.stats.message;
+  ASSERT_EQ(rh.stats.status, SolverStatus::kConverged) << rh.stats.message;
+  ASSERT_EQ(ra.stats.status, SolverStatus::kConverged) << ra.stats.message;
+  for (Regime reg : rt.regime) EXPECT_EQ(reg, Regime::kSliding);
+  EXPECT_LT((rt.v - ra.v).norm(), 1e-8);
+  EXPECT_LT((rh.v - ra.v).norm(), 1e-8);
+  // The total normal impulse carries the weight (the box stays on the ground): m g δt, to the
+  // velocity tolerance times the mass (1e-7 N s; 1e-6 allows ten times that).
+  double sum_t = 0;
+  for (int c = 0; c < 4; ++c) sum_t += rt.gamma(3 * c + 2);
+  EXPECT_NEAR(sum_t, 100.0 * kGravity * dt, 1e-6);
+}
+
+TEST(CanalTresca, ResultLawsAreTheLinearCone) {
+  // The returned laws are the linear law with R' = R + I/β (canal_solver.h), whatever the
+  // cascade: the Tresca surrogate's disks are not left in them.
+  CanalParameters prm = Canal();
+  prm.cascade = CanalParameters::Cascade::kTrescaAnderson;
+  const ContactProblem p = SlidingSphere();
+  const SolverResult r = SolveCanal(p, p.v0, prm);
+  ASSERT_EQ(r.stats.status, SolverStatus::kConverged);
+  ConstraintBundle laws = r.laws;
+  ASSERT_NE(laws.MutableLinearCone(0), nullptr);
+  EXPECT_LT(laws.MutableLinearCone(0)->friction_bound, 0.0);
 }
 
 // ---------------------------------------------------------------------------------------------

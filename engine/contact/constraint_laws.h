@@ -178,6 +178,10 @@ struct LinearConeLaw {
     double vn_hat = 0;            // v̂_n [m/s]
     double mu = 0;                // μ [-]
     bool near_rigid = false;      // R_n from the β clamp
+    // Tresca friction (CANAL's Tresca cascade, engine/solvers/canal/canal_solver.h): when >= 0,
+    // the radius r [N s] of a fixed friction disk that replaces the cone; < 0 (the default):
+    // SAP's cone law above.
+    double friction_bound = -1;
   };
 
   static Constants Prepare(const ConstraintData& c, double dt, double /*vn0*/,
@@ -196,6 +200,7 @@ struct LinearConeLaw {
 
   static double Cost(const Constants& K, const double* vc, double* gamma, Mat3* G,
                      Regime* regime) {
+    if (K.friction_bound >= 0) return TrescaCost(K, vc, gamma, G, regime);
     const Eigen::Map<const Vec3> v(vc);
     const Vec3 vh(0, 0, K.vn_hat);
     Vec3 g;
@@ -213,7 +218,61 @@ struct LinearConeLaw {
     return 0.5 * (K.Rt * g(0) * g(0) + K.Rt * g(1) * g(1) + K.Rn * g(2) * g(2));
   }
 
+  // The Tresca form (friction_bound = r >= 0): the normal and tangential rows decouple,
+  //   γ_n = max(0, y_n), γ_t = y_t clamped to the disk ‖γ_t‖ <= r, y = −R⁻¹(v_c − v̂),
+  //   ℓ = ½R_n γ_n² + (½R_t‖y_t‖² when ‖y_t‖ <= r, else r‖v_t‖ − ½R_t r²),
+  // a convex C¹ cost (a Huber function of v_t) with γ = −∂ℓ/∂v_c and G = diag(G_t, G_n),
+  // G_n = R_n⁻¹ [y_n > 0], G_t = R_t⁻¹ I inside the disk, R_t⁻¹ (r/‖y_t‖)(I − ŷŷᵀ) outside.
+  // Regime: kStiction when the tangential rows stick inside a disk r > 0 (G diagonal),
+  // kNoContact when γ = 0 and G = 0 (y_n <= 0 and r = 0), kSliding otherwise (on the disk's
+  // edge, or r = 0 with a loaded normal).
+  static double TrescaCost(const Constants& K, const double* vc, double* gamma, Mat3* G,
+                           Regime* regime) {
+    const double yt0 = -vc[0] * K.inv_t, yt1 = -vc[1] * K.inv_t;
+    const double yn = -(vc[2] - K.vn_hat) * K.inv_n;
+    const double r = K.friction_bound;
+    if (G) G->setZero();
+    double cost = 0;
+    const double gn = yn > 0 ? yn : 0.0;
+    gamma[2] = gn;
+    cost += 0.5 * K.Rn * gn * gn;
+    if (G && yn > 0) (*G)(2, 2) = K.inv_n;
+    const double ny = std::hypot(yt0, yt1);
+    if (!(r > 0)) {
+      gamma[0] = gamma[1] = 0;
+      *regime = yn > 0 ? Regime::kSliding : Regime::kNoContact;
+    } else if (ny <= r) {
+      gamma[0] = yt0;
+      gamma[1] = yt1;
+      cost += 0.5 * K.Rt * ny * ny;
+      if (G) (*G)(0, 0) = (*G)(1, 1) = K.inv_t;
+      *regime = Regime::kStiction;
+    } else {
+      const double s = r / ny;
+      gamma[0] = s * yt0;
+      gamma[1] = s * yt1;
+      cost += r * K.Rt * ny - 0.5 * K.Rt * r * r;  // r‖v_t‖ − ½R_t r², ‖v_t‖ = R_t‖y_t‖
+      if (G) {
+        const double u0 = yt0 / ny, u1 = yt1 / ny, g = K.inv_t * s;
+        (*G)(0, 0) = g * (1 - u0 * u0);
+        (*G)(1, 1) = g * (1 - u1 * u1);
+        (*G)(0, 1) = (*G)(1, 0) = -g * u0 * u1;
+      }
+      *regime = Regime::kSliding;
+    }
+    return cost;
+  }
+
   static LineRegion Region(const Constants& K, const Vec3& vc) {
+    if (K.friction_bound >= 0) {
+      // Convex regions of the Tresca form: {y_n > 0, ‖y_t‖ < r} (γ = y, r > 0) and {y_n <= 0}
+      // when r = 0 (γ = 0).
+      const double yn = -(vc(2) - K.vn_hat) * K.inv_n;
+      const double r = K.friction_bound;
+      if (!(r > 0)) return yn > 0 ? LineRegion::kVaries : LineRegion::kFixedZero;
+      if (yn > 0 && std::hypot(vc(0), vc(1)) * K.inv_t < r) return LineRegion::kFixedQuadratic;
+      return LineRegion::kVaries;
+    }
     if (!(K.mu > 0)) return LineRegion::kVaries;
     const Vec3 y = -(vc - Vec3(0, 0, K.vn_hat)).cwiseProduct(Vec3(K.inv_t, K.inv_t, K.inv_n));
     switch (SapConeRegion(y.head<2>().norm(), y(2), K.mu, K.Rt, K.Rn)) {
@@ -262,6 +321,11 @@ struct LinearConeLaw {
     const double g0 = vc[0] + K.Rt * gamma[0];
     const double g1 = vc[1] + K.Rt * gamma[1];
     const double g2 = (vc[2] - K.vn_hat) + K.Rn * gamma[2];
+    if (K.friction_bound >= 0) {
+      // Tresca: the normal complementarity and the disk's (g_tᵀγ_t + r‖g_t‖ = 0 at the law).
+      return std::abs(g2 * gamma[2]) +
+             std::abs(g0 * gamma[0] + g1 * gamma[1] + K.friction_bound * std::hypot(g0, g1));
+    }
     return std::abs(g0 * gamma[0] + g1 * gamma[1] + g2 * gamma[2]);
   }
 

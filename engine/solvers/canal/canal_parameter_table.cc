@@ -87,7 +87,7 @@ ParamTable<CanalParameters> MakeCanalTable() {
                             "Solve each island (connected component of trees and constraints) "
                             "with its own CANAL: its own β schedule and stopping test."))),
       Bind<&CanalParameters::cascade>(Describe(
-          EnumParam("cascade", {"plain", "anderson"},
+          EnumParam("cascade", {"plain", "anderson", "tresca", "tresca_anderson", "hybrid"},
                     static_cast<int>(CanalParameters::Cascade::kAnderson)),
           "", "",
           "plain: the paper's cascade (Alg. 1), each AL iteration takes the last surrogate's "
@@ -96,7 +96,14 @@ ParamTable<CanalParameters> MakeCanalTable() {
           "μ = 1). anderson: Anderson acceleration of that map on (λ/β, p) over the last "
           "anderson_memory iterations, in a trust region of plain steps; an extrapolation that "
           "does not lower the best AL residual is replaced by the plain step and the plain "
-          "iteration runs 1, 2, 4, ... steps before the next one (docs/canal_cascade.md).")),
+          "iteration runs 1, 2, 4, ... steps before the next one (docs/canal_cascade.md). "
+          "tresca: freeze the friction bound μλ_n at the previous AL iterate instead of the De "
+          "Saxcé term (each surrogate has fixed friction disks and no spurious normal velocity; "
+          "rate μW_nt/W_nn on a sliding contact, 0 for a sphere). tresca_anderson: tresca with "
+          "the Anderson acceleration of anderson on λ/β. Both stall where redundant near-rigid "
+          "contacts determine λ_n only through R (the bounds follow λ_n). hybrid: "
+          "tresca_anderson until its AL residual has not halved in 3 iterations, then anderson "
+          "from its iterate (docs/canal_cascade.md).")),
       Bind<&CanalParameters::anderson_memory>(Advanced(
           Describe(IntegerParam("anderson_memory", 1, 50, 5, kLin), "m", "",
                    "Iterations combined by the Anderson acceleration of the cascade (cascade: "

@@ -91,6 +91,12 @@ constexpr double kAndersonReachShrink = 0.25;
 // is at its round-off floor (β ε ‖v_c‖ in the impulses) and accepted as solved.
 constexpr double kNewtonFloorFactor = 100;
 
+// cascade: hybrid leaves the Tresca cascade for the De Saxcé one after kHybridStall AL
+// iterations that did not lower the Tresca phase's best AL residual by the factor
+// kHybridProgress.
+constexpr double kHybridProgress = 0.5;
+constexpr int kHybridStall = 3;
+
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -284,6 +290,21 @@ void SetCanalSurrogateShift(const ContactProblem& p, const VecX& lambda, const V
   }
 }
 
+void SetCanalTrescaBounds(const ContactProblem& p, const CanalLawConstants& law,
+                          const VecX& lambda, ConstraintBundle* laws) {
+  for (int i = 0; i < static_cast<int>(p.constraints.size()); ++i) {
+    if (LinearConeLaw::Constants* K = laws->MutableLinearCone(i)) {
+      K->friction_bound = law.mu[i] * std::max(0.0, lambda(p.constraints[i].first_row + 2));
+    }
+  }
+}
+
+void ClearCanalTrescaBounds(const ContactProblem& p, ConstraintBundle* laws) {
+  for (int i = 0; i < static_cast<int>(p.constraints.size()); ++i) {
+    if (LinearConeLaw::Constants* K = laws->MutableLinearCone(i)) K->friction_bound = -1;
+  }
+}
+
 void CanalDeSaxceTerm(const ContactProblem& p, const CanalLawConstants& law, const VecX& v_tilde,
                       VecX* de_saxce) {
   const int nc = static_cast<int>(p.constraints.size());
@@ -474,10 +495,23 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   s.v = v_guess;
   problem.ConstraintVelocities(s.v, &s.vc);
   s.v_tilde = s.vc - s.law.v_hat + s.law.R.cwiseProduct(s.lambda);  // z^0 = J v^0 + b
+  using Cascade = CanalParameters::Cascade;
+  const bool hybrid = prm.cascade == Cascade::kHybrid;
+  // The Tresca phase (the whole solve for tresca, tresca_anderson; until it stalls for hybrid).
+  bool tresca =
+      prm.cascade == Cascade::kTresca || prm.cascade == Cascade::kTrescaAnderson || hybrid;
+  const bool anderson = prm.cascade == Cascade::kAnderson ||
+                        prm.cascade == Cascade::kTrescaAnderson || hybrid;
   SetCanalSurrogateLaws(problem, s.law, beta, &s.laws);
-  SetCanalSurrogateBiases(problem, s.law, s.lambda, s.v_tilde, beta, &s.work);
-  CanalDeSaxceTerm(problem, s.law, s.v_tilde, &s.p);  // p^l per constraint, as the biases hold it
-  const bool anderson = prm.cascade == CanalParameters::Cascade::kAnderson;
+  if (tresca) {
+    // No De Saxcé term: p = 0, the friction disks μλ_n^0.
+    s.p.setZero(nc);
+    SetCanalSurrogateShift(problem, s.lambda, s.p, beta, &s.work);
+    SetCanalTrescaBounds(problem, s.law, s.lambda, &s.laws);
+  } else {
+    SetCanalSurrogateBiases(problem, s.law, s.lambda, s.v_tilde, beta, &s.work);
+    CanalDeSaxceTerm(problem, s.law, s.v_tilde, &s.p);  // p^l per constraint, as the biases hold
+  }
   if (anderson) s.anderson.Reset(nr + nc, prm.anderson_memory);
 
   // Row 0: the guess (v_guess, λ^0) under the first surrogate's law.
@@ -538,6 +572,10 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   double reach = kAndersonReachStart;  // Anderson's trust region, in plain steps
   int plain_steps = 0;                 // plain steps before Anderson extrapolates again
   int aa_failures = 0;                 // consecutive rejected extrapolations
+  // hybrid: the Tresca phase's best residual and its iterations without a kHybridProgress-fold
+  // improvement of it.
+  double tresca_best = std::numeric_limits<double>::infinity();
+  int tresca_stall = 0;
   while (stats.status != SolverStatus::kConverged) {
     if (iterations == prm.max_iterations) {
       stats.status = SolverStatus::kMaxIterations;
@@ -595,15 +633,39 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
     problem.ConstraintVelocities(s.v, &s.vc);
     const double slack = (ir.gamma - s.lambda).norm() / beta;
     s.v_tilde = s.vc + (ir.gamma - s.lambda) / beta - s.law.v_hat + s.law.R.cwiseProduct(ir.gamma);
-    CanalDeSaxceTerm(problem, s.law, s.v_tilde, &s.p_next);
+    if (tresca) {
+      s.p_next.setZero(nc);
+    } else {
+      CanalDeSaxceTerm(problem, s.law, s.v_tilde, &s.p_next);
+    }
     // The cascade's part of the residual: the exact law's normal-velocity error at (z, λ^{l+1}).
     // A loaded contact meets the surrogate's law with p^l: ṽ_n = p^{l+1} − p^l when sliding,
     // −p^l (and p^{l+1} = 0) when sticking, so its error is |p^{l+1} − p^l|. A contact out of
     // contact (λ^{l+1} = 0) meets the exact law whenever ṽ_n >= 0, whatever p (De Saxcé:
     // ṽ_n + μ‖ṽ_t‖ >= μ‖ṽ_t‖); the surrogate gives ṽ_n >= p^{l+1} − p^l, so its error
     // max(0, −ṽ_n) is at most |p^{l+1} − p^l|.
+    // Tresca: the normal law holds exactly at (z, λ^{l+1}); the friction disk had the radius
+    // μλ_n^l instead of μλ_n^{l+1}, an impulse error of μ|λ_n^{l+1} − λ_n^l| on a sliding
+    // contact and max(0, ‖λ_t^{l+1}‖ − μλ_n^{l+1}) on a sticking one, taken to a velocity by
+    // the constraint's Delassus estimate w_i (the slip-velocity change such an impulse change
+    // makes on its own contact).
     double cascade2 = 0;
-    for (int i = 0; i < nc; ++i) {
+    for (int i = 0; tresca && i < nc; ++i) {
+      const ConstraintData& c = problem.constraints[i];
+      if (c.num_rows != 3) continue;
+      const int r = c.first_row;
+      const double mu = s.law.mu[i];
+      double e = 0;
+      if (ir.regime[i] == Regime::kSliding) {
+        e = mu * std::abs(ir.gamma(r + 2) - s.lambda(r + 2));
+      } else if (ir.regime[i] == Regime::kStiction) {
+        e = std::max(0.0, std::hypot(ir.gamma(r), ir.gamma(r + 1)) -
+                              mu * std::max(0.0, ir.gamma(r + 2)));
+      }
+      e *= c.w > 0 ? c.w : 1.0;
+      cascade2 += e * e;
+    }
+    for (int i = 0; !tresca && i < nc; ++i) {
       const ConstraintData& c = problem.constraints[i];
       if (c.num_rows != 3) continue;
       double e = s.p_next(i) - s.p(i);
@@ -732,7 +794,30 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
         }
       }
     }
+    if (hybrid && tresca) {
+      if (residual < kHybridProgress * tresca_best) {
+        tresca_best = residual;
+        tresca_stall = 0;
+      } else if (++tresca_stall >= kHybridStall) {
+        // The Tresca cascade stalls (its friction bounds follow λ_n, which redundant near-rigid
+        // contacts determine only through R): continue with the De Saxcé cascade from the last
+        // surrogate's iterate, p = μ‖ṽ_t‖ of that iterate, a fresh Anderson history and a fresh
+        // best residual (the two cascades' residuals measure different lags).
+        tresca = false;
+        ClearCanalTrescaBounds(problem, &s.laws);
+        s.lambda = ir.gamma;
+        s.v = ir.v;
+        CanalDeSaxceTerm(problem, s.law, s.v_tilde, &s.p);
+        s.anderson.Clear();
+        extrapolated = false;
+        reach = kAndersonReachStart;
+        plain_steps = 0;
+        aa_failures = 0;
+        s.residual_best = std::numeric_limits<double>::infinity();
+      }
+    }
     SetCanalSurrogateShift(problem, s.lambda, s.p, beta, &s.work);
+    if (tresca) SetCanalTrescaBounds(problem, s.law, s.lambda, &s.laws);
   }
 
   // Result: the last iterate on convergence, else the AL iterate of smallest AL residual (on a
@@ -743,6 +828,7 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   result->regime = s.regime_best;
   problem.ConstraintVelocities(result->v, &result->vc);
   SetCanalSurrogateLaws(problem, s.law, s.beta_best, &s.laws);
+  ClearCanalTrescaBounds(problem, &s.laws);
   result->laws = s.laws;
   stats.cost = s.cost_best;
   stats.momentum_error = MomentumError(problem, result->v, result->gamma);

@@ -68,6 +68,24 @@
 // convergence); a new β clears the history (it rescales λ/β). cascade = kPlain is the paper's
 // Alg. 1 (the reference for `reproduce`).
 //
+// cascade = kTresca freezes the friction bound instead of the De Saxcé term: the surrogate's
+// cones become fixed disks ‖λ_t‖ <= r_i = μ_i max(0, λ^l_i,n) (LinearConeLaw's friction_bound:
+// γ_n = max(0, y_n), γ_t = y_t clamped to the disk, y = −R'⁻¹(v_c − v̂) with the shifted
+// biases b_i − λ^l_i/β and p = 0), still a convex problem for SAP's Newton. At a fixed point
+// λ^{l+1} = λ^l the disk radius is μλ_n and the conditions are the exact law's. At (z, λ^{l+1})
+// the normal law holds exactly (no spurious normal velocity for a sticking contact); the
+// cascade residual is the friction's error, μ|λ^{l+1}_n − λ^l_n| for a contact sliding on its disk
+// and max(0, ‖λ^{l+1}_t‖ − μλ^{l+1}_n) for a sticking one, times the Delassus estimate w_i
+// (a velocity). Its rate on one sliding contact is μW_nt/W_nn (0 for a sphere on a plane: the
+// sliding sphere converges in 3 AL iterations against the plain De Saxcé cascade's 70). Where
+// redundant near-rigid contacts determine λ_n only through R (docs/canal_cascade.md, mechanism
+// 2), λ_n moves by about βR_n of the way per iteration and the bounds follow it: the friction
+// error stalls there, which the De Saxcé cascade (whose cone uses the surrogate's own λ_n) does
+// not see. kTrescaAnderson applies the Anderson acceleration above to x = λ^l/β (p stays 0).
+// kHybrid runs kTrescaAnderson until its AL residual has not halved in kHybridStall = 3
+// iterations, then continues with kAnderson from the last surrogate's iterate (p = μ‖ṽ_t‖
+// there, a fresh history and a fresh best residual).
+//
 // Warm start: v^0 = v_guess; λ^0 = the previous solve's λ when the problem has the same num_rows
 // (constraint order is not matched between steps: a wrong start only costs iterations), else
 // λ^0 = 0, which makes the first surrogate a soft contact with penalty β (the paper's remark).
@@ -131,7 +149,10 @@ struct CanalParameters {
   // kPlain is the paper's cascade (Alg. 1): λ^{l+1} and p^{l+1} = μ‖ṽ^{l+1}_t‖ as they come.
   // kAnderson extrapolates them from the last anderson_memory iterations (see the top of this
   // file).
-  enum class Cascade { kPlain, kAnderson };
+  // kTresca freezes the friction bound μλ_n^l instead of the De Saxcé term (see the top of this
+  // file); kTrescaAnderson accelerates that map the same way.
+  // kHybrid runs kTrescaAnderson until it stalls, then kAnderson from its iterate.
+  enum class Cascade { kPlain, kAnderson, kTresca, kTrescaAnderson, kHybrid };
   Cascade cascade = Cascade::kAnderson;
   // Iterations that Anderson acceleration combines (its memory m). Range [1, 50].
   int anderson_memory = 5;
@@ -170,6 +191,12 @@ void SetCanalSurrogateBiases(const ContactProblem& problem, const CanalLawConsta
 // ignored for unilateral rows). `p` has one entry per constraint.
 void SetCanalSurrogateShift(const ContactProblem& problem, const VecX& lambda, const VecX& p,
                             double beta, ContactProblem* work);
+// The Tresca surrogate's friction disks: r_i = μ_i max(0, λ_i,n) on every cone of `laws`
+// (prepared for `problem` with the linear model), from the impulses `lambda` (num_rows).
+void SetCanalTrescaBounds(const ContactProblem& problem, const CanalLawConstants& law,
+                          const VecX& lambda, ConstraintBundle* laws);
+// Turns the Tresca disks of `laws` off (SAP's cone law again).
+void ClearCanalTrescaBounds(const ContactProblem& problem, ConstraintBundle* laws);
 // p_i = μ_i ‖ṽ_i,t‖ per constraint (0 for unilateral rows), `v_tilde` num_rows.
 void CanalDeSaxceTerm(const ContactProblem& problem, const CanalLawConstants& law,
                       const VecX& v_tilde, VecX* p);
