@@ -30,6 +30,7 @@
 #include "engine/solvers/first_order/first_order_solver.h"
 #include "engine/solvers/first_order/socp.h"
 #include "engine/solvers/sap/sap_solver.h"
+#include "tests/problem_builders.h"
 #include "tests/random_problem.h"
 
 namespace contactlab {
@@ -447,26 +448,9 @@ ContactProblem OneDofLimit(double m, double h, double k, double tau_d, double x0
 // A particle of mass m (3 dofs, A = m I) on the plane z = 0, contact frame = world frame.
 ContactProblem Particle(double m, double h, double k, double tau_d, double mu, double phi0,
                         const Vec3& v0, const Vec3& force) {
-  ContactProblem p;
-  p.time_step = h;
-  p.nv = 3;
-  p.tree_v_start = {0};
-  p.tree_nv = {3};
-  p.A = {m * MatX::Identity(3, 3)};
-  p.M = p.A;
+  ContactProblem p =
+      test_problems::PointMassContact(m, h, v0 + h * force / m, k, tau_d, mu, phi0);
   p.v0 = v0;
-  p.v_star = v0 + h * force / m;
-  ConstraintData c;
-  c.num_blocks = 1;
-  c.blocks[0].tree = 0;
-  c.blocks[0].J = MatX::Identity(3, 3);
-  c.stiffness = k;
-  c.dissipation_time = tau_d;
-  c.friction = mu;
-  c.phi0 = phi0;
-  p.constraints.push_back(c);
-  p.num_rows = 3;
-  p.ComputeDelassusEstimates();
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include "engine/contact/constraint_laws.h"
 #include "engine/inspect/metrics.h"
 #include "engine/solvers/sap/sap_solver.h"
+#include "tests/problem_builders.h"
 
 namespace contactlab {
 namespace {
@@ -20,27 +21,7 @@ constexpr double kK = 1e7, kSoftK = 1e5;
 
 // A point mass (3 dofs, A = m I) with one contact whose frame is the world frame (J = I).
 ContactProblem PointMass(const Vec3& v_star, double phi0, double k = kK) {
-  ContactProblem p;
-  p.time_step = kDt;
-  p.nv = 3;
-  p.tree_v_start = {0};
-  p.tree_nv = {3};
-  p.A = {MatX::Identity(3, 3) * kMass};
-  p.M = p.A;
-  p.v_star = v_star;
-  p.v0 = VecX::Zero(3);
-  ConstraintData c;
-  c.num_blocks = 1;
-  c.blocks[0].tree = 0;
-  c.blocks[0].J = MatX::Identity(3, 3);
-  c.stiffness = k;
-  c.dissipation_time = kTau;
-  c.friction = kMu;
-  c.phi0 = phi0;
-  p.constraints.push_back(c);
-  p.num_rows = 3;
-  p.ComputeDelassusEstimates();
-  return p;
+  return test_problems::PointMassContact(kMass, kDt, v_star, k, kTau, kMu, phi0);
 }
 
 SolverResult WithGamma(const Vec3& gamma) {

@@ -872,56 +872,23 @@ bool CanalSolver::SolveIslands(const ContactProblem& problem, const VecX& v_gues
     return false;
   }
   SolverStats& stats = result->stats;
-  IterationLog& log = stats.iteration_log;
-  log.Reset(CanalSeriesTable());
-  log.Reserve(stats.iterations + 1);
-  int total_newton = 0;
-  for (int m = 0; m <= stats.iterations; ++m) {
-    double* rec = log.AddRow();
-    double res2 = 0, slack2 = 0, cascade2 = 0, g2 = 0, scale2 = 0, beta = 0;
-    int newton = 0, newton_total = 0, ls = 0, n_st = 0, n_sl = 0, n_nc = 0;
-    for (int k = 0; k < s.islands.num_islands(); ++k) {
-      const SolverStats& st = s.islands.island(k).result.stats;
-      const IterationLog& il = st.iteration_log;
-      if (il.empty()) continue;
-      const int last = il.num_rows() - 1;
-      const double* r = il.row(std::min(m, last));
-      res2 += r[kCanalAlResidual] * r[kCanalAlResidual];
-      slack2 += r[kCanalSlackResidual] * r[kCanalSlackResidual];
-      cascade2 += r[kCanalCascadeResidual] * r[kCanalCascadeResidual];
-      g2 += r[kCanalGradientNorm] * r[kCanalGradientNorm];
-      const double em = r[kCanalMomentumResidual];
-      if (em > 0 && std::isfinite(em)) {
-        const double sc = r[kCanalGradientNorm] / em;
-        scale2 += sc * sc;
-      }
-      beta = std::max(beta, r[kCanalBeta]);
-      newton_total += static_cast<int>(r[kCanalNewtonTotal]);
-      if (m > 0 && m <= last) {
-        newton += static_cast<int>(r[kCanalNewtonIterations]);
-        ls += static_cast<int>(r[kCanalLineSearchIterations]);
-      }
-      n_st += static_cast<int>(r[kCanalNumStiction]);
-      n_sl += static_cast<int>(r[kCanalNumSliding]);
-      n_nc += static_cast<int>(r[kCanalNumNoContact]);
-    }
-    const double gnorm = std::sqrt(g2);
-    rec[kCanalAlResidual] = std::sqrt(res2);
-    rec[kCanalSlackResidual] = std::sqrt(slack2);
-    rec[kCanalCascadeResidual] = std::sqrt(cascade2);
-    rec[kCanalBeta] = beta;
-    rec[kCanalNewtonIterations] = newton;
-    rec[kCanalNewtonTotal] = newton_total;
-    rec[kCanalGradientNorm] = gnorm;
-    rec[kCanalMomentumResidual] = gnorm == 0   ? 0.0
-                                  : scale2 > 0 ? gnorm / std::sqrt(scale2)
-                                               : std::numeric_limits<double>::infinity();
-    rec[kCanalLineSearchIterations] = ls;
-    rec[kCanalNumStiction] = n_st;
-    rec[kCanalNumSliding] = n_sl;
-    rec[kCanalNumNoContact] = n_nc;
-    total_newton = newton_total;
-  }
+  using M = IslandMerge;
+  static const std::vector<IslandMergeRule> kRules = {
+      {kCanalAlResidual, M::kRootSumSquare},
+      {kCanalSlackResidual, M::kRootSumSquare},
+      {kCanalCascadeResidual, M::kRootSumSquare},
+      {kCanalBeta, M::kMax},
+      {kCanalNewtonIterations, M::kSumStepping},
+      {kCanalNewtonTotal, M::kSum},
+      {kCanalGradientNorm, M::kRootSumSquare},
+      {kCanalMomentumResidual, M::kMomentumResidual, kCanalGradientNorm},
+      {kCanalLineSearchIterations, M::kSumStepping},
+      {kCanalNumStiction, M::kSum},
+      {kCanalNumSliding, M::kSum},
+      {kCanalNumNoContact, M::kSum}};
+  MergeIslandLogs(s.islands, stats.iterations, CanalSeriesTable(), kRules,
+                  &stats.iteration_log);
+  const int total_newton = static_cast<int>(stats.iteration_log.Last(kCanalNewtonTotal));
   // The laws: each island's last surrogate's constants, at the problem's constraint indices.
   LawParameters lp;
   lp.contact.model = ContactModelType::kLinear;  // the only model Solve lets through

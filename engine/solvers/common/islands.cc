@@ -252,4 +252,65 @@ void IslandSplitter::Merge(const ContactProblem& problem, SolverResult* result) 
   }
 }
 
+void MergeIslandLogs(const IslandSplitter& islands, int iterations, const SeriesTable& table,
+                     const std::vector<IslandMergeRule>& rules, IterationLog* log) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double nan = IterationLog::kNotRecorded;
+  log->Reset(table);
+  log->Reserve(iterations + 1);
+  for (int m = 0; m <= iterations; ++m) {
+    double* rec = log->AddRow();
+    for (const IslandMergeRule& rule : rules) {
+      const int c = rule.series;
+      double acc = 0, scale2 = 0, g2 = 0;
+      bool any = false;
+      if (rule.how == IslandMerge::kMinStepping) acc = kInf;
+      if (rule.how == IslandMerge::kMax) acc = -kInf;
+      for (int k = 0; k < islands.num_islands(); ++k) {
+        const IterationLog& il = islands.island(k).result.stats.iteration_log;
+        if (il.empty()) continue;
+        const int last = il.num_rows() - 1;
+        const double* r = il.row(std::min(m, last));
+        const double x = r[c];
+        const bool stepping = m > 0 && m <= last, directing = m < last;
+        switch (rule.how) {
+          case IslandMerge::kSum: acc += x; break;
+          case IslandMerge::kRootSumSquare: acc += x * x; break;
+          case IslandMerge::kMax: acc = std::max(acc, x); any = true; break;
+          case IslandMerge::kSumStepping: if (stepping) acc += x; break;
+          case IslandMerge::kMinStepping: if (stepping) acc = std::min(acc, x); break;
+          case IslandMerge::kSumDirecting: if (directing) acc += x; break;
+          case IslandMerge::kMaxDirecting:
+            if (directing && !std::isnan(x)) {
+              acc = any ? std::max(acc, x) : x;
+              any = true;
+            }
+            break;
+          case IslandMerge::kMomentumResidual: {
+            const double g = r[rule.gradient];
+            g2 += g * g;
+            if (x > 0 && std::isfinite(x)) {
+              const double sc = g / x;
+              scale2 += sc * sc;
+            }
+            break;
+          }
+        }
+      }
+      switch (rule.how) {
+        case IslandMerge::kRootSumSquare: rec[c] = std::sqrt(acc); break;
+        case IslandMerge::kMax: rec[c] = any ? acc : nan; break;
+        case IslandMerge::kMinStepping: rec[c] = std::isfinite(acc) ? acc : 0.0; break;
+        case IslandMerge::kMaxDirecting: rec[c] = any ? acc : nan; break;
+        case IslandMerge::kMomentumResidual: {
+          const double g = std::sqrt(g2);
+          rec[c] = g == 0 ? 0.0 : scale2 > 0 ? g / std::sqrt(scale2) : kInf;
+          break;
+        }
+        default: rec[c] = acc; break;
+      }
+    }
+  }
+}
+
 }  // namespace contactlab

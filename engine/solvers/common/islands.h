@@ -116,4 +116,32 @@ bool SolveByIslands(IslandSplitter* splitter, const ContactProblem& problem, con
   return true;
 }
 
+// How a merged per-iteration log (stats.iteration_log of an island solve) combines one series
+// over the islands at merged row m. Each island contributes its row min(m, last), last = its final
+// row (an island that stopped earlier holds its last values); "stepping" islands are those with
+// 0 < m <= last (they took a step to reach row m), "directing" ones those with m < last (they
+// computed a direction at row m).
+enum class IslandMerge {
+  kSum,               // Σ over the islands
+  kRootSumSquare,     // √(Σ x²): residual norms of the stacked problem
+  kMax,               // the largest
+  kSumStepping,       // Σ over the stepping islands (0 when none)
+  kMinStepping,       // the smallest over the stepping islands (0 when none)
+  kSumDirecting,      // Σ over the directing islands (0 when none)
+  kMaxDirecting,      // the largest recorded (non-NaN) value of the directing islands (NaN: none)
+  kMomentumResidual,  // ‖g‖ / √(Σ (g_k / e_k)²), g_k the island's `gradient` series and e_k this
+                      // one (a relative residual whose scale is the root-sum-square of the
+                      // islands' scales g_k / e_k); 0 when ‖g‖ = 0, ∞ when no island has a scale
+};
+struct IslandMergeRule {
+  int series = 0;
+  IslandMerge how = IslandMerge::kSum;
+  int gradient = -1;  // kMomentumResidual: the gradient-norm series
+};
+
+// Fills `log` (reset to `table`) with rows 0..iterations merged from the islands' logs by `rules`
+// (series without a rule stay kNotRecorded).
+void MergeIslandLogs(const IslandSplitter& islands, int iterations, const SeriesTable& table,
+                     const std::vector<IslandMergeRule>& rules, IterationLog* log);
+
 }  // namespace contactlab

@@ -1396,67 +1396,25 @@ bool SapSolver::SolveIslands(const ContactProblem& problem, const VecX& v_guess,
   }
   SolverStats& stats = result->stats;
   const int nc = static_cast<int>(problem.constraints.size());
-  // Merged per-iteration log.
+  // Merged per-iteration log (cond₂ is defined for the whole H only: not recorded).
   IterationLog& log = stats.iteration_log;
-  log.Reset(SapSeriesTable());
-  log.Reserve(stats.iterations + 1);
-  for (int m = 0; m <= stats.iterations; ++m) {
-    double* rec = log.AddRow();
-    double cost = 0, g2 = 0, scale2 = 0;
-    int num_stiction = 0, num_sliding = 0, num_no_contact = 0, evals = 0, ls_iterations = 0;
-    int linear_iterations = 0;
-    double linear_residual = IterationLog::kNotRecorded, forcing_term = IterationLog::kNotRecorded;
-    double alpha = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < s.islands.num_islands(); ++k) {
-      const SolverStats& st = s.islands.island(k).result.stats;
-      const IterationLog& il = st.iteration_log;
-      if (il.empty()) continue;
-      const double* r = il.row(std::min<int>(m, il.num_rows() - 1));
-      cost += r[kSapCost];
-      g2 += r[kSapGradientNorm] * r[kSapGradientNorm];
-      const double em = r[kSapMomentumResidual];
-      if (em > 0 && std::isfinite(em)) {
-        const double sc = r[kSapGradientNorm] / em;
-        scale2 += sc * sc;
-      }
-      num_stiction += static_cast<int>(r[kSapNumStiction]);
-      num_sliding += static_cast<int>(r[kSapNumSliding]);
-      num_no_contact += static_cast<int>(r[kSapNumNoContact]);
-      if (m > 0 && m <= st.iterations) {
-        alpha = std::min(alpha, r[kSapAlpha]);
-        evals += static_cast<int>(r[kSapLineSearchEvaluations]);
-        ls_iterations += static_cast<int>(r[kSapLineSearchIterations]);
-      }
-      // The direction computed at m (islands still iterating): CG iterations summed, the
-      // largest relative residual and forcing term.
-      if (m < st.iterations) {
-        linear_iterations += static_cast<int>(r[kSapLinearIterations]);
-        if (!std::isnan(r[kSapLinearResidual])) {
-          linear_residual = std::isnan(linear_residual)
-                                ? r[kSapLinearResidual]
-                                : std::max(linear_residual, r[kSapLinearResidual]);
-          forcing_term = std::isnan(forcing_term) ? r[kSapForcingTerm]
-                                                  : std::max(forcing_term, r[kSapForcingTerm]);
-        }
-      }
-    }
-    const double gradient_norm = std::sqrt(g2);
-    rec[kSapCost] = cost;
-    rec[kSapGradientNorm] = gradient_norm;
-    rec[kSapMomentumResidual] = gradient_norm == 0 ? 0.0
-                                : scale2 > 0       ? gradient_norm / std::sqrt(scale2)
-                                                   : std::numeric_limits<double>::infinity();
-    rec[kSapAlpha] = std::isfinite(alpha) ? alpha : 0.0;
-    rec[kSapLineSearchEvaluations] = evals;
-    rec[kSapLineSearchIterations] = ls_iterations;
-    rec[kSapLinearIterations] = linear_iterations;
-    rec[kSapLinearResidual] = linear_residual;
-    rec[kSapForcingTerm] = forcing_term;
-    rec[kSapNumStiction] = num_stiction;
-    rec[kSapNumSliding] = num_sliding;
-    rec[kSapNumNoContact] = num_no_contact;
-    // cond₂ is defined for the whole H only: not recorded (NaN) for the merged rows.
-  }
+  using M = IslandMerge;
+  static const std::vector<IslandMergeRule> kRules = {
+      {kSapCost, M::kSum},
+      {kSapGradientNorm, M::kRootSumSquare},
+      {kSapMomentumResidual, M::kMomentumResidual, kSapGradientNorm},
+      {kSapAlpha, M::kMinStepping},
+      {kSapLineSearchEvaluations, M::kSumStepping},
+      {kSapLineSearchIterations, M::kSumStepping},
+      // The direction computed at m: CG iterations summed, the largest relative residual and
+      // forcing term.
+      {kSapLinearIterations, M::kSumDirecting},
+      {kSapLinearResidual, M::kMaxDirecting},
+      {kSapForcingTerm, M::kMaxDirecting},
+      {kSapNumStiction, M::kSum},
+      {kSapNumSliding, M::kSum},
+      {kSapNumNoContact, M::kSum}};
+  MergeIslandLogs(s.islands, stats.iterations, SapSeriesTable(), kRules, &log);
   stats.momentum_error = log.Last(kSapMomentumResidual);
   const double slack = s.laws.ComplementaritySlack(result->vc, result->gamma);
   stats.complementarity_error = (nc > 0 && stats.cost > 0) ? slack / nc / stats.cost : 0.0;
