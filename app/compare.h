@@ -13,6 +13,9 @@
 // Per configuration (one table row, and one JSON object in "configs"):
 //   ms_per_step        median wall time of Simulator::Step() [ms]
 //   solve_ms           median wall time of the solver's Solve() [ms]
+//   cpu_ms_per_step    median (and mean_cpu_ms_per_step the mean) CPU time of the thread over
+//                      Simulator::Step() [ms]: what the step costs on one core when other
+//                      processes share the machine (wall time then also counts their turns)
 //   iterations         mean solver iterations per step (each solver's own: Newton, AL, ADMM,
 //                      sweeps, interior-point)
 //   ncp_residual       mean and max over steps of the NCP residual of seed 001 (engine/inspect/
@@ -64,6 +67,7 @@ struct CompareResult {
   std::string model;   // contact model name
   int steps = 0;
   double ms_per_step = 0, solve_ms = 0;
+  double cpu_ms_per_step = 0, mean_cpu_ms_per_step = 0;  // thread CPU time of the step [ms]
   double iterations = 0;
   int max_iterations = 0;
   double ncp_residual_mean = 0, ncp_residual_max = 0;
