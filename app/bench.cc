@@ -15,6 +15,8 @@
 #include "app/mjcf_export.h"
 #include "app/output_files.h"
 #include "app/runner.h"
+#include "engine/inspect/metrics.h"
+#include "engine/inspect/race.h"
 #include "engine/multibody/multibody.h"
 #include "engine/sim/simulator.h"
 
@@ -185,11 +187,15 @@ void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult*
     probes->Restart();
     probes->Observe(peer.time(), pose_of);
     StepTimeSamples ms;
-    double iterations = 0, contacts = 0;
+    double iterations = 0, contacts = 0, ncp_sum = 0, ncp_max = 0;
     r->peer_max_contacts = 0;
     r->peer_max_penetration = 0;
     for (int n = 0; n < steps && !peer.overflowed(); ++n) {
       ms.Add(peer.Step());
+      // Outside the timed mj_step.
+      const double ncp = peer.RigidNcpResidual().residual;
+      ncp_sum += ncp;
+      ncp_max = std::isfinite(ncp) ? std::max(ncp_max, ncp) : ncp;
       iterations += peer.solver_iterations();
       contacts += peer.num_contacts();
       r->peer_max_contacts = std::max(r->peer_max_contacts, peer.num_contacts());
@@ -211,6 +217,8 @@ void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult*
     r->peer_mean_ms_per_step = ms.Mean();
     r->peer_iterations = iterations / steps;
     r->peer_contacts = contacts / steps;
+    r->peer_ncp_residual_rigid = ncp_sum / steps;
+    r->peer_ncp_residual_rigid_max = ncp_max;
     r->peer_realtime_factor = r->time_step * 1e3 / r->peer_ms_per_step;
     r->peer_drift = probes->Finish(pose_of, /*peer=*/true, &r->probes);
     r->ratio = r->ms_per_step / r->peer_ms_per_step;
@@ -247,6 +255,17 @@ std::string Pad(const std::string& s, size_t width, bool left = false) {
 
 }  // namespace
 
+namespace {
+
+// A JSON number, or "nan" / "inf" / "-inf" for a value that is not finite (never null).
+nlohmann::json JsonNumber(double x) {
+  if (std::isfinite(x)) return x + 0.0;
+  if (std::isnan(x)) return "nan";
+  return x > 0 ? "inf" : "-inf";
+}
+
+}  // namespace
+
 nlohmann::json BenchResult::ToJson() const {
   nlohmann::json j;
   j["scene"] = scene;
@@ -264,6 +283,8 @@ nlohmann::json BenchResult::ToJson() const {
   j["realtime_factor"] = realtime_factor;
   j["max_penetration"] = max_penetration + 0.0;
   j["failures"] = failures;
+  j["ncp_residual_rigid"] = JsonNumber(ncp_residual_rigid);
+  j["ncp_residual_rigid_max"] = JsonNumber(ncp_residual_rigid_max);
   j["islands"] = islands;
   j["largest_island"] = largest_island;
   j["repeats"] = repeats;
@@ -298,6 +319,8 @@ nlohmann::json BenchResult::ToJson() const {
       j["peer_realtime_factor"] = peer_realtime_factor;
       j["peer_max_penetration"] = peer_max_penetration + 0.0;
       j["peer_drift"] = peer_drift;
+      j["peer_ncp_residual_rigid"] = JsonNumber(peer_ncp_residual_rigid);
+      j["peer_ncp_residual_rigid_max"] = JsonNumber(peer_ncp_residual_rigid_max);
       j["ratio"] = ratio;
       j["peer_notes"] = peer_notes;
       j["peer_run_ms_per_step"] = peer_run_ms_per_step;
@@ -362,7 +385,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   observe();
 
   StepTimeSamples ms;  // bounded memory, however many steps
-  double iterations = 0, contacts = 0, islands = 0;
+  double iterations = 0, contacts = 0, islands = 0, ncp_sum = 0;
   std::vector<char> touched;
   std::vector<int> root, component;
   for (int n = 0; n < r.steps; ++n) {
@@ -378,6 +401,11 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
     r.max_contacts = std::max(r.max_contacts, rec.metrics.num_contacts);
     r.max_penetration = std::max(r.max_penetration, rec.metrics.max_penetration);
     if (st.status != SolverStatus::kConverged) ++r.failures;
+    // Outside the timed step.
+    const double ncp = NcpResidualOrNan(rec.problem, rec.result, NcpModel::kRigid);
+    ncp_sum += ncp;
+    r.ncp_residual_rigid_max =
+        std::isfinite(ncp) ? std::max(r.ncp_residual_rigid_max, ncp) : ncp;
     islands += static_cast<double>(st.islands.size());
     if (st.islands.empty()) {
       // Solved as one problem: the largest connected component of the trees the constraints
@@ -404,6 +432,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   r.iterations = iterations / r.steps;
   r.contacts = contacts / r.steps;
   r.islands = islands / r.steps;
+  r.ncp_residual_rigid = ncp_sum / r.steps;
   r.realtime_factor = r.time_step * 1e3 / r.ms_per_step;
   sim.multibody().UpdateKinematics(sim.state().q, sim.state().time, &kin);
   r.drift = probes.Finish(pose_of, /*peer=*/false, &r.probes);
@@ -491,6 +520,8 @@ std::string BenchTableHeader(bool with_peer, bool with_range, size_t scene_width
          Pad("pen[mm]", 9) + Pad("drift[mm]", 10) + Pad("ratio", 7);
     if (with_range) h += Pad("runs min-max", 14);
   }
+  h += " |" + Pad("ncp_rigid", 10);
+  if (with_peer) h += Pad("MJ ncp_rigid", 13);
   return h;
 }
 
@@ -518,6 +549,8 @@ std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range,
       row += " | peer " + r.peer_status;
     }
   }
+  row += " |" + Pad(Sci(r.ncp_residual_rigid), 10);
+  if (with_peer) row += Pad(r.peer_ok() ? Sci(r.peer_ncp_residual_rigid) : "-", 13);
   return row;
 }
 

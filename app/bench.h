@@ -22,6 +22,14 @@
 //                    for that scene (and is an error if no scene has it). FROM skips a setup
 //                    phase, e.g. cube@carriage:1 measures the slip of a grasped cube during a
 //                    lift that starts at 1 s.
+//   ncp_residual_rigid  mean over steps of the NCP residual of seed 001 against the rigid
+//                    velocity-level law (g_n = v_n + φ0/δt, exact Coulomb friction;
+//                    engine/inspect/metrics.h, NcpModel::kRigid), and ncp_residual_rigid_max its
+//                    largest step; a step without contacts counts 0. For the peer the same
+//                    residual on MuJoCo's own contact rows (MujocoPeer::RigidNcpResidual):
+//                    peer_ncp_residual_rigid, peer_ncp_residual_rigid_max. Both engines are
+//                    measured against the same conditions, whatever contact law each solves.
+//                    A step whose residual cannot be computed makes the field NaN ("nan").
 //   ratio            ContactLab ms_per_step / MuJoCo ms_per_step (> 1: ContactLab is slower)
 //   parameters       (JSON only) the step, solver and contact-model parameters the scene ran with
 //
@@ -81,6 +89,8 @@ struct BenchResult {
   int failures = 0;            // steps whose solver did not converge
   double islands = 0;          // mean islands solved separately per step
   int largest_island = 0;      // most trees coupled in one island over the run
+  double ncp_residual_rigid = 0;      // mean over steps, rigid law (NcpModel::kRigid)
+  double ncp_residual_rigid_max = 0;  // largest over steps
   std::vector<BenchProbe> probes;
   double drift = 0;  // max |probe displacement| [m]; 0 without probes
   // Peer (peer empty: not requested).
@@ -95,6 +105,8 @@ struct BenchResult {
   double peer_realtime_factor = 0;
   double peer_max_penetration = 0;
   double peer_drift = 0;
+  double peer_ncp_residual_rigid = 0;  // the same, on MuJoCo's contact rows
+  double peer_ncp_residual_rigid_max = 0;
   double ratio = 0;  // ms_per_step / peer_ms_per_step
   // Repeated runs (--repeat): per-run medians, and the extremes of the per-run ratios.
   int repeats = 1;
@@ -147,7 +159,8 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
                                   std::ostream& out);
 
 // The table header and row printed by RunBench; with_range adds the column of the per-run ratio
-// extremes (repeated runs with a peer). scene_width is the width of the scene column (RunBench
+// extremes (repeated runs with a peer). The last columns are the rigid-law NCP residuals (mean
+// over steps): ContactLab's, and with a peer MuJoCo's. scene_width is the width of the scene column (RunBench
 // passes BenchSceneColumnWidth of its scenes). Every cell keeps at least one space from the
 // next, also when a value is wider than its column.
 std::string BenchTableHeader(bool with_peer, bool with_range = false, size_t scene_width = 26);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -39,6 +40,20 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double Mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / v.size();
+}
+
+// CPU time of the calling thread [ms]: unlike wall time, not inflated by other processes
+// sharing the cores.
+double ThreadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 std::vector<std::string> Split(const std::string& s, char sep) {
@@ -118,19 +133,22 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
     Simulator sim(scene.model, scene.settings);
     const StepMetrics m0 = sim.ComputeMetrics(sim.state(), {});
     r.energy_start = m0.kinetic_energy + m0.potential_energy;
-    std::vector<double> step_ms, solve_ms;
-    double ncp_sum = 0, slip_sum = 0, iter_sum = 0;
-    int ncp_n = 0, slip_n = 0;
+    std::vector<double> step_ms, solve_ms, cpu_ms;
+    double ncp_sum = 0, slip_sum = 0, iter_sum = 0, rigid_sum = 0;
+    int ncp_n = 0, slip_n = 0, rigid_n = 0;
     // The race needs the problem of step race_step: the first configuration runs at least that
     // far.
     const int run_steps = c == 0 && options.race_step >= steps ? options.race_step + 1 : steps;
     double energy_end = r.energy_start;
     for (int k = 0; k < run_steps; ++k) {
+      const double cpu0 = ThreadCpuMs();
       const StepRecord& rec = sim.Step();
+      const double cpu1 = ThreadCpuMs();
       if (c == 0 && k == options.race_step) frozen = rec;
       if (k >= steps) continue;
       ++r.steps;
       step_ms.push_back(rec.timings.total_ms);
+      cpu_ms.push_back(cpu1 - cpu0);
       solve_ms.push_back(rec.result.stats.solve_ms);
       iter_sum += rec.result.stats.iterations;
       r.max_iterations = std::max(r.max_iterations, rec.result.stats.iterations);
@@ -141,6 +159,14 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
         r.ncp_residual_max = std::max(r.ncp_residual_max, ncp);
       } else {
         r.ncp_residual_max = ncp;  // not computable: shown as nan, never as a number
+      }
+      const double rigid = NcpResidualOrNan(rec.problem, rec.result, NcpModel::kRigid);
+      if (std::isfinite(rigid)) {
+        rigid_sum += rigid;
+        ++rigid_n;
+        r.ncp_rigid_max = std::max(r.ncp_rigid_max, rigid);
+      } else {
+        r.ncp_rigid_max = rigid;
       }
       r.momentum_error = std::max(r.momentum_error, rec.result.stats.momentum_error);
       r.max_penetration = std::max(r.max_penetration, rec.metrics.max_penetration);
@@ -166,9 +192,13 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
       }
     }
     r.ms_per_step = Median(step_ms);
+    r.cpu_ms_per_step = Median(cpu_ms);
+    r.mean_cpu_ms_per_step = Mean(cpu_ms);
     r.solve_ms = Median(solve_ms);
     r.iterations = r.steps > 0 ? iter_sum / r.steps : 0;
     r.ncp_residual_mean = ncp_n > 0 ? ncp_sum / ncp_n : std::numeric_limits<double>::quiet_NaN();
+    r.ncp_rigid_mean =
+        rigid_n > 0 ? rigid_sum / rigid_n : std::numeric_limits<double>::quiet_NaN();
     r.stiction_slip = slip_n > 0 ? slip_sum / slip_n : 0;
     r.energy_drift = energy_end - r.energy_start;
     results.push_back(std::move(r));
@@ -192,14 +222,15 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
       << "ms/step" << std::setw(10) << "solve_ms" << std::setw(8) << "iters" << std::setw(11)
       << "ncp_mean" << std::setw(11) << "ncp_max" << std::setw(11) << "e_m_max" << std::setw(10)
       << "pen_mm" << std::setw(11) << "slip_m/s" << std::setw(11) << "dE_J" << std::setw(6)
-      << "fail" << "\n";
+      << "fail" << std::setw(12) << "ncp_rigid" << std::setw(10) << "cpu_ms" << "\n";
   for (const CompareResult& r : results) {
     out << std::left << std::setw(static_cast<int>(w)) << r.config << std::right << std::setw(10)
         << Fixed(r.ms_per_step, 3) << std::setw(10) << Fixed(r.solve_ms, 3) << std::setw(8)
         << Fixed(r.iterations, 1) << std::setw(11) << Sci(r.ncp_residual_mean) << std::setw(11)
         << Sci(r.ncp_residual_max) << std::setw(11) << Sci(r.momentum_error) << std::setw(10)
         << Fixed(r.max_penetration * 1e3, 3) << std::setw(11) << Sci(r.stiction_slip)
-        << std::setw(11) << Sci(r.energy_drift) << std::setw(6) << r.failures << "\n";
+        << std::setw(11) << Sci(r.energy_drift) << std::setw(6) << r.failures << std::setw(12)
+        << Sci(r.ncp_rigid_mean) << std::setw(10) << Fixed(r.cpu_ms_per_step, 3) << "\n";
   }
   for (const CompareResult& r : results) {
     if (r.failures > 0) out << r.config << ": first failure: " << r.first_failure << "\n";
@@ -270,6 +301,10 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
       o["max_iterations"] = r.max_iterations;
       o["ncp_residual_mean"] = Number(r.ncp_residual_mean);
       o["ncp_residual_max"] = Number(r.ncp_residual_max);
+      o["cpu_ms_per_step"] = Number(r.cpu_ms_per_step);
+      o["mean_cpu_ms_per_step"] = Number(r.mean_cpu_ms_per_step);
+      o["ncp_rigid_mean"] = Number(r.ncp_rigid_mean);
+      o["ncp_rigid_max"] = Number(r.ncp_rigid_max);
       o["momentum_error"] = Number(r.momentum_error);
       o["max_penetration"] = Number(r.max_penetration);
       o["stiction_slip"] = Number(r.stiction_slip);

@@ -13,10 +13,18 @@
 // Per configuration (one table row, and one JSON object in "configs"):
 //   ms_per_step        median wall time of Simulator::Step() [ms]
 //   solve_ms           median wall time of the solver's Solve() [ms]
+//   cpu_ms_per_step    median (and mean_cpu_ms_per_step the mean) CPU time of the thread over
+//                      Simulator::Step() [ms]: what the step costs on one core when other
+//                      processes share the machine (wall time then also counts their turns)
 //   iterations         mean solver iterations per step (each solver's own: Newton, AL, ADMM,
 //                      sweeps, interior-point)
 //   ncp_residual       mean and max over steps of the NCP residual of seed 001 (engine/inspect/
 //                      metrics.h), measured the same way for every solver
+//   ncp_rigid          mean and max over steps of the same residual against the rigid
+//                      velocity-level law (g_n = v_n + φ0/δt, exact Coulomb; NcpModel::kRigid):
+//                      every configuration measured against the same conditions, whatever
+//                      contact model it solves (the conditions `bench --peer mujoco` measures
+//                      MuJoCo's contacts against)
 //   momentum_error     max over steps of e_m (SAP eq. 32) at the solver's returned v, γ
 //   max_penetration    largest overlap over the run [m]
 //   stiction_slip      mean over steps with stiction contacts of their mean ‖v_t‖ [m/s]
@@ -59,9 +67,11 @@ struct CompareResult {
   std::string model;   // contact model name
   int steps = 0;
   double ms_per_step = 0, solve_ms = 0;
+  double cpu_ms_per_step = 0, mean_cpu_ms_per_step = 0;  // thread CPU time of the step [ms]
   double iterations = 0;
   int max_iterations = 0;
   double ncp_residual_mean = 0, ncp_residual_max = 0;
+  double ncp_rigid_mean = 0, ncp_rigid_max = 0;  // against the rigid law
   double momentum_error = 0;
   double max_penetration = 0;
   double stiction_slip = 0;

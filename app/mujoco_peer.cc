@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include "engine/multibody/multibody.h"
 
@@ -136,6 +137,50 @@ double MujocoPeer::max_penetration() const {
   double pen = 0;
   for (int i = 0; i < d->ncon; ++i) pen = std::max(pen, -d->contact[i].dist);
   return pen;
+}
+
+NcpResidual MujocoPeer::RigidNcpResidual() const {
+  const mjModel* m = impl_->m;
+  const mjData* d = impl_->d;
+  if (mj_isPyramidal(m)) {
+    throw std::runtime_error("RigidNcpResidual: pyramidal friction cones are not measured");
+  }
+  const bool sparse = mj_isSparse(m);
+  const int nv = m->nv;
+  // Row r of J times the post-step velocities.
+  auto row_times_qvel = [&](int r) {
+    double sum = 0;
+    if (sparse) {
+      const int adr = d->efc_J_rowadr[r];
+      for (int k = 0; k < d->efc_J_rownnz[r]; ++k) {
+        sum += d->efc_J[adr + k] * d->qvel[d->efc_J_colind[adr + k]];
+      }
+    } else {
+      const mjtNum* row = d->efc_J + static_cast<size_t>(r) * nv;
+      for (int k = 0; k < nv; ++k) sum += row[k] * d->qvel[k];
+    }
+    return sum;
+  };
+  const double dt = m->opt.timestep;
+  std::vector<ContactFrameSample> samples;
+  samples.reserve(d->ncon);
+  for (int i = 0; i < d->ncon; ++i) {
+    const mjContact& con = d->contact[i];
+    const int r = con.efc_address;
+    if (r < 0 || r >= d->nefc) continue;  // excluded, or not a constraint of this step
+    ContactFrameSample c;
+    c.frictional = con.dim >= 3;
+    c.mu = c.frictional ? con.friction[0] : 0.0;
+    c.phi0 = d->efc_pos[r];
+    c.gamma_n = d->efc_force[r] * dt;
+    c.v_n = row_times_qvel(r);
+    if (c.frictional) {
+      c.gamma_t = Eigen::Vector2d(d->efc_force[r + 1], d->efc_force[r + 2]) * dt;
+      c.v_t = Eigen::Vector2d(row_times_qvel(r + 1), row_times_qvel(r + 2));
+    }
+    samples.push_back(c);
+  }
+  return RigidNcpResidualOfContacts(samples, dt);
 }
 
 int MujocoPeer::solver_iterations() const { return impl_->d->solver_iter; }

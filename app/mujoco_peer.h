@@ -11,6 +11,7 @@
 
 #include "app/mjcf_export.h"
 #include "app/scene.h"
+#include "engine/inspect/metrics.h"
 
 namespace contactlab {
 
@@ -34,6 +35,14 @@ class MujocoPeer {
   double max_penetration() const;
   // Solver iterations of the last step.
   int solver_iterations() const;
+  // The NCP residual of seed 001 (engine/inspect/metrics.h, RigidNcpResidualOfContacts) of the
+  // last step, on MuJoCo's own contact rows, against the rigid velocity-level law: per contact
+  // with constraint rows (condim 3 and up: normal and the two sliding rows of its elliptic cone;
+  // condim 1: the normal row alone), the impulses efc_force δt, the post-step velocities J v^{n+1}
+  // (efc_J of the step's start, qvel after it) and φ0 = efc_pos (the contact's distance at the
+  // start of the step). Torsional and rolling rows (condim 4, 6) are not measured. Throws
+  // std::runtime_error for a pyramidal cone (the export writes elliptic cones).
+  NcpResidual RigidNcpResidual() const;
   // True once MuJoCo ran out of preallocated contacts or constraint rows (results invalid).
   bool overflowed() const;
   // World pose of a ContactLab body's frame (its MJCF body) at time(); static bodies give pose0.

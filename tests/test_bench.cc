@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "app/bench.h"
+#ifdef CONTACTLAB_HAVE_MUJOCO
+#include "app/mujoco_peer.h"
+#endif
 #include "app/scene.h"
 
 namespace contactlab {
@@ -183,7 +186,8 @@ TEST_F(BenchTest, PeerFields) {
   ASSERT_EQ(r.peer_status, "ok") << r.peer_status;
   for (const char* key :
        {"peer_ms_per_step", "ratio", "peer_iterations", "peer_contacts", "peer_realtime_factor",
-        "peer_max_penetration", "peer_drift", "peer_version", "peer_notes"}) {
+        "peer_max_penetration", "peer_drift", "peer_version", "peer_notes",
+        "peer_ncp_residual_rigid", "peer_ncp_residual_rigid_max"}) {
     EXPECT_TRUE(j.contains(key)) << "missing " << key << ": " << j.dump();
   }
   EXPECT_EQ(j["peer_version"], "2.2.2");
@@ -195,6 +199,50 @@ TEST_F(BenchTest, PeerFields) {
   EXPECT_NEAR((r.probes[0].peer_displacement - r.probes[0].displacement).norm(), 0, 1e-12);
   EXPECT_NEAR(r.peer_drift, FallAfter(10), 1e-12);
 }
+
+// The rigid-law NCP residual is a field of every scene: finite, the max at least the mean, and
+// the table's last column.
+TEST_F(BenchTest, RigidNcpResidualField) {
+  const Scene scene = ParseScene(kTiny, "tiny.yaml");
+  const BenchResult r = BenchScene(scene, {});
+  EXPECT_TRUE(std::isfinite(r.ncp_residual_rigid));
+  EXPECT_GE(r.ncp_residual_rigid_max, r.ncp_residual_rigid);
+  const nlohmann::json j = r.ToJson();
+  ASSERT_TRUE(j.contains("ncp_residual_rigid"));
+  EXPECT_EQ(j["ncp_residual_rigid"].get<double>(), r.ncp_residual_rigid);
+  EXPECT_EQ(j["ncp_residual_rigid_max"].get<double>(), r.ncp_residual_rigid_max);
+  EXPECT_NE(BenchTableHeader(false).find("ncp_rigid"), std::string::npos);
+  EXPECT_NE(BenchTableHeader(true).find("MJ ncp_rigid"), std::string::npos);
+}
+
+#ifdef CONTACTLAB_HAVE_MUJOCO
+// MuJoCo's box resting on the ground after 1 s: its four contacts are still (v ≈ 0, no friction
+// impulse) and penetrate by its soft contact's depth φ (the same at the four corners). Against the
+// rigid law g_n = v_n + φ0/δt each normal row is γ_n − max(γ_n − g_n, 0) = g_n = −φ/δt, so the
+// residual is sqrt(4 (φ/δt)²) / 4 = φ / (2 δt): zero up to MuJoCo's softness.
+TEST(MujocoPeer, RestingBoxRigidResidualIsItsSoftPenetrationOverTheStep) {
+  const Scene scene = ParseScene(R"(time_step: 0.01
+duration: 1
+gravity: [0, 0, -9.81]
+materials:
+  - {name: m, stiffness: 1e8, dissipation_time: 0.01, friction: 0.5}
+bodies:
+  - {name: ground, static: true, geoms: [{shape: half_space, material: m}]}
+  - {name: box, mass: 1, position: [0, 0, 0.05],
+     geoms: [{shape: box, size: [0.1, 0.1, 0.1], material: m}]}
+)",
+                                 "rest.yaml");
+  MujocoPeer peer(scene);
+  for (int n = 0; n < 100; ++n) peer.Step();
+  ASSERT_EQ(peer.num_contacts(), 4);
+  const double phi = peer.max_penetration();
+  ASSERT_GT(phi, 1e-5) << "MuJoCo's contacts are soft: the box sinks in";
+  const NcpResidual r = peer.RigidNcpResidual();
+  EXPECT_EQ(r.num_constraints, 4);
+  EXPECT_NEAR(r.residual, phi / (2 * 0.01), 1e-3 * phi / 0.01);
+  EXPECT_NEAR(r.max_row, phi / 0.01, 1e-3 * phi / 0.01);
+}
+#endif
 
 // --repeat: N runs per engine; the reported time is the median of the runs' medians, the ratio
 // that of the two medians, and the per-run ratios lie within [ratio_min, ratio_max]. A run is
@@ -283,7 +331,10 @@ TEST_F(BenchTest, WideValuesKeepTheirColumnsApart) {
                                              "10000.00",
                                              "0.0000",
                                              "-",
-                                             "1.50"};
+                                             "1.50",
+                                             "|",
+                                             "0.0e+00",
+                                             "0.0e+00"};
   EXPECT_EQ(cells, expected);
   // The header's scene column has the same width: "bodies" and the row's body count, both
   // right-aligned, end at the same position.

@@ -94,6 +94,54 @@ TEST(NcpResidual, RigidModelUsesTheGapOverTheStep) {
   EXPECT_GT(ComputeNcpResidual(p, WithGamma(gamma), NcpModel::kCompliant).residual, 1e-3);
 }
 
+// The residual of contacts given in their frames (another engine's rows) is the rigid-law
+// residual of the same impulses and velocities: on the point mass, with v = v* + γ/m, both ways
+// agree to round-off, and hand-computed values come out for a violation of each row.
+TEST(NcpResidual, ContactFrameSamplesMatchTheRigidLawOfAProblem) {
+  const Vec3 v_star(0.3, -0.2, -0.1);
+  const double phi0 = -2e-4;
+  const Vec3 gamma(-0.1, 0.05, 0.4);
+  const ContactProblem p = PointMass(v_star, phi0);
+  const NcpResidual expected = ComputeNcpResidual(p, WithGamma(gamma), NcpModel::kRigid);
+  ContactFrameSample c;
+  c.mu = kMu;
+  c.phi0 = phi0;
+  c.gamma_n = gamma.z();
+  c.gamma_t = gamma.head<2>();
+  const Vec3 v = v_star + gamma / kMass;
+  c.v_n = v.z();
+  c.v_t = v.head<2>();
+  const NcpResidual r = RigidNcpResidualOfContacts({c, c}, kDt);
+  EXPECT_EQ(r.num_constraints, 2);
+  EXPECT_NEAR(r.residual, expected.residual / std::sqrt(2.0), 1e-14);  // sqrt(2 S) / 2
+  EXPECT_NEAR(r.max_row, expected.max_row, 1e-14);
+  EXPECT_EQ(RigidNcpResidualOfContacts({}, kDt).residual, 0.0);
+
+  // A contact resting with a soft penetration (MuJoCo-like): v = 0, γ_n > 0, φ0 = −1 mm. Then
+  // g_n = φ0/δt = −0.1 m/s, T_n = γ_n + 0.1, the normal row is −0.1 and the friction rows 0.
+  ContactFrameSample rest;
+  rest.mu = 1;
+  rest.phi0 = -1e-3;
+  rest.gamma_n = 0.05;
+  const NcpResidual rr = RigidNcpResidualOfContacts({rest}, 0.01);
+  EXPECT_NEAR(rr.residual, 0.1, 1e-15);
+  // Four such contacts: sqrt(4 · 0.1²) / 4 = 0.05.
+  EXPECT_NEAR(RigidNcpResidualOfContacts({rest, rest, rest, rest}, 0.01).residual, 0.05, 1e-15);
+  // Frictionless (normal row only): a tangential impulse is ignored.
+  ContactFrameSample frictionless = rest;
+  frictionless.frictional = false;
+  frictionless.gamma_t = Eigen::Vector2d(1, 1);
+  EXPECT_NEAR(RigidNcpResidualOfContacts({frictionless}, 0.01).residual, 0.1, 1e-15);
+  // Sliding at 1 m/s with a friction impulse of half the cone's radius, opposite the slip:
+  // T_t = γ_t − v_t clamped to μ T_n = 0.2 (φ0 = 0, v_n = 0, γ_n = 0.2), the row γ_t − T_t.
+  ContactFrameSample slide;
+  slide.mu = 1;
+  slide.gamma_n = 0.2;
+  slide.gamma_t = Eigen::Vector2d(-0.1, 0);
+  slide.v_t = Eigen::Vector2d(1, 0);
+  EXPECT_NEAR(RigidNcpResidualOfContacts({slide}, 0.01).residual, 0.1, 1e-15);
+}
+
 TEST(NcpResidual, SapStictionResidualIsItsRegularizedSlip) {
   // SAP's stiction keeps a slip v_t = −R_t γ_t; against exact Coulomb the natural-map residual
   // of the tangential rows is that slip (the normal row is exact in the soft regime, where R_n

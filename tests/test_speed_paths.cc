@@ -741,6 +741,34 @@ TEST(SpeedPaths, ClutterStepsAgreeAcrossPaths) {
   EXPECT_GT(max_iterations, 3);  // the transient is exercised
 }
 
+// keep_order: the first pattern of each solve keeps the last solve's elimination order. The same
+// solver solving one step after another gives the same Newton sequence as one that orders every
+// solve anew, up to the round-off of another elimination order.
+TEST(SpeedPaths, KeptOrderAcrossSolvesGivesTheSameNewtonSequence) {
+  Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/clutter_40_walls.yaml");
+  Simulator sim(scene.model, scene.settings);
+  SapParameters fresh = scene.settings.sap, kept = scene.settings.sap;
+  fresh.linear_solver = kept.linear_solver = SapParameters::LinearSolver::kBlockSparse;
+  fresh.islands = kept.islands = false;
+  kept.keep_order = true;
+  SapSolver sf(fresh), sk(kept);
+  int compared = 0, max_iterations = 0;
+  for (int n = 0; n < 120; ++n) {
+    const StepRecord& rec = sim.Step();
+    if (n % 2 != 0) continue;
+    SolverResult rf, rk;
+    sf.Solve(rec.problem, rec.before.v, &rf);
+    sk.Solve(rec.problem, rec.before.v, &rk);
+    EXPECT_EQ(rk.stats.status, rf.stats.status) << "step " << n;
+    EXPECT_EQ(rk.stats.iterations, rf.stats.iterations) << "step " << n;
+    EXPECT_LT(RelativeDifference(rk.v, rf.v), 1e-9) << "step " << n;
+    max_iterations = std::max(max_iterations, rf.stats.iterations);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 60);
+  EXPECT_GT(max_iterations, 3);
+}
+
 // Trees larger than the blocked-kernel threshold (64 dofs: long chains) are factorized by the
 // blocked Cholesky, their coupling blocks by a blocked triangular solve, and the forward solve
 // runs by columns; a mix of large and small trees coupled in a ring must still give H⁻¹ b.

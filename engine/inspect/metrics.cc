@@ -7,6 +7,45 @@
 #include <string>
 
 namespace contactlab {
+namespace {
+
+// One constraint's share of the natural-map residual: the normal row γ_n − T_n(γ − g) and, for a
+// cone, the tangential rows γ_t − T_t(γ − g), with T_n = max(γ_n − g_n, 0) and T_t the
+// projection of γ_t − v_t on the disk of radius μ T_n. Adds their squares to *sum_sq and keeps
+// the largest |row| in *max_row.
+void AddNcpConstraint(double gamma_n, double g_n, bool cone, const Eigen::Vector2d& gamma_t,
+                      const Eigen::Vector2d& v_t, double mu, double* sum_sq, double* max_row) {
+  // T_n = max(γ_n − g_n, 0); g_n = +∞ (an impulse the law cannot produce) gives T_n = 0.
+  const double t_n = std::max(gamma_n - g_n, 0.0);
+  const double d_n = gamma_n - t_n;
+  *sum_sq += d_n * d_n;
+  *max_row = std::max(*max_row, std::abs(d_n));
+  if (!cone) return;
+  Eigen::Vector2d x_t = gamma_t - v_t;
+  const double radius = mu * t_n;
+  const double norm = x_t.norm();
+  if (norm > radius) x_t *= norm > 0 ? radius / norm : 0.0;
+  const Eigen::Vector2d d_t = gamma_t - x_t;
+  *sum_sq += d_t.squaredNorm();
+  *max_row = std::max(*max_row, d_t.cwiseAbs().maxCoeff());
+}
+
+}  // namespace
+
+NcpResidual RigidNcpResidualOfContacts(const std::vector<ContactFrameSample>& contacts,
+                                       double dt) {
+  NcpResidual out;
+  out.num_constraints = static_cast<int>(contacts.size());
+  if (contacts.empty()) return out;
+  double sum_sq = 0;
+  for (const ContactFrameSample& c : contacts) {
+    const double g_n = c.v_n - (-c.phi0 / dt);  // as PhysicalNormalLaw::Rigid's Gap
+    AddNcpConstraint(c.gamma_n, g_n, c.frictional, c.gamma_t, c.v_t, c.mu, &sum_sq,
+                     &out.max_row);
+  }
+  out.residual = std::sqrt(sum_sq) / out.num_constraints;
+  return out;
+}
 
 NcpResidual ComputeNcpResidual(const ContactProblem& problem, const SolverResult& result,
                                NcpModel model) {
@@ -54,20 +93,10 @@ NcpResidual ComputeNcpResidual(const ContactProblem& problem, const VecX& gamma,
     const PhysicalNormalLaw law = model == NcpModel::kRigid ? PhysicalNormalLaw::Rigid(c, dt)
                                                             : PhysicalLawOf(contact_model, c, dt);
     const double g_n = law.Gap(law.Argument(vc.data() + r, rows), gamma_n);
-    // T_n = max(γ_n − g_n, 0); g_n = +∞ (an impulse the law cannot produce) gives T_n = 0.
-    const double t_n = std::max(gamma_n - g_n, 0.0);
-    const double d_n = gamma_n - t_n;
-    sum_sq += d_n * d_n;
-    out.max_row = std::max(out.max_row, std::abs(d_n));
-    if (!cone) continue;
-    const Eigen::Vector2d gamma_t = gamma.segment<2>(r);
-    Eigen::Vector2d x_t = gamma_t - vc.segment<2>(r);
-    const double radius = c.friction * t_n;
-    const double norm = x_t.norm();
-    if (norm > radius) x_t *= norm > 0 ? radius / norm : 0.0;
-    const Eigen::Vector2d d_t = gamma_t - x_t;
-    sum_sq += d_t.squaredNorm();
-    out.max_row = std::max(out.max_row, d_t.cwiseAbs().maxCoeff());
+    const Eigen::Vector2d gamma_t =
+        cone ? Eigen::Vector2d(gamma.segment<2>(r)) : Eigen::Vector2d::Zero();
+    const Eigen::Vector2d v_t = cone ? Eigen::Vector2d(vc.segment<2>(r)) : Eigen::Vector2d::Zero();
+    AddNcpConstraint(gamma_n, g_n, cone, gamma_t, v_t, c.friction, &sum_sq, &out.max_row);
   }
   out.residual = std::sqrt(sum_sq) / out.num_constraints;
   return out;

@@ -56,6 +56,24 @@ NcpResidual ComputeNcpResidual(const ContactProblem& problem, const VecX& gamma,
                                ContactModelType contact_model,
                                NcpModel model = NcpModel::kCompliant);
 
+// One frictional contact as another engine reports it (e.g. MuJoCo's contact rows, app/mujoco_peer.h),
+// in its own frame: normal n (pointing so that v_n > 0 separates) and two tangents.
+struct ContactFrameSample {
+  double mu = 0;                                   // Coulomb coefficient (0: frictionless)
+  bool frictional = true;                          // false: the normal row only
+  double phi0 = 0;                                 // signed distance at the start of the step [m]
+  double gamma_n = 0;                              // normal impulse [N s]
+  Eigen::Vector2d gamma_t = Eigen::Vector2d::Zero();  // friction impulse [N s]
+  double v_n = 0;                                  // normal velocity after the step [m/s]
+  Eigen::Vector2d v_t = Eigen::Vector2d::Zero();   // tangential velocity after the step [m/s]
+};
+
+// The rigid-law residual above (g_n = v_n + φ0/δt, exact Coulomb friction, the same strict
+// operator T and normalization by the number of contacts) of contacts given by their impulses
+// and post-step velocities. The velocities are taken as given (no momentum-balance
+// recomputation: the engine that produced them owns its dynamics). No contacts: residual 0.
+NcpResidual RigidNcpResidualOfContacts(const std::vector<ContactFrameSample>& contacts, double dt);
+
 // Samples x(t_k) of a vector-valued trajectory (all samples the same size).
 struct Trajectory {
   std::vector<double> t;  // strictly increasing [s]

@@ -43,9 +43,10 @@ std::vector<int> RaceCaps(int cap) {
   return caps;
 }
 
-double NcpResidualOrNan(const ContactProblem& problem, const SolverResult& result) {
+double NcpResidualOrNan(const ContactProblem& problem, const SolverResult& result,
+                        NcpModel model) {
   try {
-    return ComputeNcpResidual(problem, result).residual;
+    return ComputeNcpResidual(problem, result, model).residual;
   } catch (const std::exception&) {
     return std::numeric_limits<double>::quiet_NaN();
   }

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/inspect/metrics.h"
 #include "engine/sim/simulator.h"
 #include "engine/solvers/common/solver.h"
 
@@ -66,9 +67,10 @@ struct RaceCurve {
   bool cancelled = false;
 };
 
-// NCP residual of a result (ComputeNcpResidual), NaN when it cannot be computed (e.g. an A block
-// that is not SPD).
-double NcpResidualOrNan(const ContactProblem& problem, const SolverResult& result);
+// NCP residual of a result (ComputeNcpResidual; kRigid: against the rigid law), NaN when it
+// cannot be computed (e.g. an A block that is not SPD).
+double NcpResidualOrNan(const ContactProblem& problem, const SolverResult& result,
+                        NcpModel model = NcpModel::kCompliant);
 
 // Races `settings` (solver_type, its parameters and the contact model; the other fields are not
 // used) on the frozen step `record`. Throws std::invalid_argument for parameters MakeSolver

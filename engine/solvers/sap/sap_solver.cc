@@ -570,9 +570,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       reuse = ch.BlockIndex(s.tree_pairs[k].first, s.tree_pairs[k].second, &tr) >= 0;
     }
     // Within a solve a new pattern keeps the solve's elimination order (symbolic factorization
-    // only); the first pattern of a solve is ordered anew.
-    const bool analyzed =
-        !reuse && ch.SetPattern(problem.tree_nv, s.tree_pairs, s.pattern_valid);
+    // only); the first pattern of a solve is ordered anew unless keep_order.
+    const bool analyzed = !reuse && ch.SetPattern(problem.tree_nv, s.tree_pairs,
+                                                  s.pattern_valid || prm.keep_order);
     if (ch.over_budget()) {
       s.pattern_valid = false;
       if (auto_linear && !use_pcg && (ch.over_fill_limit() || ch.over_work_budget())) {

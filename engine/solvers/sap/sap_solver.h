@@ -72,6 +72,14 @@ struct SapParameters {
   // compute_condition_number is set (cond₂ is defined for the whole H). If an island hits the
   // iteration cap or fails, the whole problem is re-solved monolithically and that is reported.
   bool islands = true;
+  // Block path: the first Newton pattern of a solve keeps the elimination order of the last
+  // analysis of the same factor (the previous solve's, or the same island slot's) when the tree
+  // sizes are unchanged, and only the symbolic factorization is redone; a new order is computed
+  // when the kept one needs more than 5/4 of the Schur updates it needed when computed (as within
+  // a solve). Any order factors H exactly; the results then differ from an ordered-anew solve by
+  // round-off, and a solve depends on the solves before it. Off (default): every solve orders
+  // its first pattern anew.
+  bool keep_order = false;
   // Memory budget of the Newton system [MiB]: the estimated storage of the factor of H (block
   // path: its blocks including fill; dense path: the nv x nv matrices) is checked against it
   // before anything of that size is allocated, and a step that would exceed it fails with
