@@ -15,6 +15,15 @@ TetBvh::TetBvh(const VolumeMesh& mesh) {
     }
     centroid[t] = 0.25 * c;
   }
+  // Boxes grown by a round-off margin: a polygon lying in a tet's face plane (computed through
+  // a different pose) must still reach the tet's box.
+  Aabb all;
+  for (const Aabb& b : tet_box_) all.Include(b);
+  const Vec3 margin = Vec3::Constant(1e-10 * (all.hi - all.lo).norm());
+  for (Aabb& b : tet_box_) {
+    b.lo -= margin;
+    b.hi += margin;
+  }
   std::vector<int> order(n);
   for (int t = 0; t < n; ++t) order[t] = t;
   nodes_.reserve(2 * n);

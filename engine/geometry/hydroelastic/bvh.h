@@ -4,7 +4,7 @@
 // the longest axis, one tet per leaf). Queries against a box, a half-space or another hierarchy
 // in a different frame (its node boxes are carried over by the relative pose as the enclosing
 // axis-aligned box of the rotated box: centre X·c, half extents |R|·h) visit every tet (pair)
-// whose boxes overlap; the caller does the exact test.
+// whose boxes overlap; the caller does the exact test. Tet boxes carry a round-off margin.
 #pragma once
 
 #include <algorithm>
@@ -51,6 +51,8 @@ class TetBvh {
   explicit TetBvh(const VolumeMesh& mesh);
 
   const std::vector<Node>& nodes() const { return nodes_; }
+  // The box of tet t: its vertices' box grown by 1e-10 of the mesh's diagonal (round-off).
+  const Aabb& tet_box(int t) const { return tet_box_[t]; }
 
   // visit(t) for every tet whose box overlaps `box` (mesh frame).
   template <class Visit>

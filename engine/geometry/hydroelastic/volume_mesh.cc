@@ -155,39 +155,66 @@ SurfaceMesh OctahedronSphere(int n) {
   return s;
 }
 
+// A triangular prism given by vertex ids, bottom (b) and top (t), with an order key per
+// cross-section vertex.
+struct Prism {
+  std::array<int, 3> b, t;
+  std::array<long long, 3> key;
+};
+
+// Cuts a prism into three tets. Every side quad gets the diagonal from the lower-key vertex's
+// bottom to the higher-key vertex's top, so prisms sharing a quad agree.
+void AddPrism(VolumeMesh* mesh, Prism p, double min_volume) {
+  std::array<int, 3> o = {0, 1, 2};
+  std::sort(o.begin(), o.end(), [&](int x, int y) { return p.key[x] < p.key[y]; });
+  const int b0 = p.b[o[0]], b1 = p.b[o[1]], b2 = p.b[o[2]];
+  const int t0 = p.t[o[0]], t1 = p.t[o[1]], t2 = p.t[o[2]];
+  AddTet(mesh, b0, b1, b2, t2, min_volume);
+  AddTet(mesh, b0, b1, t1, t2, min_volume);
+  AddTet(mesh, b0, t0, t1, t2, min_volume);
+}
+
 // L shells between each surface vertex S_s and its core point C_s (on the medial set): shell k
 // holds C_s + (k/L)(S_s − C_s) with e = 1 − k/L. Each prism between shells is cut into three
-// tets with the diagonal of every side quad chosen by the surface vertex order (lower index at
-// the inner shell), so neighbouring prisms agree; shell 0 collapses onto the core and its
-// degenerate tets are dropped.
-VolumeMesh MakeShellMesh(const SurfaceMesh& surface, const std::vector<Vec3>& core, int layers,
-                         double scale) {
+// tets by AddPrism with the surface vertex index as key (shell k is the bottom). Between shell 0
+// and shell 1, a triangle whose three vertices share one core point (a sphere's centre, a
+// capsule's cap centre) collapses to a cone of one tet; the other triangles (`columns[t]` true)
+// are skipped and their inner layer is left to the caller (`pool` and `id(s, k)` let it add
+// tets with the same vertices).
+struct ShellMesh {
   VolumeMesh mesh;
-  VertexPool pool(&mesh, scale);
+  std::vector<int> id;  // mesh vertex of (surface vertex s, shell k): id[k * ns + s]
+};
+
+ShellMesh MakeShellMesh(const SurfaceMesh& surface, const std::vector<Vec3>& core, int layers,
+                        double scale, const std::vector<bool>& columns, VertexPool** pool_out,
+                        std::unique_ptr<VertexPool>* pool_keep) {
+  ShellMesh out;
+  *pool_keep = std::make_unique<VertexPool>(&out.mesh, scale);
+  VertexPool& pool = **pool_keep;
+  *pool_out = &pool;
   const double min_volume = 1e-12 * scale * scale * scale;
   const int ns = static_cast<int>(surface.vertices.size());
-  std::vector<int> id(static_cast<size_t>(ns) * (layers + 1));
+  out.id.resize(static_cast<size_t>(ns) * (layers + 1));
   for (int k = 0; k <= layers; ++k) {
     const double t = static_cast<double>(k) / layers;
     for (int s = 0; s < ns; ++s) {
       const Vec3 x = k == layers ? surface.vertices[s]
                                  : Vec3(core[s] + t * (surface.vertices[s] - core[s]));
-      id[static_cast<size_t>(k) * ns + s] = pool.Add(x, 1.0 - t);
+      out.id[static_cast<size_t>(k) * ns + s] = pool.Add(x, 1.0 - t);
     }
   }
-  for (const auto& tri : surface.triangles) {
-    std::array<int, 3> o = tri;
-    std::sort(o.begin(), o.end());
-    for (int k = 0; k < layers; ++k) {
-      auto at = [&](int s, int layer) { return id[static_cast<size_t>(layer) * ns + s]; };
-      const int a = at(o[0], k), b = at(o[1], k), c = at(o[2], k);
-      const int a1 = at(o[0], k + 1), b1 = at(o[1], k + 1), c1 = at(o[2], k + 1);
-      AddTet(&mesh, a, b, c, c1, min_volume);
-      AddTet(&mesh, a, b, b1, c1, min_volume);
-      AddTet(&mesh, a, a1, b1, c1, min_volume);
-    }
+  auto at = [&](int s, int layer) { return out.id[static_cast<size_t>(layer) * ns + s]; };
+  for (size_t tri = 0; tri < surface.triangles.size(); ++tri) {
+    const auto& v = surface.triangles[tri];
+    for (int k = columns[tri] ? 1 : 0; k < layers; ++k)
+      AddPrism(&out.mesh,
+               Prism{{at(v[0], k), at(v[1], k), at(v[2], k)},
+                     {at(v[0], k + 1), at(v[1], k + 1), at(v[2], k + 1)},
+                     {v[0], v[1], v[2]}},
+               min_volume);
   }
-  return mesh;
+  return out;
 }
 
 void CheckPositive(double value, const char* what) {
@@ -316,7 +343,11 @@ VolumeMesh MakeSphereVolumeMesh(double radius, double resolution) {
   const int layers = std::max(1, static_cast<int>(std::ceil(radius / resolution)));
   SurfaceMesh s = OctahedronSphere(n);
   for (Vec3& v : s.vertices) v *= radius;
-  return MakeShellMesh(s, std::vector<Vec3>(s.vertices.size(), Vec3::Zero()), layers, radius);
+  VertexPool* pool;
+  std::unique_ptr<VertexPool> keep;
+  return MakeShellMesh(s, std::vector<Vec3>(s.vertices.size(), Vec3::Zero()), layers, radius,
+                       std::vector<bool>(s.triangles.size(), false), &pool, &keep)
+      .mesh;
 }
 
 VolumeMesh MakeCapsuleVolumeMesh(double radius, double half_length, double resolution) {
@@ -377,16 +408,43 @@ VolumeMesh MakeCapsuleVolumeMesh(double radius, double half_length, double resol
     }
     add(ids[0], ids[1], ids[2], Vec3(0, 0, upper ? half_length : -half_length));
   }
+  // Band quads between ring positions lo < hi (cyclic neighbours) and rows r, r + 1, cut along
+  // lo_r – hi_{r+1} (the diagonal AddPrism gives the column prisms below).
   const int ne = static_cast<int>(equator.size());
+  std::vector<bool> columns(s.triangles.size(), false);
   for (int r = 0; r < rows; ++r)
     for (int i = 0; i < ne; ++i) {
-      const auto& e0 = band[equator[i]];
-      const auto& e1 = band[equator[(i + 1) % ne]];
+      const int lo = std::min(i, (i + 1) % ne), hi = std::max(i, (i + 1) % ne);
+      const auto& e0 = band[equator[lo]];
+      const auto& e1 = band[equator[hi]];
       const Vec3 axis(0, 0, s.vertices[e0[r]].z());
       add(e0[r], e1[r], e1[r + 1], axis);
       add(e0[r], e1[r + 1], e0[r + 1], axis);
+      columns.push_back(true);
+      columns.push_back(true);
     }
-  return MakeShellMesh(s, core, layers, radius + half_length);
+  VertexPool* pool;
+  std::unique_ptr<VertexPool> keep;
+  ShellMesh shells = MakeShellMesh(s, core, layers, radius + half_length, columns, &pool, &keep);
+  // The band's inner layer: between the axis and shell 1 the band is a ring of triangular
+  // prisms (axis, ring lo, ring hi) × (row r, row r + 1), not a collapsed shell. Keys: the axis
+  // first, then the ring position.
+  const int ns = static_cast<int>(s.vertices.size());
+  auto at = [&](int sid, int layer) { return shells.id[static_cast<size_t>(layer) * ns + sid]; };
+  const double scale = radius + half_length;
+  const double min_volume = 1e-12 * scale * scale * scale;
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < ne; ++i) {
+      const int lo = std::min(i, (i + 1) % ne), hi = std::max(i, (i + 1) % ne);
+      const auto& e0 = band[equator[lo]];
+      const auto& e1 = band[equator[hi]];
+      AddPrism(&shells.mesh,
+               Prism{{at(e0[r], 0), at(e0[r], 1), at(e1[r], 1)},
+                     {at(e0[r + 1], 0), at(e0[r + 1], 1), at(e1[r + 1], 1)},
+                     {-1, lo, hi}},
+               min_volume);
+    }
+  return std::move(shells.mesh);
 }
 
 VolumeMesh MakeBoxVolumeMesh(const Vec3& half_extents, double resolution) {
