@@ -66,7 +66,9 @@ TEST(HydroMesh, BoxIsExactAndItsExtentIsTheNormalizedDistance) {
     const double v = CheckMesh(mesh, "box res " + std::to_string(res));
     // A box is meshed exactly (its faces are planes): round-off only.
     EXPECT_NEAR(v, 8 * h.prod(), 1e-12 * v);
-    if (res == 0.05) EXPECT_LE(mesh.MaxEdgeLength(), res + 1e-12);
+    if (res == 0.05) {
+      EXPECT_LE(mesh.MaxEdgeLength(), res + 1e-12);
+    }
     // The mesh conforms to the medial axis, so the interpolated extent equals the normalized
     // distance min(a−|x|, b−|y|, c−|z|)/c everywhere (round-off only).
     std::mt19937 rng(7);
@@ -140,7 +142,9 @@ TEST(HydroMesh, SphereAndCapsuleVolumesConvergeAtSecondOrder) {
     // Second order: halving h divides the error by about 4. The octahedron edge is cut into
     // n = ⌈πR/2h⌉ = 4, 7, 13 chords, so h does not exactly halve (7 → 13: 3.45 expected);
     // measured 2.9 and 3.4; bound 2.5.
-    if (previous > 0) EXPECT_GT(previous / err, 2.5);
+    if (previous > 0) {
+      EXPECT_GT(previous / err, 2.5);
+    }
     previous = err;
     // Extent 1 − |x|/R exact at every vertex.
     for (size_t i = 0; i < mesh.vertices.size(); ++i)
@@ -157,7 +161,9 @@ TEST(HydroMesh, SphereAndCapsuleVolumesConvergeAtSecondOrder) {
     EXPECT_GT(err, 0);
     // Same chords as the sphere (see above); measured err/(h/R)² = 0.23, 0.31, 0.37.
     EXPECT_LT(err, 0.5 * (res / R) * (res / R));
-    if (previous > 0) EXPECT_GT(previous / err, 2.5);
+    if (previous > 0) {
+      EXPECT_GT(previous / err, 2.5);
+    }
     previous = err;
     for (size_t i = 0; i < mesh.vertices.size(); ++i) {
       const Vec3& x = mesh.vertices[i];
@@ -198,8 +204,12 @@ TEST(HydroMesh, ConvexMeshIsAFanFromTheCentroid) {
     EXPECT_NEAR(v, 4.0 / 3.0 * 0.001, 1e-12);
     // e = 1 at the centroid (the origin), 0 at the hull vertices.
     for (size_t i = 0; i < mesh.vertices.size(); ++i) {
-      if (mesh.vertices[i].norm() < 1e-12) EXPECT_DOUBLE_EQ(mesh.extent[i], 1.0);
-      if (std::abs(mesh.vertices[i].cwiseAbs().sum() - 0.1) < 1e-12) EXPECT_NEAR(mesh.extent[i], 0, 1e-15);
+      if (mesh.vertices[i].norm() < 1e-12) {
+        EXPECT_DOUBLE_EQ(mesh.extent[i], 1.0);
+      }
+      if (std::abs(mesh.vertices[i].cwiseAbs().sum() - 0.1) < 1e-12) {
+        EXPECT_NEAR(mesh.extent[i], 0, 1e-15);
+      }
     }
   }
   EXPECT_THROW(MakeConvexVolumeMesh(ConvexHull{}, 0.1), std::invalid_argument);
@@ -288,13 +298,13 @@ TEST(HydroBvh, QueriesMatchBruteForce) {
     Pose X_AB;
     X_AB.p = Vec3(u(rng), u(rng), u(rng));
     X_AB.q = Quat(Eigen::AngleAxisd(3 * u(rng), Vec3(u(rng), u(rng), u(rng)).normalized()));
-    const Mat3 abs_R = X_AB.R().cwiseAbs();
+    const Mat3 R = X_AB.R(), abs_R = R.cwiseAbs();
     std::set<std::pair<int, int>> fast_pairs, slow_pairs;
     bvh_a.QueryPairs(bvh_b, X_AB, [&](int i, int j) { fast_pairs.insert({i, j}); });
     // Each visited pair overlaps at the leaf level, and every overlapping leaf pair is visited.
     for (int i = 0; i < a.num_tets(); ++i)
       for (int j = 0; j < b.num_tets(); ++j)
-        if (bvh_a.tet_box(i).Overlaps(bvh_b.tet_box(j).Transformed(X_AB, abs_R)))
+        if (bvh_a.tet_box(i).Overlaps(bvh_b.tet_box(j).Transformed(R, X_AB.p, abs_R)))
           slow_pairs.insert({i, j});
     ASSERT_EQ(fast_pairs, slow_pairs);
   }

@@ -32,9 +32,10 @@ struct Aabb {
   }
   Vec3 Centre() const { return 0.5 * (lo + hi); }
   Vec3 HalfExtents() const { return 0.5 * (hi - lo); }
-  // The axis-aligned box (frame A) enclosing this box (frame B) carried by X_AB.
-  Aabb Transformed(const Pose& X_AB, const Mat3& abs_R) const {
-    const Vec3 c = X_AB.Apply(Centre());
+  // The axis-aligned box (frame A) enclosing this box (frame B) carried by x ↦ R x + p
+  // (R = R_AB, p = p_AB, abs_R = |R_AB| entrywise).
+  Aabb Transformed(const Mat3& R, const Vec3& p, const Mat3& abs_R) const {
+    const Vec3 c = R * Centre() + p;
     const Vec3 h = abs_R * HalfExtents();
     return Aabb{c - h, c + h};
   }
@@ -96,14 +97,15 @@ class TetBvh {
   template <class Visit>
   void QueryPairs(const TetBvh& other, const Pose& X_AB, Visit&& visit) const {
     if (nodes_.empty() || other.nodes_.empty()) return;
-    const Mat3 abs_R = X_AB.R().cwiseAbs();
+    const Mat3 R = X_AB.R();
+    const Mat3 abs_R = R.cwiseAbs();
     std::vector<std::pair<int, int>> stack{{0, 0}};
     while (!stack.empty()) {
       const auto [i, j] = stack.back();
       stack.pop_back();
       const Node& a = nodes_[i];
       const Node& b = other.nodes_[j];
-      if (!a.box.Overlaps(b.box.Transformed(X_AB, abs_R))) continue;
+      if (!a.box.Overlaps(b.box.Transformed(R, X_AB.p, abs_R))) continue;
       const bool a_leaf = a.tet >= 0, b_leaf = b.tet >= 0;
       if (a_leaf && b_leaf) {
         visit(a.tet, b.tet);

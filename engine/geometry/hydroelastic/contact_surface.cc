@@ -286,6 +286,7 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
   ContactSurface out;
   const Pose X_AB = X_WA.Inverse() * X_WB;
   const Mat3 R_AB = X_AB.R();
+  const Vec3 p_BA = X_AB.InverseApply(Vec3::Zero());  // A's origin in B's frame
   const VolumeMesh& mesh_a = a.field.mesh();
   const VolumeMesh& mesh_b = b.field.mesh();
   a.bvh.QueryPairs(b.bvh, X_AB, [&](int ta, int tb) {
@@ -293,7 +294,7 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
     const Vec3& grad_a = a.field.Gradient(ta);
     const double pa0 = a.field.PressureInTet(ta, Vec3::Zero());
     const Vec3 grad_b = R_AB * b.field.Gradient(tb);
-    const double pb0 = b.field.PressureInTet(tb, X_AB.InverseApply(Vec3::Zero()));
+    const double pb0 = b.field.PressureInTet(tb, p_BA);
     // p_A = p_B on the plane (∇p_B − ∇p_A)·x = p_A0 − p_B0; n̂ along ∇p_B − ∇p_A (into B).
     const Vec3 dg = grad_b - grad_a;
     const double dg_norm = dg.norm();
@@ -301,9 +302,27 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
     const Vec3 n_hat = dg / dg_norm;
     if (!AlongGradient(grad_a, n_hat, -1.0) || !AlongGradient(grad_b, n_hat, 1.0)) return;
     const double offset = (pa0 - pb0) / dg_norm;
+    // Cheap rejections before any polygon is built: the plane must cut both tets.
+    auto cuts = [&](const std::array<Vec3, 4>& x) {
+      int below = 0;
+      for (const Vec3& p : x) below += n_hat.dot(p) <= offset ? 1 : 0;
+      return below > 0 && below < 4;
+    };
     const auto xa = TetVertices(mesh_a, ta);
+    if (!cuts(xa)) return;
     std::array<Vec3, 4> xb = TetVertices(mesh_b, tb);
-    for (Vec3& p : xb) p = X_AB.Apply(p);
+    for (Vec3& p : xb) p = R_AB * p + X_AB.p;
+    if (!cuts(xb)) {
+      // A plane through a face of B's tet still counts when B's tet lies on the +n̂ side of it
+      // (ClipToTet's tie rule); any other tet it misses entirely.
+      int on = 0, above = 0;
+      for (const Vec3& p : xb) {
+        const double s_p = n_hat.dot(p) - offset;
+        on += std::abs(s_p) <= 1e-12 * TetSize(xb) ? 1 : 0;
+        above += s_p > 0 ? 1 : 0;
+      }
+      if (on < 3 || above == 0) return;
+    }
     const double size = std::min(TetSize(xa), TetSize(xb));
     std::vector<Vec3> poly = SliceTet(xa, n_hat, offset);
     OrderAbout(&poly, n_hat, 1e-12 * size);
