@@ -628,6 +628,63 @@ TEST(HydroSurface, KnownIntersectionAreasAndCentroids) {
   }
 }
 
+// A rigid convex mesh: the octahedron |x| + |y| + |z| <= s with its top vertex pushed δ into the
+// bottom of the compliant box. Inside the box lies the tip of the octahedron: four triangles
+// with normals (±1, ±1, 1)/√3 over the square |x| + |y| <= δ (area 2δ²) of the box's bottom
+// plane, so their area is 2δ²·√3 and, as the lateral surface of a pyramid, their centroid is
+// on the axis δ/3 above the base (2/3 of the way down from the apex). Exact (planar pieces).
+TEST(HydroSurface, RigidConvexMeshTipInsideACompliantBox) {
+  const double a = 0.2, b = 0.15, c = 0.1, E = 1e5, s = 0.1, delta = 0.015;
+  CompliantGeometry box(MakeBoxVolumeMesh(Vec3(a, b, c), 0.05), E);
+  Shape oct;
+  oct.type = ShapeType::kConvexMesh;
+  oct.hull = std::make_shared<ConvexHull>(Octahedron(s));
+  const RigidSurface surface = MakeRigidSurface(oct, 0.1);
+  ASSERT_EQ(surface.polygons.size(), 8u);
+  Pose X_WB;
+  X_WB.p = Vec3(0.03, -0.02, -c + delta - s);
+  const ContactSurface cs = ComputeContactSurfaceRigid(box, Pose{}, surface, X_WB);
+  EXPECT_NEAR(cs.Area(), 2 * delta * delta * std::sqrt(3.0), 1e-14);
+  EXPECT_NEAR((cs.Centroid() - Vec3(0.03, -0.02, -c + delta / 3)).norm(), 0, 1e-12);
+  for (const ContactFace& f : cs.faces) {
+    EXPECT_NEAR(std::abs(f.normal.z()), 1 / std::sqrt(3.0), 1e-12);
+    EXPECT_LT(f.normal.z(), 0);  // from the box into the octahedron, below it
+    // The bottom region of the box: p = E (z + c)/c, gradient E/c along +z.
+    const double z = f.centroid.z();
+    EXPECT_NEAR(f.p0, E * (z + c) / c, 1e-9 * E);
+    EXPECT_NEAR(f.g_a, E / c / std::sqrt(3.0), 1e-9 * E / c);
+  }
+}
+
+// A rigid sphere (tessellated as the boundary of its volume mesh) pressed δ into the top of a
+// compliant box: inside lies a spherical cap of area 2πRδ. The tessellation's chords lie inside
+// the sphere, so the polyhedral cap is smaller, by O((h/R)²): measured relative errors over
+// (h/R)² of 1.00, 1.16, 1.12 at h = R/4, R/8, R/16 for δ = R/5; bound 1.5 (h/R)², and each
+// halving of h must cut the error by more than 2.5 (measured 3.4).
+TEST(HydroSurface, RigidSphereCapInsideACompliantBox) {
+  const double a = 0.2, b = 0.15, c = 0.1, E = 1e5, R = 0.05, delta = 0.01;
+  CompliantGeometry box(MakeBoxVolumeMesh(Vec3(a, b, c), 0.05), E);
+  Shape sphere;
+  sphere.type = ShapeType::kSphere;
+  sphere.radius = R;
+  Pose X_WB;
+  X_WB.p = Vec3(0.01, 0.02, c + R - delta);
+  const double exact = 2 * kPi * R * delta;
+  double previous = 1;
+  for (int k : {4, 8}) {
+    const RigidSurface surface = MakeRigidSurface(sphere, R / k);
+    const ContactSurface cs = ComputeContactSurfaceRigid(box, Pose{}, surface, X_WB);
+    const double err = (exact - cs.Area()) / exact;
+    EXPECT_GT(err, 0);
+    EXPECT_LT(err, 1.5 / (k * k));
+    EXPECT_LT(err, previous / 2.5);
+    previous = err;
+    // Axis symmetry of the tessellation: the centroid lies on the vertical through the centre.
+    EXPECT_NEAR((cs.Centroid().head<2>() - X_WB.p.head<2>()).norm(), 0, 1e-12);
+    for (const ContactFace& f : cs.faces) EXPECT_GT(f.normal.z(), 0);  // up, into the sphere
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Per-face constraints
 
