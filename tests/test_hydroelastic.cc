@@ -685,6 +685,48 @@ TEST(HydroSurface, RigidSphereCapInsideACompliantBox) {
   }
 }
 
+// The pair dispatcher orients every surface from its first geometry into its second, whichever
+// side is compliant, and leaves rigid pairs to point contact.
+TEST(HydroSurface, DispatcherOrientsFromAIntoB) {
+  const double R = 0.1, d = 0.02, E = 1e5;
+  Shape ball, ground, block;
+  ball.type = ShapeType::kSphere;
+  ball.radius = R;
+  ground.type = ShapeType::kHalfSpace;
+  block.type = ShapeType::kBox;
+  block.half_extents = Vec3(0.3, 0.3, 0.1);
+  const HydroelasticShape soft = MakeHydroelasticShape(ball, true, E, R / 4);
+  const HydroelasticShape floor = MakeHydroelasticShape(ground, false, 0, 0.1);
+  const HydroelasticShape hard = MakeHydroelasticShape(block, false, 0, 0.1);
+  ASSERT_TRUE(soft.is_compliant());
+  ASSERT_TRUE(floor.half_space);
+  ASSERT_EQ(hard.rigid.polygons.size(), 6u);
+  Pose X_WS, X_WBlock;
+  X_WS.p = Vec3(0, 0, R - d);
+  X_WBlock.p = Vec3(0, 0, -0.1);  // top face at z = 0, like the floor
+  const ContactSurface sf = ComputeContactSurface(soft, X_WS, 4, floor, Pose{}, 0);
+  const ContactSurface fs = ComputeContactSurface(floor, Pose{}, 0, soft, X_WS, 4);
+  const ContactSurface bs = ComputeContactSurface(hard, X_WBlock, 2, soft, X_WS, 4);
+  ASSERT_FALSE(sf.faces.empty());
+  EXPECT_EQ(sf.geom_a, 4);
+  EXPECT_EQ(fs.geom_a, 0);
+  EXPECT_EQ(fs.geom_b, 4);
+  ASSERT_EQ(fs.faces.size(), sf.faces.size());
+  // The block's top face is the floor's plane: the same polygons and pressures.
+  EXPECT_NEAR(bs.Area(), sf.Area(), 1e-12);
+  EXPECT_NEAR(bs.NormalForceSum(), sf.NormalForceSum(), 1e-9 * sf.NormalForceSum());
+  for (size_t i = 0; i < fs.faces.size(); ++i) {
+    EXPECT_NEAR((sf.faces[i].normal + Vec3::UnitZ()).norm(), 0, 1e-12);  // sphere into floor
+    EXPECT_NEAR((fs.faces[i].normal - Vec3::UnitZ()).norm(), 0, 1e-12);  // floor into sphere
+    EXPECT_TRUE(std::isinf(fs.faces[i].g_a));
+    EXPECT_EQ(fs.faces[i].g_b, sf.faces[i].g_a);
+    EXPECT_EQ(fs.faces[i].p0, sf.faces[i].p0);
+  }
+  EXPECT_NEAR((fs.Force() + sf.Force()).norm(), 0, 1e-9 * sf.NormalForceSum());
+  EXPECT_TRUE(ComputeContactSurface(hard, X_WBlock, 2, floor, Pose{}, 0).faces.empty());
+  EXPECT_THROW(MakeHydroelasticShape(ground, true, E, 0.1), std::invalid_argument);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Per-face constraints
 

@@ -350,4 +350,34 @@ ContactSurface Swapped(const ContactSurface& s) {
   return out;
 }
 
+HydroelasticShape MakeHydroelasticShape(const Shape& shape, bool compliant, double modulus,
+                                        double resolution) {
+  HydroelasticShape out;
+  if (compliant) {
+    out.compliant = MakeCompliantGeometry(shape, modulus, resolution);
+  } else if (shape.type == ShapeType::kHalfSpace) {
+    out.half_space = true;
+  } else {
+    out.rigid = MakeRigidSurface(shape, resolution);
+  }
+  return out;
+}
+
+ContactSurface ComputeContactSurface(const HydroelasticShape& a, const Pose& X_WA, int geom_a,
+                                     const HydroelasticShape& b, const Pose& X_WB, int geom_b) {
+  ContactSurface out;
+  if (a.is_compliant() && b.is_compliant()) {
+    out = ComputeContactSurfaceCompliant(*a.compliant, X_WA, *b.compliant, X_WB);
+  } else if (a.is_compliant()) {
+    out = b.half_space ? ComputeContactSurfaceHalfSpace(*a.compliant, X_WA, X_WB)
+                       : ComputeContactSurfaceRigid(*a.compliant, X_WA, b.rigid, X_WB);
+  } else if (b.is_compliant()) {
+    out = Swapped(a.half_space ? ComputeContactSurfaceHalfSpace(*b.compliant, X_WB, X_WA)
+                               : ComputeContactSurfaceRigid(*b.compliant, X_WB, a.rigid, X_WA));
+  }
+  out.geom_a = geom_a;
+  out.geom_b = geom_b;
+  return out;
+}
+
 }  // namespace contactlab

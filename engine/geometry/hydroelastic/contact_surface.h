@@ -87,4 +87,24 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
 // The same surface seen with A and B swapped: normals negated, polygons reversed, g_a ↔ g_b.
 ContactSurface Swapped(const ContactSurface& s);
 
+// A geometry as hydroelastic contact sees it: compliant (a pressure field) or rigid (a surface,
+// or the half-space z <= 0 of its frame).
+struct HydroelasticShape {
+  std::shared_ptr<const CompliantGeometry> compliant;  // set: compliant
+  RigidSurface rigid;                                  // used when not compliant
+  bool half_space = false;                             // rigid half-space (no polygons)
+
+  bool is_compliant() const { return compliant != nullptr; }
+};
+// compliant: MakeCompliantGeometry(shape, modulus, resolution) (modulus > 0, else it throws);
+// rigid: MakeRigidSurface(shape, resolution), or the half-space flag (modulus unused).
+HydroelasticShape MakeHydroelasticShape(const Shape& shape, bool compliant, double modulus,
+                                        double resolution);
+
+// The contact surface of any pair with at least one compliant side, faces oriented from A into
+// B; geom_a and geom_b are set from the arguments. Two rigid sides have no pressure field: the
+// result is empty (point contact handles such pairs).
+ContactSurface ComputeContactSurface(const HydroelasticShape& a, const Pose& X_WA, int geom_a,
+                                     const HydroelasticShape& b, const Pose& X_WB, int geom_b);
+
 }  // namespace contactlab
