@@ -42,14 +42,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; ++i)
     if (!std::strcmp(argv[i], "--repeats")) repeats = std::max(1, std::atoi(argv[i + 1]));
   const double R = 0.1, E = 1e5, d = 0.02;
-  std::printf("%-14s %-6s %8s %10s %12s %7s %7s\n", "case", "res", "tets", "build_ms",
-              "surface_ms", "faces", "kept");
+  std::printf("%-14s %-6s %8s %10s %12s %7s %7s\n", "case", "res", "tets", "build_ms", "surface_ms",
+              "faces", "kept");
   for (int k : {4, 8}) {
     const double res = R / k;
     std::shared_ptr<CompliantGeometry> sphere;
-    const double build = Seconds([&] {
-      sphere = std::make_shared<CompliantGeometry>(MakeSphereVolumeMesh(R, res), E);
-    });
+    const double build = Seconds(
+        [&] { sphere = std::make_shared<CompliantGeometry>(MakeSphereVolumeMesh(R, res), E); });
     const int tets = sphere->field.mesh().num_tets();
     char label[16];
     std::snprintf(label, sizeof label, "R/%d", k);
@@ -68,7 +67,8 @@ int main(int argc, char** argv) {
     X_WB.q = Quat(Eigen::AngleAxisd(0.4, Vec3(1, 1, 0).normalized()));
     t.clear();
     for (int r = 0; r < repeats; ++r)
-      t.push_back(Seconds([&] { s = ComputeContactSurfaceCompliant(*sphere, X_WA, *sphere, X_WB); }));
+      t.push_back(
+          Seconds([&] { s = ComputeContactSurfaceCompliant(*sphere, X_WA, *sphere, X_WB); }));
     std::printf("%-14s %-6s %8d %10.1f %12.3f %7zu %7zu\n", "sphere/sphere", label, tets,
                 1e3 * build, 1e3 * Median(t), s.faces.size(), MakeFaceConstraints({s}).size());
   }

@@ -109,8 +109,8 @@ class TetBvh {
       const bool a_leaf = a.tet >= 0, b_leaf = b.tet >= 0;
       if (a_leaf && b_leaf) {
         visit(a.tet, b.tet);
-      } else if (b_leaf || (!a_leaf && (a.box.hi - a.box.lo).maxCoeff() >=
-                                           (b.box.hi - b.box.lo).maxCoeff())) {
+      } else if (b_leaf || (!a_leaf &&
+                            (a.box.hi - a.box.lo).maxCoeff() >= (b.box.hi - b.box.lo).maxCoeff())) {
         stack.push_back({a.left, j});
         stack.push_back({a.right, j});
       } else {

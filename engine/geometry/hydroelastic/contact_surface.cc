@@ -156,7 +156,8 @@ RigidSurface MakeRigidSurface(const Shape& shape, double resolution) {
     s.polygons.push_back(std::move(poly));
   };
   switch (shape.type) {
-    case ShapeType::kHalfSpace: return s;
+    case ShapeType::kHalfSpace:
+      return s;
     case ShapeType::kBox: {
       const Vec3& h = shape.half_extents;
       for (int axis = 0; axis < 3; ++axis)
@@ -238,7 +239,7 @@ ContactSurface ComputeContactSurfaceHalfSpace(const CompliantGeometry& a, const 
   const Pose X_AB = X_WA.Inverse() * X_WB;
   const Vec3 n_B = X_AB.Rotate(Vec3::UnitZ());  // the half-space's outward normal, frame A
   const double offset = n_B.dot(X_AB.p);
-  const Vec3 n_hat = -n_B;                       // from A into B
+  const Vec3 n_hat = -n_B;  // from A into B
   const VolumeMesh& mesh = a.field.mesh();
   a.bvh.QueryHalfSpace(n_B, offset, [&](int t) {
     if (!AlongGradient(a.field.Gradient(t), n_hat, -1.0)) return;

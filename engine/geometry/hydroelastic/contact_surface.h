@@ -31,7 +31,8 @@ namespace contactlab {
 
 // A compliant geometry: its pressure field and the hierarchy over its tets, in its frame G.
 struct CompliantGeometry {
-  CompliantGeometry(VolumeMesh mesh, double modulus) : field(std::move(mesh), modulus), bvh(field.mesh()) {}
+  CompliantGeometry(VolumeMesh mesh, double modulus)
+      : field(std::move(mesh), modulus), bvh(field.mesh()) {}
   PressureField field;
   TetBvh bvh;
 };
@@ -58,19 +59,19 @@ struct ContactFace {
   Vec3 centroid = Vec3::Zero();  // area centroid, world [m]
   Vec3 normal = Vec3::UnitZ();   // n̂, world, unit, from A into B
   double p0 = 0;                 // p at the centroid [Pa]
-  double g_a = 0, g_b = 0;       // pressure gradients along n̂ into A and into B [Pa/m] (∞: rigid)
-  int tet_a = -1, tet_b = -1;    // source tets (-1 on a rigid side)
+  double g_a = 0, g_b = 0;     // pressure gradients along n̂ into A and into B [Pa/m] (∞: rigid)
+  int tet_a = -1, tet_b = -1;  // source tets (-1 on a rigid side)
 };
 
 struct ContactSurface {
   int geom_a = -1, geom_b = -1;
   std::vector<ContactFace> faces;
 
-  double Area() const;               // Σ A_e [m²]
-  Vec3 Centroid() const;             // area-weighted centroid [m] (zero if empty)
-  double NormalForceSum() const;     // Σ A_e p0 [N] (the one-point quadrature of ∫p dA)
-  Vec3 Force() const;                // Σ A_e p0 n̂: force of A on B [N]
-  Vec3 CentreOfPressure() const;     // Σ A_e p0 c_e / Σ A_e p0 [m] (zero if no pressure)
+  double Area() const;            // Σ A_e [m²]
+  Vec3 Centroid() const;          // area-weighted centroid [m] (zero if empty)
+  double NormalForceSum() const;  // Σ A_e p0 [N] (the one-point quadrature of ∫p dA)
+  Vec3 Force() const;             // Σ A_e p0 n̂: force of A on B [N]
+  Vec3 CentreOfPressure() const;  // Σ A_e p0 c_e / Σ A_e p0 [m] (zero if no pressure)
 };
 
 constexpr double kRigidGradient = std::numeric_limits<double>::infinity();

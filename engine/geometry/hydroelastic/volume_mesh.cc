@@ -21,7 +21,8 @@ double SignedVolume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) 
 // size 4·tol, searched in the 27 neighbouring cells.
 class VertexPool {
  public:
-  VertexPool(VolumeMesh* mesh, double scale) : mesh_(mesh), tol_(1e-9 * scale), cell_(4e-9 * scale) {}
+  VertexPool(VolumeMesh* mesh, double scale)
+      : mesh_(mesh), tol_(1e-9 * scale), cell_(4e-9 * scale) {}
 
   int Add(const Vec3& x, double extent) {
     const long long ix = static_cast<long long>(std::floor(x.x() / cell_));
@@ -46,7 +47,8 @@ class VertexPool {
   static unsigned long long Key(long long x, long long y, long long z) {
     const unsigned long long m = (1ull << 21) - 1;
     return ((static_cast<unsigned long long>(x) & m) << 42) |
-           ((static_cast<unsigned long long>(y) & m) << 21) | (static_cast<unsigned long long>(z) & m);
+           ((static_cast<unsigned long long>(y) & m) << 21) |
+           (static_cast<unsigned long long>(z) & m);
   }
   VolumeMesh* mesh_;
   double tol_, cell_;
@@ -60,8 +62,10 @@ void AddTet(VolumeMesh* mesh, int a, int b, int c, int d, double min_volume) {
   const auto& v = mesh->vertices;
   const double vol = SignedVolume(v[a], v[b], v[c], v[d]);
   if (std::abs(vol) <= min_volume) return;
-  if (vol > 0) mesh->tets.push_back({a, b, c, d});
-  else mesh->tets.push_back({a, c, b, d});
+  if (vol > 0)
+    mesh->tets.push_back({a, b, c, d});
+  else
+    mesh->tets.push_back({a, c, b, d});
 }
 
 // ---- Medial-axis meshes of convex polytopes with a uniform inward offset (box, prism) ----
@@ -79,7 +83,8 @@ struct OffsetFace {
 // bisector planes with the neighbouring faces. Every region polygon is split into triangles
 // around its corner average (the same points on both sides of a shared polygon, so the mesh
 // conforms), and the region is a fan of tets from its own corner average. e = (offset − n·x)/m.
-VolumeMesh MakeOffsetPolytopeMesh(const std::vector<OffsetFace>& faces, double depth, double scale) {
+VolumeMesh MakeOffsetPolytopeMesh(const std::vector<OffsetFace>& faces, double depth,
+                                  double scale) {
   VolumeMesh mesh;
   VertexPool pool(&mesh, scale);
   const double min_volume = 1e-12 * scale * scale * scale;
@@ -199,8 +204,8 @@ ShellMesh MakeShellMesh(const SurfaceMesh& surface, const std::vector<Vec3>& cor
   for (int k = 0; k <= layers; ++k) {
     const double t = static_cast<double>(k) / layers;
     for (int s = 0; s < ns; ++s) {
-      const Vec3 x = k == layers ? surface.vertices[s]
-                                 : Vec3(core[s] + t * (surface.vertices[s] - core[s]));
+      const Vec3 x =
+          k == layers ? surface.vertices[s] : Vec3(core[s] + t * (surface.vertices[s] - core[s]));
       out.id[static_cast<size_t>(k) * ns + s] = pool.Add(x, 1.0 - t);
     }
   }
@@ -269,10 +274,8 @@ double VolumeMesh::MaxEdgeLength() const {
 std::vector<std::array<int, 3>> VolumeMesh::BoundaryFaces() const {
   std::map<std::array<int, 3>, std::pair<int, std::array<int, 3>>> count;
   for (const auto& q : tets) {
-    const std::array<std::array<int, 3>, 4> faces = {{{q[1], q[2], q[3]},
-                                                      {q[0], q[3], q[2]},
-                                                      {q[0], q[1], q[3]},
-                                                      {q[0], q[2], q[1]}}};
+    const std::array<std::array<int, 3>, 4> faces = {
+        {{q[1], q[2], q[3]}, {q[0], q[3], q[2]}, {q[0], q[1], q[3]}, {q[0], q[2], q[1]}}};
     for (const auto& f : faces) {
       std::array<int, 3> key = f;
       std::sort(key.begin(), key.end());
@@ -315,11 +318,17 @@ VolumeMesh RefineUniform(const VolumeMesh& mesh) {
     int p, r;
     std::array<int, 4> ring;
     if (d0 <= d1 && d0 <= d2) {
-      p = m01; r = m23; ring = {m02, m12, m13, m03};
+      p = m01;
+      r = m23;
+      ring = {m02, m12, m13, m03};
     } else if (d1 <= d2) {
-      p = m02; r = m13; ring = {m01, m12, m23, m03};
+      p = m02;
+      r = m13;
+      ring = {m01, m12, m23, m03};
     } else {
-      p = m03; r = m12; ring = {m01, m02, m23, m13};
+      p = m03;
+      r = m12;
+      ring = {m01, m02, m23, m13};
     }
     for (int i = 0; i < 4; ++i) AddTet(&out, p, r, ring[i], ring[(i + 1) % 4], 0.0);
   }
@@ -353,12 +362,12 @@ VolumeMesh MakeSphereVolumeMesh(double radius, double resolution) {
 VolumeMesh MakeCapsuleVolumeMesh(double radius, double half_length, double resolution) {
   CheckPositive(radius, "capsule radius");
   CheckPositive(resolution, "resolution");
-  if (!(half_length >= 0)) throw std::invalid_argument("hydroelastic mesh: capsule half_length must be >= 0");
+  if (!(half_length >= 0))
+    throw std::invalid_argument("hydroelastic mesh: capsule half_length must be >= 0");
   const int n = std::max(1, static_cast<int>(std::ceil(0.5 * kPi * radius / resolution)));
   const int layers = std::max(1, static_cast<int>(std::ceil(radius / resolution)));
-  const int rows = half_length > 0
-                       ? std::max(1, static_cast<int>(std::ceil(2 * half_length / resolution)))
-                       : 0;
+  const int rows =
+      half_length > 0 ? std::max(1, static_cast<int>(std::ceil(2 * half_length / resolution))) : 0;
   const SurfaceMesh unit = OctahedronSphere(n);
   SurfaceMesh s;
   std::vector<Vec3> core;
@@ -493,9 +502,7 @@ VolumeMesh MakeCylinderVolumeMesh(double radius, double half_length, double reso
     ring[i] = Vec3(radius * std::cos(a), radius * std::sin(a), 0);
   }
   auto outer = [&](int i, double z) { return Vec3(ring[i].x(), ring[i].y(), z); };
-  auto inner = [&](int i, double z) {
-    return Vec3(shrink * ring[i].x(), shrink * ring[i].y(), z);
-  };
+  auto inner = [&](int i, double z) { return Vec3(shrink * ring[i].x(), shrink * ring[i].y(), z); };
   const double zi = half_length - m;
   std::vector<OffsetFace> faces;
   for (int i = 0; i < sides; ++i) {
@@ -550,8 +557,10 @@ VolumeMesh MakeConvexVolumeMesh(const ConvexHull& hull, double resolution) {
 
 VolumeMesh MakeVolumeMesh(const Shape& shape, double resolution) {
   switch (shape.type) {
-    case ShapeType::kSphere: return MakeSphereVolumeMesh(shape.radius, resolution);
-    case ShapeType::kBox: return MakeBoxVolumeMesh(shape.half_extents, resolution);
+    case ShapeType::kSphere:
+      return MakeSphereVolumeMesh(shape.radius, resolution);
+    case ShapeType::kBox:
+      return MakeBoxVolumeMesh(shape.half_extents, resolution);
     case ShapeType::kCylinder:
       return MakeCylinderVolumeMesh(shape.radius, shape.half_length, resolution);
     case ShapeType::kCapsule:
@@ -559,7 +568,8 @@ VolumeMesh MakeVolumeMesh(const Shape& shape, double resolution) {
     case ShapeType::kConvexMesh:
       if (!shape.hull) throw std::invalid_argument("hydroelastic mesh: convex mesh without a hull");
       return MakeConvexVolumeMesh(*shape.hull, resolution);
-    case ShapeType::kHalfSpace: break;
+    case ShapeType::kHalfSpace:
+      break;
   }
   throw std::invalid_argument("hydroelastic mesh: a half-space cannot be compliant (no volume)");
 }

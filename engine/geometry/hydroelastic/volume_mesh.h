@@ -33,13 +33,13 @@ namespace contactlab {
 // A tetrahedral mesh with a per-vertex extent. Tets are positively oriented:
 // (v1 − v0) · ((v2 − v0) × (v3 − v0)) > 0.
 struct VolumeMesh {
-  std::vector<Vec3> vertices;           // geometry frame [m]
-  std::vector<std::array<int, 4>> tets; // vertex indices
-  std::vector<double> extent;           // e per vertex, in [0, 1] [-]
+  std::vector<Vec3> vertices;            // geometry frame [m]
+  std::vector<std::array<int, 4>> tets;  // vertex indices
+  std::vector<double> extent;            // e per vertex, in [0, 1] [-]
 
   int num_tets() const { return static_cast<int>(tets.size()); }
-  double TetVolume(int t) const;         // [m³], > 0
-  double TotalVolume() const;            // [m³]
+  double TetVolume(int t) const;  // [m³], > 0
+  double TotalVolume() const;     // [m³]
   // Gradient of the linearly interpolated extent in tet t, geometry frame [1/m].
   Vec3 ExtentGradient(int t) const;
   // Barycentric coordinates of x (geometry frame) in tet t; they sum to 1.
@@ -72,18 +72,16 @@ class PressureField {
   PressureField(VolumeMesh mesh, double modulus);
 
   const VolumeMesh& mesh() const { return mesh_; }
-  double modulus() const { return modulus_; }       // E [Pa]
+  double modulus() const { return modulus_; }                                // E [Pa]
   double VertexPressure(int v) const { return modulus_ * mesh_.extent[v]; }  // [Pa]
   const Vec3& Gradient(int t) const { return gradient_[t]; }  // ∇p in tet t, frame G [Pa/m]
   // p at x (frame G) by the linear interpolation of tet t (x need not be inside) [Pa].
-  double PressureInTet(int t, const Vec3& x) const {
-    return p_at_origin_[t] + gradient_[t].dot(x);
-  }
+  double PressureInTet(int t, const Vec3& x) const { return p_at_origin_[t] + gradient_[t].dot(x); }
 
  private:
   VolumeMesh mesh_;
   double modulus_;
-  std::vector<Vec3> gradient_;     // per tet [Pa/m]
+  std::vector<Vec3> gradient_;       // per tet [Pa/m]
   std::vector<double> p_at_origin_;  // per tet: the tet's linear function at x = 0 [Pa]
 };
 
