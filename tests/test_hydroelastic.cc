@@ -59,6 +59,15 @@ double CheckMesh(const VolumeMesh& mesh, const std::string& label) {
   return volume;
 }
 
+// Longest edge of the boundary triangles: the surface resolution.
+double MaxBoundaryEdge(const VolumeMesh& mesh) {
+  double longest = 0;
+  for (const auto& f : mesh.BoundaryFaces())
+    for (int i = 0; i < 3; ++i)
+      longest = std::max(longest, (mesh.vertices[f[i]] - mesh.vertices[f[(i + 1) % 3]]).norm());
+  return longest;
+}
+
 TEST(HydroMesh, BoxIsExactAndItsExtentIsTheNormalizedDistance) {
   const Vec3 h(0.2, 0.15, 0.1);
   for (double res : {1.0, 0.1, 0.05}) {
@@ -66,9 +75,7 @@ TEST(HydroMesh, BoxIsExactAndItsExtentIsTheNormalizedDistance) {
     const double v = CheckMesh(mesh, "box res " + std::to_string(res));
     // A box is meshed exactly (its faces are planes): round-off only.
     EXPECT_NEAR(v, 8 * h.prod(), 1e-12 * v);
-    if (res == 0.05) {
-      EXPECT_LE(mesh.MaxEdgeLength(), res + 1e-12);
-    }
+    EXPECT_LE(MaxBoundaryEdge(mesh), std::min(res, 0.4) + 1e-12);
     // The mesh conforms to the medial axis, so the interpolated extent equals the normalized
     // distance min(a−|x|, b−|y|, c−|z|)/c everywhere (round-off only).
     std::mt19937 rng(7);
@@ -96,6 +103,7 @@ TEST(HydroMesh, CylinderIsAnInscribedPrismWithExactDistanceField) {
     for (double res : {r / 2, r / 4}) {
       const VolumeMesh mesh = MakeCylinderVolumeMesh(r, l, res);
       const double v = CheckMesh(mesh, "cylinder l " + std::to_string(l));
+      EXPECT_LE(MaxBoundaryEdge(mesh), res + 1e-12);
       // The regular N-gon inscribed in the circle, N >= 2πr/h, misses the fraction
       // 1 − sin(2π/N)/(2π/N) <= (2π/N)²/6 <= (h/r)²/6 of the area: O((h/r)²), and always < 0.
       const double exact = kPi * r * r * 2 * l;
@@ -374,6 +382,68 @@ TEST(HydroSurface, BoxOnHalfSpaceMatchesTheLinearField) {
   }
 }
 
+// Random planes through a compliant box: the contact surface is the box's cross-section by the
+// plane (the box mesh is exact), whose area the test computes independently by clipping a large
+// square in the plane by the box's six half-spaces. Any polygon lost or counted twice (planes
+// through tet faces, round-off at shared faces) shows up as an area error far above round-off.
+// The plane is kept shallow enough that it never reaches the region of a face whose field points
+// away from the half-space by more than 5π/8 (those faces are discarded by design): for each
+// box face k with outward normal within 3π/8 of the half-space normal n, the plane stays below
+// every vertex of k's region (the frustum between the face and its inner face).
+TEST(HydroSurface, RandomPlanesCutTheBoxCrossSection) {
+  const Vec3 h(0.2, 0.15, 0.1);
+  const double m = h.minCoeff();
+  CompliantGeometry box(MakeBoxVolumeMesh(h, 0.05), 1e5);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1), u01(0, 1);
+  for (int trial = 0; trial < 60; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    // Every fourth trial: an axis normal and a plane x_k = −h_k/2 (x: a layer of mesh vertices).
+    const bool axis = trial % 4 == 0;
+    const Vec3 n = axis ? Vec3::Unit(trial / 4 % 3) : Vec3(u(rng), u(rng), u(rng)).normalized();
+    double lowest = 1e300, limit = 1e300;
+    for (int c = 0; c < 8; ++c) {
+      const Vec3 corner((c & 1 ? 1 : -1) * h.x(), (c & 2 ? 1 : -1) * h.y(),
+                        (c & 4 ? 1 : -1) * h.z());
+      lowest = std::min(lowest, n.dot(corner));
+      for (int k = 0; k < 3; ++k) {
+        const double sign = corner[k] > 0 ? 1 : -1;
+        if (sign * n[k] <= std::cos(3 * kPi / 8)) continue;
+        const Vec3 inner = corner.cwiseProduct(h - Vec3::Constant(m)).cwiseQuotient(h);
+        limit = std::min({limit, n.dot(corner), n.dot(inner)});
+      }
+    }
+    const double offset = axis ? -0.5 * h[trial / 4 % 3] : lowest + (limit - lowest) * u01(rng);
+    ASSERT_LT(offset, limit);
+    // Half-space B = {n·x <= offset} in the box frame: its frame has z along n.
+    Pose X_AB;
+    X_AB.q = Quat::FromTwoVectors(Vec3::UnitZ(), n);
+    X_AB.p = offset * n;
+    const ContactSurface s = ComputeContactSurfaceHalfSpace(box, Pose{}, X_AB);
+    // Exact cross-section: a square of side 2 in the plane, clipped by |x_k| <= h_k.
+    const Vec3 t1 = AnyOrthogonal(n), t2 = n.cross(t1);
+    std::vector<Vec3> poly;
+    for (const auto& [a, b] : {std::pair{-1, -1}, {1, -1}, {1, 1}, {-1, 1}})
+      poly.push_back(offset * n + a * t1 + b * t2);
+    for (int k = 0; k < 3; ++k)
+      for (int sign : {-1, 1}) {
+        std::vector<Vec3> out;
+        for (size_t i = 0; i < poly.size(); ++i) {
+          const Vec3& p = poly[i];
+          const Vec3& q = poly[(i + 1) % poly.size()];
+          const double dp = sign * p[k] - h[k], dq = sign * q[k] - h[k];
+          if (dp <= 0) out.push_back(p);
+          if ((dp <= 0) != (dq <= 0)) out.push_back(p + dp / (dp - dq) * (q - p));
+        }
+        poly = out;
+      }
+    double exact = 0;
+    for (size_t i = 1; i + 1 < poly.size(); ++i)
+      exact += 0.5 * (poly[i] - poly[0]).cross(poly[i + 1] - poly[0]).norm();
+    EXPECT_NEAR(s.Area(), exact, 1e-12);
+  }
+}
+
 // A compliant sphere (radius R, modulus E) pressed to depth d into a rigid plane. With
 // e = 1 − r/R the pressure on the plane, at height z0 = R − d above the centre and radius ρ from
 // the axis, is p(ρ) = E (1 − √(ρ² + z0²)/R) for ρ <= a = √(2Rd − d²) (where r = R). Its integral:
@@ -637,6 +707,31 @@ TEST(HydroSurface, KnownIntersectionAreasAndCentroids) {
     const double expected = 0.4 * (depth / std::sin(kPi / 6) + depth / std::sin(kPi / 3));
     EXPECT_NEAR(s.Area(), expected, 1e-12);
   }
+}
+
+// A rigid face in a plane of tet faces: the compliant octahedron |x| + |y| + |z| <= s (a fan
+// from the centre, refined once, so the plane z = −s/2 through edge midpoints is made of tet
+// faces, with the same gradient on both sides) on a wide rigid box whose top face is z = −s/2.
+// The surface is the cross-section |x| + |y| <= s/2 (area s²/2, centroid on the axis), each
+// piece from exactly one of the two tets sharing it.
+TEST(HydroSurface, RigidFaceInAPlaneOfTetFaces) {
+  const double s = 0.1, E = 1e5;
+  CompliantGeometry oct(MakeConvexVolumeMesh(Octahedron(s), 0.09), E);
+  int on_plane = 0;
+  for (const Vec3& v : oct.field.mesh().vertices) on_plane += v.z() == -s / 2 ? 1 : 0;
+  ASSERT_GE(on_plane, 4);
+  Shape slab;
+  slab.type = ShapeType::kBox;
+  slab.half_extents = Vec3(0.3, 0.3, 0.1);
+  Pose X_WB;
+  X_WB.p = Vec3(0, 0, -s / 2 - 0.1);
+  const ContactSurface cs =
+      ComputeContactSurfaceRigid(oct, Pose{}, MakeRigidSurface(slab, 0.1), X_WB);
+  EXPECT_NEAR(cs.Area(), s * s / 2, 1e-14);
+  EXPECT_NEAR((cs.Centroid() - Vec3(0, 0, -s / 2)).norm(), 0, 1e-12);
+  // p = E (1 − (|x| + |y| + s/2)/s) on the plane: ∫ over the square |x| + |y| <= s/2 of
+  // E (1/2 − (|x| + |y|)/s) = E [(1/2)(s²/2) − (1/s)·(2/3)(s/2)³·2] = E s² (1/4 − 1/6).
+  EXPECT_NEAR(cs.NormalForceSum(), E * s * s * (0.25 - 1.0 / 6.0), 1e-9 * E * s * s);
 }
 
 // A rigid convex mesh: the octahedron |x| + |y| + |z| <= s with its top vertex pushed δ into the

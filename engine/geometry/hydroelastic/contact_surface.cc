@@ -19,12 +19,17 @@ double TetSize(const std::array<Vec3, 4>& x) {
   return s;
 }
 
-// The polygon where the plane n·x = offset cuts the tet (vertices x), unordered. Vertices with
-// n·x <= offset count as below: a cut edge joins a vertex below to one above, so a plane through
-// a shared tet face yields its polygon in exactly one of the two tets (the one above).
-std::vector<Vec3> SliceTet(const std::array<Vec3, 4>& x, const Vec3& n, double offset) {
+// The polygon where the plane n·x = offset cuts the tet (vertices x), unordered. Signed
+// distances within `tol` of 0 are snapped to 0 (round-off: a plane computed through a tet face
+// rarely gives exact zeros), and vertices with distance <= 0 count as below: a cut edge joins a
+// vertex below to one above, so a plane through a shared tet face yields its polygon in exactly
+// one of the two tets (the one above).
+std::vector<Vec3> SliceTet(const std::array<Vec3, 4>& x, const Vec3& n, double offset, double tol) {
   std::array<double, 4> s;
-  for (int i = 0; i < 4; ++i) s[i] = n.dot(x[i]) - offset;
+  for (int i = 0; i < 4; ++i) {
+    s[i] = n.dot(x[i]) - offset;
+    if (std::abs(s[i]) <= tol) s[i] = 0;
+  }
   std::vector<Vec3> points;
   for (int i = 0; i < 4; ++i)
     for (int j = i + 1; j < 4; ++j) {
@@ -244,8 +249,8 @@ ContactSurface ComputeContactSurfaceHalfSpace(const CompliantGeometry& a, const 
   a.bvh.QueryHalfSpace(n_B, offset, [&](int t) {
     if (!AlongGradient(a.field.Gradient(t), n_hat, -1.0)) return;
     const auto x = TetVertices(mesh, t);
-    std::vector<Vec3> poly = SliceTet(x, n_B, offset);
     const double size = TetSize(x);
+    std::vector<Vec3> poly = SliceTet(x, n_B, offset, 1e-12 * size);
     OrderAbout(&poly, n_hat, 1e-12 * size);
     ContactFace face;
     if (MakeFace(poly, n_hat, a.field, t, kRigidGradient, -1, X_WA, size, &face))
@@ -304,9 +309,11 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
     if (!AlongGradient(grad_a, n_hat, -1.0) || !AlongGradient(grad_b, n_hat, 1.0)) return;
     const double offset = (pa0 - pb0) / dg_norm;
     // Cheap rejections before any polygon is built: the plane must cut both tets.
+    // (Distances within 1e-12 of the tet's size count as 0, as in SliceTet.)
     auto cuts = [&](const std::array<Vec3, 4>& x) {
+      const double tol = 1e-12 * TetSize(x);
       int below = 0;
-      for (const Vec3& p : x) below += n_hat.dot(p) <= offset ? 1 : 0;
+      for (const Vec3& p : x) below += n_hat.dot(p) - offset <= tol ? 1 : 0;
       return below > 0 && below < 4;
     };
     const auto xa = TetVertices(mesh_a, ta);
@@ -316,16 +323,17 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
     if (!cuts(xb)) {
       // A plane through a face of B's tet still counts when B's tet lies on the +n̂ side of it
       // (ClipToTet's tie rule); any other tet it misses entirely.
+      const double tol = 1e-12 * TetSize(xb);
       int on = 0, above = 0;
       for (const Vec3& p : xb) {
         const double s_p = n_hat.dot(p) - offset;
-        on += std::abs(s_p) <= 1e-12 * TetSize(xb) ? 1 : 0;
-        above += s_p > 0 ? 1 : 0;
+        on += std::abs(s_p) <= tol ? 1 : 0;
+        above += s_p > tol ? 1 : 0;
       }
       if (on < 3 || above == 0) return;
     }
     const double size = std::min(TetSize(xa), TetSize(xb));
-    std::vector<Vec3> poly = SliceTet(xa, n_hat, offset);
+    std::vector<Vec3> poly = SliceTet(xa, n_hat, offset, 1e-12 * TetSize(xa));
     OrderAbout(&poly, n_hat, 1e-12 * size);
     if (poly.size() < 3) return;
     poly = ClipToTet(poly, xb, n_hat, 1e-12 * size);

@@ -456,36 +456,49 @@ VolumeMesh MakeCapsuleVolumeMesh(double radius, double half_length, double resol
   return std::move(shells.mesh);
 }
 
+// Number of pieces of at most `resolution` that cut `length`.
+static int Cells(double length, double resolution) {
+  return std::max(1, static_cast<int>(std::ceil(length / resolution - 1e-9)));
+}
+
 VolumeMesh MakeBoxVolumeMesh(const Vec3& half_extents, double resolution) {
   CheckPositive(half_extents.minCoeff(), "box half extents");
   CheckPositive(resolution, "resolution");
   const double m = half_extents.minCoeff();
   const Vec3 inner = half_extents - Vec3::Constant(m);
+  // Each face is cut into a grid of patches at most h on a side (a count per box edge, so
+  // neighbouring faces cut their shared edge alike); a patch's inner image is the patch scaled
+  // onto the inner box (the affine map from a face to its inner face).
   std::vector<OffsetFace> faces;
   for (int axis = 0; axis < 3; ++axis)
     for (int sign : {-1, 1}) {
       const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-      OffsetFace f;
-      f.normal = Vec3::Zero();
-      f.normal[axis] = sign;
-      f.offset = half_extents[axis];
-      // Corners CCW seen from outside: (u, v) around the square, reversed for the − face.
-      const int su[4] = {-1, 1, 1, -1}, sv[4] = {-1, -1, 1, 1};
-      for (int c = 0; c < 4; ++c) {
-        const int ci = sign > 0 ? c : 3 - c;
-        Vec3 o, w;
+      const int nu = Cells(2 * half_extents[u], resolution);
+      const int nv = Cells(2 * half_extents[v], resolution);
+      auto outer = [&](int i, int j) {
+        Vec3 o;
         o[axis] = sign * half_extents[axis];
-        w[axis] = sign * inner[axis];
-        o[u] = su[ci] * half_extents[u];
-        w[u] = su[ci] * inner[u];
-        o[v] = sv[ci] * half_extents[v];
-        w[v] = sv[ci] * inner[v];
-        f.outer.push_back(o);
-        f.inner.push_back(w);
-      }
-      faces.push_back(f);
+        o[u] = -half_extents[u] + 2 * half_extents[u] * i / nu;
+        o[v] = -half_extents[v] + 2 * half_extents[v] * j / nv;
+        return o;
+      };
+      auto image = [&](const Vec3& o) {
+        Vec3 w;
+        for (int k = 0; k < 3; ++k) w[k] = o[k] * inner[k] / half_extents[k];
+        return w;
+      };
+      for (int i = 0; i < nu; ++i)
+        for (int j = 0; j < nv; ++j) {
+          OffsetFace f;
+          f.normal = Vec3::Zero();
+          f.normal[axis] = sign;
+          f.offset = half_extents[axis];
+          f.outer = {outer(i, j), outer(i + 1, j), outer(i + 1, j + 1), outer(i, j + 1)};
+          for (const Vec3& o : f.outer) f.inner.push_back(image(o));
+          faces.push_back(f);
+        }
     }
-  return RefineToResolution(MakeOffsetPolytopeMesh(faces, m, half_extents.norm()), resolution);
+  return MakeOffsetPolytopeMesh(faces, m, half_extents.norm());
 }
 
 VolumeMesh MakeCylinderVolumeMesh(double radius, double half_length, double resolution) {
@@ -496,38 +509,61 @@ VolumeMesh MakeCylinderVolumeMesh(double radius, double half_length, double reso
   const double r_in = radius * std::cos(kPi / sides);  // inradius of the N-gon
   const double m = std::min(r_in, half_length);
   const double shrink = (r_in - m) / r_in;
+  const double zi = half_length - m;
   std::vector<Vec3> ring(sides);
   for (int i = 0; i < sides; ++i) {
     const double a = 2 * kPi * i / sides;
     ring[i] = Vec3(radius * std::cos(a), radius * std::sin(a), 0);
   }
-  auto outer = [&](int i, double z) { return Vec3(ring[i].x(), ring[i].y(), z); };
-  auto inner = [&](int i, double z) { return Vec3(shrink * ring[i].x(), shrink * ring[i].y(), z); };
-  const double zi = half_length - m;
+  // The inner prism is the N-gon scaled by `shrink` with half-height zi: the affine map
+  // (x, y, z) ↦ (shrink x, shrink y, z zi / l) takes every face onto its inner face.
+  auto image = [&](const Vec3& o) {
+    return Vec3(shrink * o.x(), shrink * o.y(), o.z() * zi / half_length);
+  };
+  // Patches at most h on a side: each ring edge and each cap radius is cut into k pieces, the
+  // height into nz; a cap is a fan of N triangles from its centre, each cut into k² triangles.
+  const double chord = (ring[1] - ring[0]).norm();
+  const int k = std::max(Cells(chord, resolution), Cells(radius, resolution));
+  const int nz = Cells(2 * half_length, resolution);
   std::vector<OffsetFace> faces;
+  auto add = [&](const Vec3& normal, double offset, std::vector<Vec3> outer) {
+    OffsetFace f;
+    f.normal = normal;
+    f.offset = offset;
+    for (const Vec3& o : outer) f.inner.push_back(image(o));
+    f.outer = std::move(outer);
+    faces.push_back(std::move(f));
+  };
   for (int i = 0; i < sides; ++i) {
     const int j = (i + 1) % sides;
-    OffsetFace f;
     const double a = 2 * kPi * (i + 0.5) / sides;
-    f.normal = Vec3(std::cos(a), std::sin(a), 0);
-    f.offset = r_in;
-    f.outer = {outer(i, -half_length), outer(j, -half_length), outer(j, half_length),
-               outer(i, half_length)};
-    f.inner = {inner(i, -zi), inner(j, -zi), inner(j, zi), inner(i, zi)};
-    faces.push_back(f);
+    const Vec3 normal(std::cos(a), std::sin(a), 0);
+    auto at = [&](int s, int t) {
+      const Vec3 xy = ring[i] + (ring[j] - ring[i]) * (static_cast<double>(s) / k);
+      return Vec3(xy.x(), xy.y(), -half_length + 2 * half_length * t / nz);
+    };
+    for (int s = 0; s < k; ++s)
+      for (int t = 0; t < nz; ++t)
+        add(normal, r_in, {at(s, t), at(s + 1, t), at(s + 1, t + 1), at(s, t + 1)});
   }
   for (int sign : {-1, 1}) {
-    OffsetFace f;
-    f.normal = Vec3(0, 0, sign);
-    f.offset = half_length;
-    for (int c = 0; c < sides; ++c) {
-      const int i = sign > 0 ? c : sides - 1 - c;
-      f.outer.push_back(outer(i, sign * half_length));
-      f.inner.push_back(inner(i, sign * zi));
+    const Vec3 centre(0, 0, sign * half_length);
+    for (int i = 0; i < sides; ++i) {
+      const Vec3 p = ring[i] + centre, q = ring[(i + 1) % sides] + centre;
+      // Barycentric grid: point (s, t) = centre + (s/k)(p − centre) + (t/k)(q − centre).
+      auto at = [&](int s, int t) {
+        return Vec3(centre + (p - centre) * (static_cast<double>(s) / k) +
+                    (q - centre) * (static_cast<double>(t) / k));
+      };
+      for (int s = 0; s < k; ++s)
+        for (int t = 0; s + t < k; ++t) {
+          add(Vec3(0, 0, sign), half_length, {at(s, t), at(s + 1, t), at(s, t + 1)});
+          if (s + t + 1 < k)
+            add(Vec3(0, 0, sign), half_length, {at(s + 1, t), at(s + 1, t + 1), at(s, t + 1)});
+        }
     }
-    faces.push_back(f);
   }
-  return RefineToResolution(MakeOffsetPolytopeMesh(faces, m, radius + half_length), resolution);
+  return MakeOffsetPolytopeMesh(faces, m, radius + half_length);
 }
 
 VolumeMesh MakeConvexVolumeMesh(const ConvexHull& hull, double resolution) {

@@ -11,14 +11,17 @@
 // Meshes, all in the geometry frame G of the shape (see multibody/model.h, Shape):
 //   - box and cylinder: the mesh conforms to the medial axis of the polytope (the cylinder is a
 //     regular N-gon prism whose corners lie on the circle), so e = (distance to the nearest
-//     face) / (largest such distance) is exactly linear in every tet;
+//     face) / (largest such distance) is exactly linear in every tet. Each face is cut into
+//     patches at most h on a side; the region of a patch is the frustum between it and its image
+//     on the inner polytope (the polytope offset inward by the largest depth), fanned into tets;
 //   - sphere and capsule: concentric shells around the medial set (the centre, the axis segment),
 //     e = 1 − k/L on shell k of L; exact at the vertices, linear in between;
 //   - convex mesh: a fan of tets from the vertex centroid to the triangulated hull faces, e = 1 at
-//     the centroid and 0 on the hull (not the distance to the surface; a fan has no better field).
-// A resolution hint h [m] sets the refinement: surface chords and tet edges are about h long
-// (boxes, cylinders and convex meshes are refined by regular 1→8 subdivision until every edge is
-// at most h; subdivision keeps a linear field exact).
+//     the centroid and 0 on the hull (not the distance to the surface; a fan has no better field),
+//     then regular 1→8 subdivision until every edge is at most h (or the next level would pass
+//     200 000 tets); subdivision keeps the linear field exact.
+// A resolution hint h [m] sets the refinement: surface chords and patch edges are at most about h
+// (the octahedral sphere's chords reach about 1.5 h near its face centres).
 #pragma once
 
 #include <array>
