@@ -506,85 +506,95 @@ TEST(HydroSurface, SpherePressedIntoPlaneConvergesToTheClosedForm) {
 }
 
 // Two equal compliant boxes (half extents a, b, c, modulus E), B on top of A, overlapping by d
-// in z and offset by s > d in x and y, so no edge of one lies over an edge of the other. (With
-// edges aligned both fields equal E·(distance to the shared side)/c in a wedge along each edge:
-// p_A = p_B on a volume, not a surface, and the tet pairs there, whose gradients are equal, give
-// no face.) Over the overlap rectangle W × H = (2a − s) × (2b − s):
+// in z, either aligned (s = 0) or offset sideways by s > d in x and y. Over the overlap rectangle
+// W × H = (2a − s) × (2b − s):
 //   - farther than d/2 from its sides, the fields are E(c − z)/c and E(z − c + d)/c: the surface
 //     is the mid-plane z = c − d/2 at p = E d/(2c), each face with g_a = g_b = E/c and the
-//     recipe's g = E/(2c);
+//     recipe's g = E/(2c); the mid-plane faces cover the rectangle inset by d/2;
 //   - nearer a side, the body whose side it is has p = E·(distance to the side)/c, so the
 //     surface slopes at 45° down to that body's side and p = E·(distance to the rectangle's
-//     side)/c; at the two corners where a side of A meets a side of B the surface also has a
-//     vertical fin (both fields horizontal there).
-// So the surface is a graph over the rectangle (plus vertical fins): its projection Σ A_e n̂_z is
-// W·H and its vertical force Σ A_e p0 n̂_z is (E/c)·BoxSliceIntegral(W/2, H/2, d/2), exactly
-// (linear p on planar faces, one-point rule exact). The patch force computed from A's side and
-// from B's side is equal and opposite, and Σ f0 n̂ over the per-face constraints is the same.
+//     side)/c; at the two corners where a side of A meets a side of B (offset case) the surface
+//     also has a vertical fin (both fields horizontal there).
+// With aligned edges both fields equal E·(distance to the shared side)/c in a wedge along each
+// edge (p_A = p_B on a volume). Tet pairs inside it have equal gradients and give no face; its two
+// bounding 45° planes are both equal-pressure planes, and each lies in a plane of tet faces of
+// one body (the bisector between two of its face regions), where the tie rules give it to one tet
+// pair or none: only the plane in A's tet faces is produced, so the surface is again a graph.
+// So the surface's projection Σ A_e n̂_z is W·H and its vertical force Σ A_e p0 n̂_z is
+// (E/c)·BoxSliceIntegral(W/2, H/2, d/2), exactly (linear p on planar faces, one-point rule
+// exact). The patch force computed from A's side and from B's side is equal and opposite, and
+// Σ f0 n̂ over the per-face constraints is the same.
 TEST(HydroSurface, TwoEqualBoxesMeetAtTheMidPlane) {
-  const double a = 0.2, b = 0.15, c = 0.1, d = 0.02, s_off = 0.05, E = 1e5;
-  const double W = 2 * a - s_off, H = 2 * b - s_off;
+  const double a = 0.2, b = 0.15, c = 0.1, d = 0.02, E = 1e5;
   CompliantGeometry box(MakeBoxVolumeMesh(Vec3(a, b, c), 0.1), E);
-  Pose X_WA, X_WB;
-  X_WA.p = Vec3(0.1, 0.2, 0.0);
-  X_WB.p = X_WA.p + Vec3(s_off, s_off, 2 * c - d);
-  const ContactSurface ab = ComputeContactSurfaceCompliant(box, X_WA, box, X_WB);
-  ASSERT_FALSE(ab.faces.empty());
-  const double fz = E / c * BoxSliceIntegral(W / 2, H / 2, d / 2);
-  double projected = 0, force_z = 0;
-  int central = 0;
-  const Vec3 rect_centre = X_WA.p + Vec3(s_off / 2, s_off / 2, 0);
-  for (const ContactFace& f : ab.faces) {
-    ASSERT_GE(f.normal.z(), -1e-12);
-    projected += f.area * f.normal.z();
-    force_z += f.area * f.p0 * f.normal.z();
-    bool inside = true;  // the whole polygon farther than d from the rectangle's sides
-    for (const Vec3& v : f.polygon) {
-      const Vec3 x = v - rect_centre;
-      inside &= W / 2 - std::abs(x.x()) > d && H / 2 - std::abs(x.y()) > d;
+  for (double s_off : {0.0, 0.05}) {
+    SCOPED_TRACE("offset " + std::to_string(s_off));
+    const double W = 2 * a - s_off, H = 2 * b - s_off;
+    Pose X_WA, X_WB;
+    X_WA.p = Vec3(0.1, 0.2, 0.0);
+    X_WB.p = X_WA.p + Vec3(s_off, s_off, 2 * c - d);
+    const ContactSurface ab = ComputeContactSurfaceCompliant(box, X_WA, box, X_WB);
+    ASSERT_FALSE(ab.faces.empty());
+    const double fz = E / c * BoxSliceIntegral(W / 2, H / 2, d / 2);
+    double projected = 0, force_z = 0, mid_area = 0;
+    int central = 0;
+    const Vec3 rect_centre = X_WA.p + Vec3(s_off / 2, s_off / 2, 0);
+    for (const ContactFace& f : ab.faces) {
+      ASSERT_GE(f.normal.z(), -1e-12);
+      projected += f.area * f.normal.z();
+      force_z += f.area * f.p0 * f.normal.z();
+      bool inside = true;  // the whole polygon farther than d from the rectangle's sides
+      for (const Vec3& v : f.polygon) {
+        const Vec3 x = v - rect_centre;
+        inside &= W / 2 - std::abs(x.x()) > d && H / 2 - std::abs(x.y()) > d;
+      }
+      bool on_mid_plane = f.normal.z() > 1 - 1e-12;
+      for (const Vec3& v : f.polygon) on_mid_plane &= std::abs(v.z() - (c - d / 2)) < 1e-12;
+      if (on_mid_plane) mid_area += f.area;
+      if (!inside) continue;
+      ++central;
+      for (const Vec3& v : f.polygon) ASSERT_NEAR(v.z(), c - d / 2, 1e-12);
+      ASSERT_NEAR((f.normal - Vec3::UnitZ()).norm(), 0, 1e-12);
+      ASSERT_NEAR(f.p0, E * d / (2 * c), 1e-9 * E);
+      ASSERT_NEAR(f.g_a, E / c, 1e-9 * E / c);
+      ASSERT_NEAR(f.g_b, E / c, 1e-9 * E / c);
     }
-    if (!inside) continue;
-    ++central;
-    for (const Vec3& v : f.polygon) ASSERT_NEAR(v.z(), c - d / 2, 1e-12);
-    ASSERT_NEAR((f.normal - Vec3::UnitZ()).norm(), 0, 1e-12);
-    ASSERT_NEAR(f.p0, E * d / (2 * c), 1e-9 * E);
-    ASSERT_NEAR(f.g_a, E / c, 1e-9 * E / c);
-    ASSERT_NEAR(f.g_b, E / c, 1e-9 * E / c);
-  }
-  EXPECT_GT(central, 0);
-  EXPECT_NEAR(projected, W * H, 1e-12);
-  EXPECT_NEAR(force_z, fz, 1e-9 * fz);
-  EXPECT_NEAR(ab.Force().z(), fz, 1e-9 * fz);
-  // The slopes make the area larger than the rectangle.
-  EXPECT_GT(ab.Area(), W * H);
-  // From B's side: the same area and force, the normal reversed.
-  const ContactSurface ba = ComputeContactSurfaceCompliant(box, X_WB, box, X_WA);
-  EXPECT_NEAR(ba.Area(), ab.Area(), 1e-12);
-  EXPECT_NEAR((ba.Force() + ab.Force()).norm(), 0, 1e-9 * fz);
-  EXPECT_NEAR((Swapped(ba).Force() - ab.Force()).norm(), 0, 1e-9 * fz);
-  // Through the per-face constraints: Σ f0 n̂ and Σ k (−φ0) n̂ are the patch force.
-  const auto constraints = MakeFaceConstraints({ab});
-  Vec3 from_f0 = Vec3::Zero(), from_spring = Vec3::Zero();
-  int mid_plane = 0;
-  for (const auto& k : constraints) {
-    from_f0 += k.f0 * k.normal;
-    from_spring += k.stiffness * (-k.phi) * k.normal;
-    if (std::abs(k.point.z() - (c - d / 2)) < 1e-12 && k.normal.z() > 1 - 1e-12 &&
-        std::abs(k.p0 - E * d / (2 * c)) < 1e-9 * E) {
-      ++mid_plane;
-      EXPECT_NEAR(k.g, E / (2 * c), 1e-9 * E / c);
+    EXPECT_GT(central, 0);
+    EXPECT_NEAR(mid_area, (W - d) * (H - d), 1e-12);
+    EXPECT_NEAR(projected, W * H, 1e-12);
+    EXPECT_NEAR(force_z, fz, 1e-9 * fz);
+    EXPECT_NEAR(ab.Force().z(), fz, 1e-9 * fz);
+    // The slopes make the area larger than the rectangle.
+    EXPECT_GT(ab.Area(), W * H);
+    // From B's side: the same area and force, the normal reversed.
+    const ContactSurface ba = ComputeContactSurfaceCompliant(box, X_WB, box, X_WA);
+    EXPECT_NEAR(ba.Area(), ab.Area(), 1e-12);
+    EXPECT_NEAR((ba.Force() + ab.Force()).norm(), 0, 1e-9 * fz);
+    EXPECT_NEAR((Swapped(ba).Force() - ab.Force()).norm(), 0, 1e-9 * fz);
+    // Through the per-face constraints: Σ f0 n̂ and Σ k (−φ0) n̂ are the patch force.
+    const auto constraints = MakeFaceConstraints({ab});
+    Vec3 from_f0 = Vec3::Zero(), from_spring = Vec3::Zero();
+    int mid_plane = 0;
+    for (const auto& k : constraints) {
+      from_f0 += k.f0 * k.normal;
+      from_spring += k.stiffness * (-k.phi) * k.normal;
+      if (std::abs(k.point.z() - (c - d / 2)) < 1e-12 && k.normal.z() > 1 - 1e-12 &&
+          std::abs(k.p0 - E * d / (2 * c)) < 1e-9 * E) {
+        ++mid_plane;
+        EXPECT_NEAR(k.g, E / (2 * c), 1e-9 * E / c);
+      }
     }
+    EXPECT_GE(mid_plane, central);
+    // The recipe skips faces where a gradient along n̂ vanishes (a fin or slope can meet a field
+    // at 90°), so compare with the pressure force of the kept faces.
+    Vec3 kept_force = Vec3::Zero();
+    for (const ContactFace& f : ab.faces)
+      if (f.g_a >= kMinFaceGradient && f.g_b >= kMinFaceGradient)
+        kept_force += f.area * f.p0 * f.normal;
+    EXPECT_NEAR((from_f0 - kept_force).norm(), 0, 1e-9 * fz);
+    EXPECT_NEAR((from_spring - kept_force).norm(), 0, 1e-9 * fz);
+    EXPECT_NEAR(from_f0.z(), fz, 1e-9 * fz);  // the skipped faces, if any, are vertical
   }
-  EXPECT_GE(mid_plane, central);
-  // The recipe skips faces where a gradient along n̂ vanishes (a fin or slope can meet a field
-  // at 90°), so compare with the pressure force of the kept faces.
-  Vec3 kept_force = Vec3::Zero();
-  for (const ContactFace& f : ab.faces)
-    if (f.g_a >= kMinFaceGradient && f.g_b >= kMinFaceGradient)
-      kept_force += f.area * f.p0 * f.normal;
-  EXPECT_NEAR((from_f0 - kept_force).norm(), 0, 1e-9 * fz);
-  EXPECT_NEAR((from_spring - kept_force).norm(), 0, 1e-9 * fz);
-  EXPECT_NEAR(from_f0.z(), fz, 1e-9 * fz);  // the skipped faces, if any, are vertical
 }
 
 // Unequal moduli: away from the edges both fields are uniform along z, E_A x_A / c = E_B x_B / c
