@@ -24,54 +24,74 @@ double TetSize(const std::array<Vec3, 4>& x) {
 // rarely gives exact zeros), and vertices with distance <= 0 count as below: a cut edge joins a
 // vertex below to one above, so a plane through a shared tet face yields its polygon in exactly
 // one of the two tets (the one above).
-std::vector<Vec3> SliceTet(const std::array<Vec3, 4>& x, const Vec3& n, double offset, double tol) {
+// (At most four points: a plane cuts at most four edges of a tet. `points` is overwritten.)
+void SliceTet(const std::array<Vec3, 4>& x, const Vec3& n, double offset, double tol,
+              std::vector<Vec3>* points) {
   std::array<double, 4> s;
   for (int i = 0; i < 4; ++i) {
     s[i] = n.dot(x[i]) - offset;
     if (std::abs(s[i]) <= tol) s[i] = 0;
   }
-  std::vector<Vec3> points;
+  points->clear();
   for (int i = 0; i < 4; ++i)
     for (int j = i + 1; j < 4; ++j) {
       const bool bi = s[i] <= 0, bj = s[j] <= 0;
       if (bi == bj) continue;
       const double t = s[i] / (s[i] - s[j]);
-      points.push_back(x[i] + t * (x[j] - x[i]));
+      points->push_back(x[i] + t * (x[j] - x[i]));
     }
-  return points;
 }
 
-// Sorts points counter-clockwise about n (around their average) and drops repeated points.
+// Sorts the (at most four) points of a slice counter-clockwise about n, around their average,
+// and drops repeated points.
 void OrderAbout(std::vector<Vec3>* points, const Vec3& n, double tol) {
-  if (points->size() < 3) return;
+  const int count = static_cast<int>(points->size());
+  if (count < 3) return;
   Vec3 c = Vec3::Zero();
   for (const Vec3& p : *points) c += p;
-  c /= static_cast<double>(points->size());
+  c /= static_cast<double>(count);
   const Vec3 t1 = AnyOrthogonal(n), t2 = n.cross(t1);
-  std::vector<std::pair<double, Vec3>> keyed;
-  for (const Vec3& p : *points) keyed.push_back({std::atan2((p - c).dot(t2), (p - c).dot(t1)), p});
-  std::sort(keyed.begin(), keyed.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::array<std::pair<double, int>, 4> keyed;
+  for (int i = 0; i < count; ++i) {
+    const Vec3 r = (*points)[i] - c;
+    keyed[i] = {std::atan2(r.dot(t2), r.dot(t1)), i};
+  }
+  std::sort(keyed.begin(), keyed.begin() + count);
+  std::array<Vec3, 4> sorted;
+  for (int i = 0; i < count; ++i) sorted[i] = (*points)[keyed[i].second];
   points->clear();
-  for (const auto& [angle, p] : keyed)
-    if (points->empty() || (p - points->back()).norm() > tol) points->push_back(p);
+  for (int i = 0; i < count; ++i)
+    if (points->empty() || (sorted[i] - points->back()).norm() > tol) points->push_back(sorted[i]);
   while (points->size() > 1 && (points->front() - points->back()).norm() <= tol) points->pop_back();
 }
 
-// Clips a convex polygon (CCW about its plane normal) to the tet (vertices x). When the polygon
-// lies in the plane of a tet face, it is kept only if the tet lies on the side `side` of it
-// (side·(opposite vertex − polygon) > 0), so a polygon on a face shared by two tets is counted
-// once.
-std::vector<Vec3> ClipToTet(std::vector<Vec3> poly, const std::array<Vec3, 4>& x, const Vec3& side,
-                            double tol) {
+// Scratch buffers reused across calls of one surface computation (no allocation per tet pair
+// once they have grown).
+struct ClipScratch {
+  std::vector<Vec3> out;
+  std::vector<double> d;
+};
+
+// Clips a convex polygon (CCW about its plane normal) to the tet (vertices x), in place; the
+// polygon is left empty when nothing with area remains. When the polygon lies in the plane of a
+// tet face, it is kept only if the tet lies on the side `side` of it (side·(opposite vertex −
+// polygon) > 0), so a polygon on a face shared by two tets is counted once.
+void ClipToTet(std::vector<Vec3>* poly_io, const std::array<Vec3, 4>& x, const Vec3& side,
+               double tol, ClipScratch* scratch) {
+  std::vector<Vec3>& poly = *poly_io;
+  std::vector<Vec3>& out = scratch->out;
+  std::vector<double>& d = scratch->d;
   for (const auto& f : kTetFace) {
-    if (poly.size() < 3) return {};
+    if (poly.size() < 3) break;
     const Vec3& q = x[f[0]];
     Vec3 m = (x[f[1]] - q).cross(x[f[2]] - q);
     const double mn = m.norm();
-    if (mn == 0) return {};
+    if (mn == 0) {
+      poly.clear();
+      return;
+    }
     m /= mn;
-    std::vector<double> d(poly.size());
+    d.resize(poly.size());
     bool coplanar = true;
     for (size_t i = 0; i < poly.size(); ++i) {
       d[i] = m.dot(poly[i] - q);
@@ -79,9 +99,10 @@ std::vector<Vec3> ClipToTet(std::vector<Vec3> poly, const std::array<Vec3, 4>& x
     }
     if (coplanar) {
       if (side.dot(x[f[3]] - poly[0]) > 0) continue;
-      return {};
+      poly.clear();
+      return;
     }
-    std::vector<Vec3> out;
+    out.clear();
     for (size_t i = 0; i < poly.size(); ++i) {
       const size_t j = (i + 1) % poly.size();
       const bool in_i = d[i] <= 0, in_j = d[j] <= 0;
@@ -93,7 +114,7 @@ std::vector<Vec3> ClipToTet(std::vector<Vec3> poly, const std::array<Vec3, 4>& x
       if (poly.empty() || (p - poly.back()).norm() > tol) poly.push_back(p);
     while (poly.size() > 1 && (poly.front() - poly.back()).norm() <= tol) poly.pop_back();
   }
-  return poly.size() >= 3 ? poly : std::vector<Vec3>{};
+  if (poly.size() < 3) poly.clear();
 }
 
 std::array<Vec3, 4> TetVertices(const VolumeMesh& mesh, int t) {
@@ -246,11 +267,12 @@ ContactSurface ComputeContactSurfaceHalfSpace(const CompliantGeometry& a, const 
   const double offset = n_B.dot(X_AB.p);
   const Vec3 n_hat = -n_B;  // from A into B
   const VolumeMesh& mesh = a.field.mesh();
+  std::vector<Vec3> poly;
   a.bvh.QueryHalfSpace(n_B, offset, [&](int t) {
     if (!AlongGradient(a.field.Gradient(t), n_hat, -1.0)) return;
     const auto x = TetVertices(mesh, t);
     const double size = TetSize(x);
-    std::vector<Vec3> poly = SliceTet(x, n_B, offset, 1e-12 * size);
+    SliceTet(x, n_B, offset, 1e-12 * size, &poly);
     OrderAbout(&poly, n_hat, 1e-12 * size);
     ContactFace face;
     if (MakeFace(poly, n_hat, a.field, t, kRigidGradient, -1, X_WA, size, &face))
@@ -264,6 +286,8 @@ ContactSurface ComputeContactSurfaceRigid(const CompliantGeometry& a, const Pose
   ContactSurface out;
   const Pose X_AB = X_WA.Inverse() * X_WB;
   const VolumeMesh& mesh = a.field.mesh();
+  std::vector<Vec3> clipped;
+  ClipScratch scratch;
   for (size_t k = 0; k < b.polygons.size(); ++k) {
     std::vector<Vec3> poly_A;
     Aabb box;
@@ -278,7 +302,8 @@ ContactSurface ComputeContactSurfaceRigid(const CompliantGeometry& a, const Pose
       const auto x = TetVertices(mesh, t);
       const double size = TetSize(x);
       // A polygon on a tet face belongs to the tet outside B (side n_rigid).
-      std::vector<Vec3> clipped = ClipToTet(poly_A, x, n_rigid, 1e-12 * size);
+      clipped = poly_A;
+      ClipToTet(&clipped, x, n_rigid, 1e-12 * size, &scratch);
       ContactFace face;
       if (MakeFace(clipped, n_hat, a.field, t, kRigidGradient, -1, X_WA, size, &face))
         out.faces.push_back(std::move(face));
@@ -295,6 +320,8 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
   const Vec3 p_BA = X_AB.InverseApply(Vec3::Zero());  // A's origin in B's frame
   const VolumeMesh& mesh_a = a.field.mesh();
   const VolumeMesh& mesh_b = b.field.mesh();
+  std::vector<Vec3> poly;
+  ClipScratch scratch;
   a.bvh.QueryPairs(b.bvh, X_AB, [&](int ta, int tb) {
     // Both linear fields in A's frame: p(x) = p_origin + ∇p·x.
     const Vec3& grad_a = a.field.Gradient(ta);
@@ -333,10 +360,10 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
       if (on < 3 || above == 0) return;
     }
     const double size = std::min(TetSize(xa), TetSize(xb));
-    std::vector<Vec3> poly = SliceTet(xa, n_hat, offset, 1e-12 * TetSize(xa));
+    SliceTet(xa, n_hat, offset, 1e-12 * TetSize(xa), &poly);
     OrderAbout(&poly, n_hat, 1e-12 * size);
     if (poly.size() < 3) return;
-    poly = ClipToTet(poly, xb, n_hat, 1e-12 * size);
+    ClipToTet(&poly, xb, n_hat, 1e-12 * size, &scratch);
     ContactFace face;
     if (MakeFace(poly, n_hat, a.field, ta, grad_b.dot(n_hat), tb, X_WA, size, &face))
       out.faces.push_back(std::move(face));

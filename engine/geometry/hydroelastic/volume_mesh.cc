@@ -184,20 +184,16 @@ void AddPrism(VolumeMesh* mesh, Prism p, double min_volume) {
 // tets by AddPrism with the surface vertex index as key (shell k is the bottom). Between shell 0
 // and shell 1, a triangle whose three vertices share one core point (a sphere's centre, a
 // capsule's cap centre) collapses to a cone of one tet; the other triangles (`columns[t]` true)
-// are skipped and their inner layer is left to the caller (`pool` and `id(s, k)` let it add
-// tets with the same vertices).
+// are skipped and their inner layer is left to the caller (`id` gives it the vertices).
 struct ShellMesh {
   VolumeMesh mesh;
   std::vector<int> id;  // mesh vertex of (surface vertex s, shell k): id[k * ns + s]
 };
 
 ShellMesh MakeShellMesh(const SurfaceMesh& surface, const std::vector<Vec3>& core, int layers,
-                        double scale, const std::vector<bool>& columns, VertexPool** pool_out,
-                        std::unique_ptr<VertexPool>* pool_keep) {
+                        double scale, const std::vector<bool>& columns) {
   ShellMesh out;
-  *pool_keep = std::make_unique<VertexPool>(&out.mesh, scale);
-  VertexPool& pool = **pool_keep;
-  *pool_out = &pool;
+  VertexPool pool(&out.mesh, scale);
   const double min_volume = 1e-12 * scale * scale * scale;
   const int ns = static_cast<int>(surface.vertices.size());
   out.id.resize(static_cast<size_t>(ns) * (layers + 1));
@@ -352,10 +348,8 @@ VolumeMesh MakeSphereVolumeMesh(double radius, double resolution) {
   const int layers = std::max(1, static_cast<int>(std::ceil(radius / resolution)));
   SurfaceMesh s = OctahedronSphere(n);
   for (Vec3& v : s.vertices) v *= radius;
-  VertexPool* pool;
-  std::unique_ptr<VertexPool> keep;
   return MakeShellMesh(s, std::vector<Vec3>(s.vertices.size(), Vec3::Zero()), layers, radius,
-                       std::vector<bool>(s.triangles.size(), false), &pool, &keep)
+                       std::vector<bool>(s.triangles.size(), false))
       .mesh;
 }
 
@@ -432,9 +426,7 @@ VolumeMesh MakeCapsuleVolumeMesh(double radius, double half_length, double resol
       columns.push_back(true);
       columns.push_back(true);
     }
-  VertexPool* pool;
-  std::unique_ptr<VertexPool> keep;
-  ShellMesh shells = MakeShellMesh(s, core, layers, radius + half_length, columns, &pool, &keep);
+  ShellMesh shells = MakeShellMesh(s, core, layers, radius + half_length, columns);
   // The band's inner layer: between the axis and shell 1 the band is a ring of triangular
   // prisms (axis, ring lo, ring hi) × (row r, row r + 1), not a collapsed shell. Keys: the axis
   // first, then the ring position.

@@ -56,7 +56,8 @@ struct VolumeMesh {
 // Regular 1→8 subdivision of every tet (edge midpoints; the inner octahedron is cut along its
 // shortest diagonal). Conforming, and exact for a field linear in each tet.
 VolumeMesh RefineUniform(const VolumeMesh& mesh);
-// Subdivides until the longest edge is at most `resolution` (at most `max_levels` times).
+// Subdivides until the longest edge is at most `resolution`: at most `max_levels` times, and
+// never to more than 200 000 tets.
 VolumeMesh RefineToResolution(VolumeMesh mesh, double resolution, int max_levels = 5);
 
 // Mesh builders. `resolution` [m] > 0 is the target edge length.
