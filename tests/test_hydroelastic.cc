@@ -505,6 +505,49 @@ TEST(HydroSurface, SpherePressedIntoPlaneConvergesToTheClosedForm) {
     EXPECT_GT((force - runs[i - 1].force) / (force - runs[i].force), 2.5);
 }
 
+// Two equal compliant spheres (R, E) whose centres are 2R − d apart, along a tilted line and with
+// B's mesh rotated (so the meshes do not line up). By symmetry the equal-pressure surface is the
+// mid-plane, where each is pressed d/2: a disc of radius² R² − z0², z0 = R − d/2, carrying
+// p(ρ) = E (1 − √(ρ² + z0²)/R), so F = π E [R² − z0² − (2/3R)(R³ − z0³)] (as for the sphere on a
+// plane with d/2). The discrete surface converges at O((h/R)²): measured relative errors over
+// (h/R)² at R/4, R/8, R/16: area 1.43, 1.82, 1.80; force 2.35, 2.86, 2.89; bounds 2.5 and 3.5,
+// and each halving of h cuts the force error by more than 2.5 (measured 3.3, 4.0). Computed with
+// A and B swapped, the surface is the same (every polygon is plane ∩ tet_A ∩ tet_B either way):
+// area and force agree to round-off.
+TEST(HydroSurface, TwoEqualSpheresMeetAtTheMidPlaneDisc) {
+  const double R = 0.1, E = 1e5, d = 0.02;
+  const double z0 = R - d / 2, a2 = R * R - z0 * z0;
+  const double area = kPi * a2;
+  const double force = kPi * E * (a2 - 2.0 / (3 * R) * (R * R * R - z0 * z0 * z0));
+  double previous = 0;
+  for (int k : {4, 8, 16}) {
+    SCOPED_TRACE("R/" + std::to_string(k));
+    CompliantGeometry sphere(MakeSphereVolumeMesh(R, R / k), E);
+    Pose X_WA, X_WB;
+    X_WA.p = Vec3(0.2, 0.1, 0.3);
+    const Vec3 axis = Vec3(0.3, -0.2, 1.0).normalized();
+    X_WB.p = X_WA.p + (2 * R - d) * axis;
+    X_WB.q = Quat(Eigen::AngleAxisd(0.4, Vec3(1, 1, 0).normalized()));
+    const ContactSurface ab = ComputeContactSurfaceCompliant(sphere, X_WA, sphere, X_WB);
+    const ContactSurface ba = ComputeContactSurfaceCompliant(sphere, X_WB, sphere, X_WA);
+    EXPECT_NEAR(ab.Area(), ba.Area(), 1e-14);
+    EXPECT_NEAR((ab.Force() + ba.Force()).norm(), 0, 1e-12 * force);
+    const double h2 = 1.0 / (k * k);
+    const double area_err = (area - ab.Area()) / area,
+                 force_err = (force - ab.NormalForceSum()) / force;
+    EXPECT_GT(area_err, 0);  // the meshes lie inside their balls: a smaller lens
+    EXPECT_GT(force_err, 0);
+    EXPECT_LT(area_err, 2.5 * h2);
+    EXPECT_LT(force_err, 3.5 * h2);
+    if (previous > 0) {
+      EXPECT_GT(previous / force_err, 2.5);
+    }
+    previous = force_err;
+    // The force is along the line of centres, from A into B.
+    EXPECT_GT(ab.Force().normalized().dot(axis), 1 - 1e-3);
+  }
+}
+
 // Two equal compliant boxes (half extents a, b, c, modulus E), B on top of A, overlapping by d
 // in z, either aligned (s = 0) or offset sideways by s > d in x and y. Over the overlap rectangle
 // W × H = (2a − s) × (2b − s):
