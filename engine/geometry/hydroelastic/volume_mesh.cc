@@ -70,19 +70,22 @@ void AddTet(VolumeMesh* mesh, int a, int b, int c, int d, double min_volume) {
 
 // ---- Medial-axis meshes of convex polytopes with a uniform inward offset (box, prism) ----
 
-// A face of the outer polytope: corners V (CCW from outside), the matching corners W of the
-// polytope offset inward by the maximal depth m, and the face plane n·x = offset (n outward).
+// A patch of a face of the outer polytope: corners V (in cyclic order), their images W on the
+// polytope offset inward by the maximal depth m (the affine map taking the face onto its inner
+// face), and the face's plane n·x = offset (n outward).
 struct OffsetFace {
   std::vector<Vec3> outer, inner;
   Vec3 normal;
   double offset = 0;
 };
 
-// The region of face F (the points whose nearest face is F) is the convex hull of F and its
-// inner face: its boundary is F, the inner face and the quads (V_i, V_i+1, W_i+1, W_i) on the
-// bisector planes with the neighbouring faces. Every region polygon is split into triangles
-// around its corner average (the same points on both sides of a shared polygon, so the mesh
-// conforms), and the region is a fan of tets from its own corner average. e = (offset − n·x)/m.
+// The region of a face (the points whose nearest face it is) is the convex hull of the face and
+// its inner face, bounded by the quads (V_i, V_i+1, W_i+1, W_i) on the bisector planes with the
+// neighbouring faces; the patches of a face cut it into frustums (patch, image), whose side quads
+// are planar (each patch edge is parallel to its image). Every frustum polygon is split into
+// triangles around its corner average (the same points on both sides of a shared polygon, so the
+// mesh conforms), and the frustum is a fan of tets from its own corner average. In the region,
+// e = (offset − n·x)/m: the normalized distance to the face, linear.
 VolumeMesh MakeOffsetPolytopeMesh(const std::vector<OffsetFace>& faces, double depth,
                                   double scale) {
   VolumeMesh mesh;
