@@ -58,38 +58,18 @@ class TetBvh {
   // visit(t) for every tet whose box overlaps `box` (mesh frame).
   template <class Visit>
   void Query(const Aabb& box, Visit&& visit) const {
-    if (nodes_.empty()) return;
-    std::vector<int> stack{0};
-    while (!stack.empty()) {
-      const Node& n = nodes_[stack.back()];
-      stack.pop_back();
-      if (!n.box.Overlaps(box)) continue;
-      if (n.tet >= 0) {
-        visit(n.tet);
-      } else {
-        stack.push_back(n.left);
-        stack.push_back(n.right);
-      }
-    }
+    Traverse([&](const Aabb& node) { return !node.Overlaps(box); }, visit);
   }
 
   // visit(t) for every tet whose box reaches into the half-space n·x <= offset (mesh frame).
   template <class Visit>
   void QueryHalfSpace(const Vec3& normal, double offset, Visit&& visit) const {
-    if (nodes_.empty()) return;
-    std::vector<int> stack{0};
-    while (!stack.empty()) {
-      const Node& n = nodes_[stack.back()];
-      stack.pop_back();
-      const double lowest = normal.dot(n.box.Centre()) - normal.cwiseAbs().dot(n.box.HalfExtents());
-      if (lowest > offset) continue;
-      if (n.tet >= 0) {
-        visit(n.tet);
-      } else {
-        stack.push_back(n.left);
-        stack.push_back(n.right);
-      }
-    }
+    const Vec3 abs_normal = normal.cwiseAbs();
+    Traverse(
+        [&](const Aabb& node) {
+          return normal.dot(node.Centre()) - abs_normal.dot(node.HalfExtents()) > offset;
+        },
+        visit);
   }
 
   // visit(t_this, t_other) for every pair of tets whose boxes overlap; X_AB is the pose of the
@@ -121,6 +101,25 @@ class TetBvh {
   }
 
  private:
+  // Depth-first walk: subtrees whose box `culled(box)` rejects are skipped, visit(t) is called
+  // for every leaf tet reached.
+  template <class Culled, class Visit>
+  void Traverse(Culled&& culled, Visit&& visit) const {
+    if (nodes_.empty()) return;
+    std::vector<int> stack{0};
+    while (!stack.empty()) {
+      const Node& n = nodes_[stack.back()];
+      stack.pop_back();
+      if (culled(n.box)) continue;
+      if (n.tet >= 0) {
+        visit(n.tet);
+      } else {
+        stack.push_back(n.left);
+        stack.push_back(n.right);
+      }
+    }
+  }
+
   int Build(const VolumeMesh& mesh, std::vector<int>& order, const std::vector<Vec3>& centroid,
             int begin, int end);
   std::vector<Node> nodes_;
