@@ -176,6 +176,8 @@ std::string RunSummary::ToJson() const {
   j["final_potential_energy"] = Number(final_potential_energy);
   j["final_energy"] = Number(final_energy);
   j["max_penetration"] = Number(max_penetration);
+  j["max_pressure"] = Number(max_pressure);
+  j["max_faces"] = max_faces;
   if (!std::isnan(position_error_rms)) j["position_error_rms"] = Number(position_error_rms);
   if (stopped_at_step >= 0) {
     j["stopped_at_step"] = stopped_at_step;
@@ -320,6 +322,8 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
                             (st.message.empty() ? "" : ": " + st.message);
     }
     summary.max_penetration = std::max(summary.max_penetration, m.max_penetration);
+    summary.max_pressure = std::max(summary.max_pressure, m.max_pressure);
+    summary.max_faces = std::max(summary.max_faces, m.num_faces);
     summary.final_kinetic_energy = m.kinetic_energy;
     summary.final_potential_energy = m.potential_energy;
     if (!reference.empty() && !stuck) {
@@ -365,6 +369,11 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["solve_ms"] = Number(st.solve_ms);
       j["step_ms"] = Number(rec.timings.total_ms);
       j["max_penetration"] = Number(m.max_penetration);
+      // Pressure-field contact: patches, faces (contacts that stand for a face) and the largest
+      // face pressure [Pa]; zero without compliant geometry.
+      j["patches"] = m.num_patches;
+      j["faces"] = m.num_faces;
+      j["max_pressure"] = Number(m.max_pressure);
       j["kinetic_energy"] = Number(m.kinetic_energy);
       j["potential_energy"] = Number(m.potential_energy);
       j["total_energy"] = Number(m.kinetic_energy + m.potential_energy);

@@ -39,6 +39,8 @@ struct RunSummary {
   double final_potential_energy = 0;  // [J]
   double final_energy = 0;            // [J]
   double max_penetration = 0;         // over all steps [m]
+  double max_pressure = 0;            // largest pressure-field face pressure p0 over all steps [Pa]
+  int max_faces = 0;                  // most pressure-field faces in one step
   // Steps with a divergence warning, and the count of each warning (StepWarning order).
   int steps_with_warnings = 0;
   std::array<int, kNumStepWarnings> warning_counts{};
@@ -96,7 +98,8 @@ int RunStepCount(const Scene& scene, const RunOptions& options);
 //     warnings (names of the divergence warnings, [] when none), warning_message (when any),
 //     energy_change, energy_allowance, penetration_ratio, speed_ratio (the figures behind the
 //     warnings, StepDiagnostics), momentum_error, complementarity_error, cost, solve_ms,
-//     step_ms, max_penetration, kinetic_energy, potential_energy, total_energy,
+//     step_ms, max_penetration, patches, faces, max_pressure (pressure-field contact),
+//     kinetic_energy, potential_energy, total_energy,
 //     mean_stiction_slip, stiction_slip_bound (σ μ_max δt ‖g‖), ncp_residual (engine/inspect/metrics.h,
 //     compliant model; when it cannot be computed, e.g. an A block is not SPD after a failed
 //     step, it is omitted and ncp_residual_error says why), free_motion_iterations,

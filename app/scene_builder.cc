@@ -174,7 +174,7 @@ const std::vector<std::string> kBodyKeys = {
     "position",       "rotation",       "velocity",   "angular_velocity",
     "joint_position", "joint_velocity", "prescribed", "geoms"};
 const std::vector<std::string> kGeomCommonKeys = {"name",     "shape", "material", "position",
-                                                  "rotation", "color", "collide"};
+                                                  "rotation", "color", "collide", "hydroelastic"};
 
 std::vector<std::string> GeomKeys(const std::string& shape) {
   std::vector<std::string> keys = kGeomCommonKeys;
@@ -336,6 +336,9 @@ class SceneBuilder {
       }
       Material m;
       m.name = name;
+      if (auto h = in_.Get(item, "hydroelastic")) {
+        in_.CheckKeys(*h, TableKeys(MaterialTable(), {}, "hydroelastic"));
+      }
       in_.ReadParams(item, MaterialTable(), &m);
       if (name == "default") {
         model_->materials[0] = m;
@@ -364,7 +367,13 @@ class SceneBuilder {
     std::set<std::pair<int, int>> seen;
     for (size_t i = 0; i < list->node.size(); ++i) {
       Field item{list->node[i], Child(list->path, std::to_string(i))};
-      in_.CheckKeys(item, TableKeys(MaterialTable(), {"materials"}));
+      // A pair takes the material keys except the per-geometry hydroelastic values, and
+      // `contact: point | hydroelastic` (hydroelastic: the default, by field when a side is
+      // compliant).
+      std::vector<std::string> pair_keys = TableKeys(MaterialTable(), {"materials", "contact"});
+      pair_keys.erase(std::remove(pair_keys.begin(), pair_keys.end(), "hydroelastic"),
+                      pair_keys.end());
+      in_.CheckKeys(item, pair_keys);
       Field mats = in_.Require(item, "materials", "a list of two material names");
       if (!mats.node.IsSequence() || mats.node.size() != 2) {
         in_.Fail(mats, "expected a list of two material names, got " + Describe(mats.node));
@@ -380,6 +389,9 @@ class SceneBuilder {
       po.values = CombineMaterials(model_->materials[po.material_a],
                                    model_->materials[po.material_b]);
       in_.ReadParams(item, MaterialTable(), &po.values);
+      if (auto c = in_.Get(item, "contact")) {
+        po.point_contact = in_.Choice(*c, {"point", "hydroelastic"}) == "point";
+      }
       model_->pair_overrides.push_back(po);
     }
   }
@@ -634,6 +646,19 @@ class SceneBuilder {
         g.color = Vec4(c[0], c[1], c[2], c.size() == 4 ? c[3] : 1.0);
       }
       g.collide = in_.Bool(gf, "collide", true);
+      if (auto h = in_.Get(gf, "hydroelastic")) {
+        // The material table's ranges; a value not given here stays the material's.
+        in_.CheckKeys(*h, TableKeys(MaterialTable(), {}, "hydroelastic"));
+        Material tmp;
+        tmp.hydroelastic_modulus = tmp.hydroelastic_resolution = -1;
+        in_.ReadParams(gf, MaterialTable(), &tmp);
+        g.hydroelastic_modulus = tmp.hydroelastic_modulus;
+        g.hydroelastic_resolution = tmp.hydroelastic_resolution;
+        if (shape == "half_space" && g.hydroelastic_modulus > 0) {
+          in_.Fail(*h, "a half_space cannot be compliant: it is rigid in hydroelastic contact "
+                       "(give the other geometry a modulus)");
+        }
+      }
       const Range length_range = LeftOpen(0, 1e4);
       if (shape == "half_space") {
         g.shape.type = ShapeType::kHalfSpace;

@@ -555,9 +555,15 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
   std::sort(candidate_pairs_.begin(), candidate_pairs_.end());
 
   double max_pair_margin = margin;
+  hydro_pairs_.clear();
+  const bool any_hydro = hydro_geoms_.size() == static_cast<size_t>(ng);
   for (const auto& [gi, gj] : candidate_pairs_) {
     const Geom& a = m.geoms[gi];
     const Geom& b = m.geoms[gj];
+    if (any_hydro && (hydro_geoms_[gi] || hydro_geoms_[gj]) && m.PairIsHydroelastic(gi, gj)) {
+      hydro_pairs_.emplace_back(gi, gj);
+      continue;
+    }
     points_.clear();
     const double margin_ij = pair_margin(gi, gj);
     max_pair_margin = std::max(max_pair_margin, margin_ij);

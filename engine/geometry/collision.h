@@ -86,6 +86,15 @@ class CollisionDetector {
                     CollisionStats* stats = nullptr,
                     const SpeculativeMargin* speculative = nullptr);
 
+  // Pressure-field pairs. With `hydroelastic` set (one entry per geom), FindContacts gives no
+  // points for the broad-phase pairs with Model::PairIsHydroelastic and lists them instead in
+  // hydroelastic_pairs() (geom indices, first < second, sorted); the caller computes their
+  // contact surfaces. Empty (the default): every pair is a point-contact pair.
+  void SetHydroelasticPairs(std::vector<char> hydroelastic_geoms) {
+    hydro_geoms_ = std::move(hydroelastic_geoms);
+  }
+  const std::vector<std::pair<int, int>>& hydroelastic_pairs() const { return hydro_pairs_; }
+
  private:
   const Model* model_;
   std::vector<std::pair<int, int>> candidate_pairs_;  // scratch
@@ -95,6 +104,8 @@ class CollisionDetector {
   std::vector<int> half_spaces_, others_;
   std::vector<Vec3> lo_, hi_;
   std::vector<ContactPoint> points_;                  // scratch
+  std::vector<char> hydro_geoms_;                     // per geom: compliant (may pair by field)
+  std::vector<std::pair<int, int>> hydro_pairs_;      // output of FindContacts
 };
 
 // World pose of a geometry given body poses.

@@ -20,6 +20,10 @@ struct Contact {
   double dissipation_time = 0;   // τ_d [s]
   double friction = 0;           // μ [-]
   double hunt_crossley_dissipation = 0;  // d [s/m] (Hunt–Crossley contact models)
+  // Pressure-field contact (engine/geometry/hydroelastic/): the face of StepRecord::surfaces
+  // this point stands for (its centroid, k = A_e g, φ = −p0/g); -1 for a point contact. The
+  // stiffness of a face comes from its field, not from the materials.
+  int surface = -1, face = -1;
 };
 
 }  // namespace contactlab

@@ -51,8 +51,15 @@ void SetStepCountIfAvailable(S* sim, int n) {
 }  // namespace
 
 std::size_t ApproximateRecordBytes(const StepRecord& r) {
+  std::size_t surfaces = r.surfaces.size() * sizeof(ContactSurface);
+  for (const ContactSurface& s : r.surfaces) {
+    surfaces += s.faces.size() * sizeof(ContactFace);
+    for (const ContactFace& f : s.faces) {
+      surfaces += f.polygon.size() * sizeof(Vec3) + f.pressure.size() * sizeof(double);
+    }
+  }
   return sizeof(StepRecord) + Bytes(r.before) + Bytes(r.after) +
-         r.contacts.size() * sizeof(Contact) + Bytes(r.problem) + Bytes(r.result);
+         r.contacts.size() * sizeof(Contact) + surfaces + Bytes(r.problem) + Bytes(r.result);
 }
 
 History::History(int max_steps, std::size_t max_bytes)

@@ -34,6 +34,21 @@ ParamTable<Material> MakeMaterialTable() {
                    "Hunt–Crossley dissipation of the lagged and similar models, f_n = k x (1 + d "
                    "ẋ)₊ (seed 004, eq. 13); unused by the linear model."),
           0, 100)),
+      Bind<&Material::hydroelastic_modulus>(Slider(
+          Describe(RealParam("hydroelastic.modulus", 0, kClosed, 1e15, kClosed, 0, kLog), "E",
+                   "Pa",
+                   "Hydroelastic modulus: a geometry with E > 0 is compliant and touches along "
+                   "pressure-field contact surfaces (p = E · extent, docs/hydroelastic.md); 0: "
+                   "point contact. Pair overrides ignore it."),
+          1e3, 1e10)),
+      Bind<&Material::hydroelastic_resolution>(Advanced(Slider(
+          Describe(RealParam("hydroelastic.resolution", 0, kClosed, 1e3, kClosed, 0, kLog), "h",
+                   "m",
+                   "Tet size hint of a compliant geometry's volume mesh (and of a curved rigid "
+                   "geometry's tessellation against it); 0: automatic (half a sphere's radius, a "
+                   "box's smallest half extent; docs/hydroelastic.md). Takes effect when the "
+                   "mesh is next built."),
+          1e-4, 1))),
   };
   return t;
 }

@@ -261,6 +261,52 @@ ContactValues Model::PairContactValues(int geom_a, int geom_b) const {
   return CombineContactValues(materials[ma], materials[mb]);
 }
 
+HydroelasticProperties Model::GeomHydroelastic(int geom) const {
+  const Geom& g = geoms[geom];
+  const Material& m = materials[g.material];
+  HydroelasticProperties h;
+  h.modulus = g.hydroelastic_modulus >= 0 ? g.hydroelastic_modulus : m.hydroelastic_modulus;
+  h.resolution =
+      g.hydroelastic_resolution >= 0 ? g.hydroelastic_resolution : m.hydroelastic_resolution;
+  if (!(h.resolution > 0)) h.resolution = DefaultHydroelasticResolution(g.shape);
+  if (g.shape.type == ShapeType::kHalfSpace) h.modulus = 0;  // a half-space is always rigid
+  return h;
+}
+
+bool Model::PairIsHydroelastic(int geom_a, int geom_b) const {
+  if (!GeomHydroelastic(geom_a).compliant() && !GeomHydroelastic(geom_b).compliant()) {
+    return false;
+  }
+  const int ma = geoms[geom_a].material;
+  const int mb = geoms[geom_b].material;
+  for (const PairOverride& o : pair_overrides) {
+    if ((o.material_a == ma && o.material_b == mb) || (o.material_a == mb && o.material_b == ma)) {
+      return !o.point_contact;
+    }
+  }
+  return true;
+}
+
+double DefaultHydroelasticResolution(const Shape& shape) {
+  switch (shape.type) {
+    case ShapeType::kHalfSpace: return 1.0;
+    case ShapeType::kSphere:
+    case ShapeType::kCapsule: return 0.5 * shape.radius;
+    case ShapeType::kCylinder: return 0.5 * std::min(shape.radius, 2 * shape.half_length);
+    case ShapeType::kBox: return shape.half_extents.minCoeff();
+    case ShapeType::kConvexMesh: {
+      if (!shape.hull || shape.hull->vertices.empty()) return 1.0;
+      Vec3 lo = shape.hull->vertices.front(), hi = lo;
+      for (const Vec3& p : shape.hull->vertices) {
+        lo = lo.cwiseMin(p);
+        hi = hi.cwiseMax(p);
+      }
+      return std::max(0.25 * (hi - lo).minCoeff(), 1e-6);
+    }
+  }
+  return 1.0;
+}
+
 namespace {
 // Finite values, strictly increasing knots, a positive square-wave period and duty in [0, 1].
 bool SignalIsValid(const Signal& s) {
@@ -459,6 +505,18 @@ void Model::Finalize() {
       case ShapeType::kConvexMesh:
         if (!s.hull || s.hull->vertices.empty()) Fail(what, "convex mesh has no hull vertices");
         break;
+    }
+    // Per-geometry hydroelastic values: negative means "the material's"; otherwise the
+    // material table's ranges apply.
+    if (std::isnan(geom.hydroelastic_modulus) || std::isnan(geom.hydroelastic_resolution)) {
+      Fail(what, "hydroelastic modulus and resolution must not be NaN");
+    }
+    Material hm = materials[geom.material];
+    if (geom.hydroelastic_modulus >= 0) hm.hydroelastic_modulus = geom.hydroelastic_modulus;
+    if (geom.hydroelastic_resolution >= 0) hm.hydroelastic_resolution = geom.hydroelastic_resolution;
+    MaterialTable().Validate(hm, "geom '" + geom.name + "'");
+    if (s.type == ShapeType::kHalfSpace && geom.hydroelastic_modulus > 0) {
+      Fail(what, "a half_space cannot be compliant (hydroelastic modulus must be 0)");
     }
   }
 

@@ -33,12 +33,22 @@ struct Material {
   // d [s/m], Hunt–Crossley dissipation of the lagged and similar contact models (seed 004,
   // eq. 13: f_n = k x (1 + d ẋ)₊); unused by the linear model. (>= 0)
   double hunt_crossley_dissipation = 10.0;
+  // Pressure-field (hydroelastic) contact, `hydroelastic: {modulus, resolution}` (docs/
+  // hydroelastic.md). A geometry with a positive modulus E [Pa] is compliant: it gets a tet mesh
+  // whose pressure p = E · extent grows from 0 on its surface, and any pair with a compliant side
+  // touches along a contact surface instead of at points. 0: not compliant. Geom may override
+  // both values. The resolution is the tet size hint [m]; 0 picks DefaultHydroelasticResolution.
+  // Not combined per pair (a pair override's values are unused).
+  double hydroelastic_modulus = 0;
+  double hydroelastic_resolution = 0;
 };
 
 // Explicit values for one pair of materials, overriding the combination rules.
 struct PairOverride {
   int material_a = -1, material_b = -1;
   Material values;  // name unused
+  // `contact: point`: the pair uses point contact even when a side is compliant.
+  bool point_contact = false;
 };
 
 // Combination rules (documented in docs/scene_format.md):
@@ -90,7 +100,23 @@ struct Geom {
   int material = 0;   // index into Model::materials
   Vec4 color = Vec4(0.7, 0.7, 0.75, 1.0);
   bool collide = true;
+  // Per-geometry `hydroelastic:` values; negative: the material's (Model::GeomHydroelastic).
+  double hydroelastic_modulus = -1;     // [Pa]
+  double hydroelastic_resolution = -1;  // [m]
 };
+
+// The hydroelastic values a geometry uses (its own, else its material's; the resolution made
+// concrete by DefaultHydroelasticResolution when 0).
+struct HydroelasticProperties {
+  double modulus = 0;     // E [Pa]; 0: not compliant
+  double resolution = 0;  // tet size hint [m], > 0
+  bool compliant() const { return modulus > 0; }
+};
+
+// Resolution used when none is given: half the radius of a sphere, capsule or cylinder (capped
+// by the cylinder's half-height), the smallest half extent of a box, a quarter of the smallest
+// extent of a convex mesh's bounding box; 1 for a half-space (which is never meshed).
+double DefaultHydroelasticResolution(const Shape& shape);
 
 // Scalar signal of time, used for actuator setpoints.
 struct Signal {
@@ -216,6 +242,11 @@ struct Model {
   Material PairMaterial(int geom_a, int geom_b) const;
   // The same values without building the name (per contact, every step).
   ContactValues PairContactValues(int geom_a, int geom_b) const;
+  // Hydroelastic values of a geometry (HydroelasticProperties).
+  HydroelasticProperties GeomHydroelastic(int geom) const;
+  // True when the pair touches by pressure field: a side is compliant and no pair override asks
+  // for point contact.
+  bool PairIsHydroelastic(int geom_a, int geom_b) const;
   // Tree of a body's dofs, or -1 if the body has none (world, static, prescribed, welded).
   int BodyTree(int body) const { return body < 0 ? -1 : bodies[body].tree; }
 };

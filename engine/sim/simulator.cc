@@ -5,12 +5,15 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
+#include <tuple>
 #include <stdexcept>
 #include <utility>
 
 #include <Eigen/Cholesky>
 
+#include "engine/geometry/hydroelastic/face_constraints.h"
 #include "engine/multibody/load.h"
 #include "engine/sim/param_tables.h"
 #include "engine/solvers/common/sap_supernodal.h"
@@ -191,7 +194,109 @@ Simulator::Simulator(Model model, StepSettings settings)
     body_radius_[g.body] = std::max(body_radius_[g.body], d);
   }
   geom_half_thickness_ = GeomHalfThicknesses(model_);
+  SyncHydroelastic();
   Reset();
+}
+
+void Simulator::SyncHydroelastic() {
+  const int ng = static_cast<int>(model_.geoms.size());
+  hydro_.resize(ng);
+  // Fast path, every step: nothing is or was compliant.
+  auto modulus_of = [&](int g) {
+    const Geom& geom = model_.geoms[g];
+    if (!geom.collide || geom.shape.type == ShapeType::kHalfSpace) return 0.0;
+    return geom.hydroelastic_modulus >= 0 ? geom.hydroelastic_modulus
+                                          : model_.materials[geom.material].hydroelastic_modulus;
+  };
+  bool changed = false;
+  for (int g = 0; g < ng; ++g) {
+    const HydroGeometry& hg = hydro_[g];
+    const bool was = hg.built && hg.shape.is_compliant();
+    const double e = modulus_of(g);
+    if ((e > 0) != was || (was && (e != hg.built_with.modulus ||
+                                   model_.GeomHydroelastic(g).resolution !=
+                                       hg.built_with.resolution))) {
+      changed = true;
+      break;
+    }
+  }
+  if (!changed) return;
+
+  std::vector<char> compliant(ng, 0);
+  any_compliant_ = false;
+  // Geometries with the same shape and values share one mesh (a pile of equal bodies).
+  using Key = std::tuple<int, double, double, double, double, double, const void*, double, double>;
+  std::map<Key, std::shared_ptr<const CompliantGeometry>> built;
+  for (int g = 0; g < ng; ++g) {
+    HydroGeometry& hg = hydro_[g];
+    if (!(modulus_of(g) > 0)) {
+      // Rigid: its surface is built on first use; a geometry that was compliant is rebuilt.
+      if (hg.built && hg.shape.is_compliant()) hg = HydroGeometry{};
+      continue;
+    }
+    const HydroelasticProperties h = model_.GeomHydroelastic(g);
+    const Shape& sh = model_.geoms[g].shape;
+    const Key key(static_cast<int>(sh.type), sh.radius, sh.half_length, sh.half_extents.x(),
+                  sh.half_extents.y(), sh.half_extents.z(), sh.hull.get(), h.modulus,
+                  h.resolution);
+    compliant[g] = 1;
+    any_compliant_ = true;
+    if (hg.built && hg.shape.is_compliant() && hg.built_with.modulus == h.modulus &&
+        hg.built_with.resolution == h.resolution) {
+      built.emplace(key, hg.shape.compliant);
+      continue;
+    }
+    auto it = built.find(key);
+    std::shared_ptr<const CompliantGeometry> mesh;
+    if (it != built.end()) {
+      mesh = it->second;
+    } else {
+      try {
+        mesh = MakeCompliantGeometry(sh, h.modulus, h.resolution);
+      } catch (const std::exception& e) {
+        throw std::invalid_argument("geom '" + model_.geoms[g].name +
+                                    "': cannot build its hydroelastic mesh: " + e.what());
+      }
+      built.emplace(key, mesh);
+    }
+    hg = HydroGeometry{};
+    hg.built_with = h;
+    hg.shape.compliant = std::move(mesh);
+    hg.built = true;
+  }
+  collision_->SetHydroelasticPairs(any_compliant_ ? std::move(compliant) : std::vector<char>{});
+}
+
+const HydroelasticShape& Simulator::HydroShape(int geom) {
+  HydroGeometry& hg = hydro_[geom];
+  if (!hg.built) {
+    const HydroelasticProperties h = model_.GeomHydroelastic(geom);
+    hg.shape = MakeHydroelasticShape(model_.geoms[geom].shape, false, 0, h.resolution);
+    hg.built_with = h;
+    hg.built_with.modulus = 0;
+    hg.built = true;
+  }
+  return hg.shape;
+}
+
+void Simulator::AddHydroelasticContacts(const std::vector<Pose>& X_WB, StepRecord* rec) {
+  rec->surfaces.clear();
+  if (!any_compliant_) return;
+  for (const auto& [gi, gj] : collision_->hydroelastic_pairs()) {
+    const Geom& a = model_.geoms[gi];
+    const Geom& b = model_.geoms[gj];
+    ContactSurface surface = ComputeContactSurface(HydroShape(gi), GeomPose(a, X_WB), gi,
+                                                   HydroShape(gj), GeomPose(b, X_WB), gj);
+    if (!surface.faces.empty()) rec->surfaces.push_back(std::move(surface));
+  }
+  for (const HydroFaceConstraint& f : MakeFaceConstraints(rec->surfaces)) {
+    Contact c = ToPointContact(f);
+    c.body_a = model_.geoms[f.geom_a].body;
+    c.body_b = model_.geoms[f.geom_b].body;
+    c.surface = f.surface;
+    c.face = f.face;
+    rec->contacts.push_back(c);
+  }
 }
 
 void Simulator::BodySurfaceSpeeds(const KinematicsCache& kin, const VecX& v,
@@ -641,13 +746,15 @@ const StepRecord& Simulator::Step() {
   // impacts from a third body.
   double margin = settings_.contact_margin;
   if (settings_.speculative_margin) BodySurfaceSpeeds(kin, state_.v, &scratch_.speculative);
+  SyncHydroelastic();  // materials may have been edited since the last step
   CollisionStats collision_stats;
   collision_->FindContacts(kin.X_WB, margin, &rec.contacts, &collision_stats,
                            settings_.speculative_margin ? &scratch_.speculative : nullptr);
   margin = collision_stats.max_pair_margin;
+  AddHydroelasticContacts(kin.X_WB, &rec);
   for (Contact& c : rec.contacts) {
     const ContactValues mat = model_.PairContactValues(c.geom_a, c.geom_b);
-    c.stiffness = mat.stiffness;
+    if (c.surface < 0) c.stiffness = mat.stiffness;  // a face's k = A_e g is its own
     c.dissipation_time = mat.dissipation_time;
     c.friction = mat.friction;
     c.hunt_crossley_dissipation = mat.hunt_crossley_dissipation;
@@ -765,6 +872,15 @@ const StepRecord& Simulator::Step() {
     rec.metrics.mean_stiction_slip = n > 0 ? slip / n : 0.0;
   }
   rec.metrics.num_loaded_contacts = CountLoadedContacts(rec.problem, rec.result);
+  rec.metrics.num_patches = static_cast<int>(rec.surfaces.size());
+  rec.metrics.num_faces = 0;
+  rec.metrics.max_pressure = 0;
+  for (const Contact& c : rec.contacts) {
+    if (c.surface < 0) continue;
+    ++rec.metrics.num_faces;
+    rec.metrics.max_pressure =
+        std::max(rec.metrics.max_pressure, rec.surfaces[c.surface].faces[c.face].p0);
+  }
   rec.timings.total_ms = MsSince(t_start);
   return rec;
 }
@@ -777,7 +893,11 @@ StepMetrics Simulator::ComputeMetrics(const State& s, const std::vector<Contact>
   m.kinetic_energy = multibody_->KineticEnergy(kin, s.v);
   m.potential_energy = multibody_->PotentialEnergy(kin, s.q, settings_.gravity);
   double min_phi = 0;
-  for (const Contact& c : contacts) min_phi = std::min(min_phi, c.phi);
+  for (const Contact& c : contacts) {
+    // A pressure-field face's φ0 = −p0/g is not a depth (g → 0 at a box's edge strips, where
+    // the field grows sideways): faces are measured by their pressure instead (max_pressure).
+    if (c.surface < 0) min_phi = std::min(min_phi, c.phi);
+  }
   m.max_penetration = -min_phi;
   m.num_contacts = static_cast<int>(contacts.size());
   return m;
@@ -848,7 +968,18 @@ void Simulator::ComputeDiagnostics(const StepRecord& rec, const VecX* external_f
   for (const ConstraintData& cd : rec.problem.constraints) {
     if (cd.kind != ConstraintKind::kFrictionCone) continue;
     if (std::isfinite(cd.stiffness) && cd.stiffness > 0 && cd.phi0 < 0) {
-      elastic += 0.5 * cd.stiffness * cd.phi0 * cd.phi0;
+      double x0 = -cd.phi0;
+      const Contact* c = cd.source >= 0 && cd.source < static_cast<int>(rec.contacts.size())
+                             ? &rec.contacts[cd.source]
+                             : nullptr;
+      if (c && c->surface >= 0) {
+        // A face stores at most ½ f0 x with x no more than the pair's thickness (x0 = p0/g is
+        // unbounded where g → 0, at a box's edge strips).
+        double thick = std::numeric_limits<double>::infinity();
+        for (int geom : {c->geom_a, c->geom_b}) thick = std::min(thick, geom_half_thickness_[geom]);
+        if (std::isfinite(thick)) x0 = std::min(x0, 2 * thick);
+      }
+      elastic += 0.5 * cd.stiffness * -cd.phi0 * x0;
     }
     if (cd.bias.squaredNorm() > 0 && cd.first_row + 3 <= rec.result.gamma.size()) {
       injected += std::abs(rec.result.gamma.segment<3>(cd.first_row).dot(cd.bias));
@@ -904,7 +1035,7 @@ void Simulator::ComputeDiagnostics(const StepRecord& rec, const VecX* external_f
   double pen_ratio = 0;
   for (int i = 0; i < static_cast<int>(rec.contacts.size()); ++i) {
     const Contact& c = rec.contacts[i];
-    if (!(c.phi < 0)) continue;
+    if (!(c.phi < 0) || c.surface >= 0) continue;  // faces: by their extent, below
     if (model_.BodyTree(c.body_a) < 0 && model_.BodyTree(c.body_b) < 0) continue;
     double thick = std::numeric_limits<double>::infinity();
     for (int geom : {c.geom_a, c.geom_b}) {
@@ -919,8 +1050,39 @@ void Simulator::ComputeDiagnostics(const StepRecord& rec, const VecX* external_f
       deepest = i;
     }
   }
+  // Pressure-field faces: the extent e = p0/E of a compliant side is the normalized depth into
+  // it (0 on its surface, 1 at its deepest point: a box's mid-plane, a sphere's centre). Beyond
+  // kMaxExtent the overlap has reached the body's core, as a point contact past the
+  // half-thickness has.
+  constexpr double kMaxExtent = 0.9;
+  int deepest_face_surface = -1;
+  for (int si = 0; si < static_cast<int>(rec.surfaces.size()); ++si) {
+    const ContactSurface& surf = rec.surfaces[si];
+    double e_max = 0;
+    for (int geom : {surf.geom_a, surf.geom_b}) {
+      if (geom < 0 || geom >= static_cast<int>(hydro_.size()) ||
+          !hydro_[geom].shape.is_compliant()) {
+        continue;
+      }
+      const double modulus = hydro_[geom].built_with.modulus;
+      for (const ContactFace& f : surf.faces) e_max = std::max(e_max, f.p0 / modulus);
+    }
+    const double ratio = e_max / kMaxExtent;
+    if (ratio > pen_ratio) {
+      pen_ratio = ratio;
+      deepest_face_surface = si;
+      deepest = -1;
+    }
+  }
   d->penetration_ratio = pen_ratio;
-  if (pen_ratio > 1) {
+  if (pen_ratio > 1 && deepest_face_surface >= 0) {
+    const ContactSurface& surf = rec.surfaces[deepest_face_surface];
+    fire(StepWarning::kDeepPenetration)
+        << "contact surface " << model_.geoms[surf.geom_a].name << "/"
+        << model_.geoms[surf.geom_b].name << " reaches extent " << pen_ratio * kMaxExtent
+        << " of a compliant geometry (p0/E; allowed " << kMaxExtent
+        << "): the overlap has reached the body's core";
+  } else if (pen_ratio > 1) {
     const Contact& c = rec.contacts[deepest];
     auto name = [&](int body) {
       return body < 0 ? std::string("world") : model_.bodies[body].name;
@@ -975,7 +1137,9 @@ void Simulator::RefreshMaterials(const StepRecord& record, ContactProblem* probl
       continue;
     const Contact& c = record.contacts[cd.source];
     const ContactValues mat = model_.PairContactValues(c.geom_a, c.geom_b);
-    cd.stiffness = mat.stiffness;
+    // A face's stiffness is its field's (A_e g at the recorded configuration); a modulus edited
+    // since takes effect when the surface is next computed, i.e. from the next step.
+    cd.stiffness = c.surface >= 0 ? c.stiffness : mat.stiffness;
     cd.dissipation_time = mat.dissipation_time;
     cd.friction = mat.friction;
     cd.hunt_crossley_dissipation = mat.hunt_crossley_dissipation;

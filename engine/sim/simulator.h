@@ -11,6 +11,7 @@
 
 #include "engine/geometry/collision.h"
 #include "engine/geometry/contact.h"
+#include "engine/geometry/hydroelastic/contact_surface.h"
 #include "engine/contact/contact_problem.h"
 #include "engine/multibody/articulated_tree.h"
 #include "engine/multibody/multibody.h"
@@ -91,6 +92,12 @@ struct StepMetrics {
   int num_contacts = 0;
   int num_loaded_contacts = 0;  // cone constraints with a normal impulse γ_n > 0 in the solve
   double mean_stiction_slip = 0;  // mean ‖v_t‖ at stiction contacts [m/s]
+  // Pressure-field contact (StepRecord::surfaces): patches, their faces that became contacts
+  // (counted in num_contacts too) and the largest face pressure p0 [Pa]. max_penetration
+  // counts point contacts only (a face's φ0 = −p0/g is no depth).
+  int num_patches = 0;
+  int num_faces = 0;
+  double max_pressure = 0;
 };
 
 // Divergence warnings of a step. A warning does not change the step (the solver may well have
@@ -142,6 +149,10 @@ struct StepRecord {
   State before;                  // state at t^n
   State after;                   // state at t^{n+1}
   std::vector<Contact> contacts; // contacts at q0
+  // Pressure-field contact surfaces (patches) at q0, one per touching hydroelastic pair, faces
+  // oriented from geom_a into geom_b. The contacts with surface = i, face = e are its kept faces
+  // (a face whose gradient the recipe refuses has no contact).
+  std::vector<ContactSurface> surfaces;
   ContactProblem problem;
   SolverResult result;
   StepTimings timings;
@@ -265,6 +276,25 @@ class Simulator {
   void ComputeDiagnostics(const StepRecord& rec, const VecX* external_force, double ke0,
                           double pe0, StepDiagnostics* out) const;
   std::vector<double> geom_half_thickness_;  // per geom: half its smallest extent [m] (inf: plane)
+
+  // Pressure-field contact: per geometry, the values its shape was built with and the shape
+  // (compliant field or rigid surface) as the contact surfaces need it.
+  struct HydroGeometry {
+    HydroelasticProperties built_with;  // values of `shape` (modulus 0: rigid)
+    HydroelasticShape shape;
+    bool built = false;
+  };
+  // Builds the compliant geometries whose values changed since they were built (materials may
+  // be edited between steps) and tells the collision detector which geometries are compliant.
+  // Throws std::invalid_argument when a mesh cannot be built (the constructor's error path).
+  void SyncHydroelastic();
+  // The geometry's shape for a contact surface, built on first use (rigid sides are lazy).
+  const HydroelasticShape& HydroShape(int geom);
+  // Appends the contact surfaces of the collision query's hydroelastic pairs to rec->surfaces
+  // and one contact per kept face to rec->contacts.
+  void AddHydroelasticContacts(const std::vector<Pose>& X_WB, StepRecord* rec);
+  std::vector<HydroGeometry> hydro_;
+  bool any_compliant_ = false;
 
   Model model_;
   StepSettings settings_;
