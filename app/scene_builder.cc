@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "app/mesh_loader.h"
+#include "engine/geometry/hydroelastic/volume_mesh.h"
 #include "engine/sim/param_tables.h"
 
 namespace contactlab {
@@ -1110,6 +1111,20 @@ class SceneBuilder {
       model_->Finalize();
     } catch (const std::invalid_argument& e) {
       throw SceneError(rep_->file() + ": model: " + e.what());
+    }
+    // Compliant geometries whose mesh would be too large for the resolution asked for, named
+    // by their `hydroelastic` field (the simulator builds the meshes).
+    if (geom_fields_.size() == model_->geoms.size()) {
+      for (size_t g = 0; g < model_->geoms.size(); ++g) {
+        const HydroelasticProperties h = model_->GeomHydroelastic(static_cast<int>(g));
+        if (!h.compliant()) continue;
+        const std::string why = VolumeMeshSizeError(model_->geoms[g].shape, h.resolution);
+        if (why.empty()) continue;
+        const Field& gf = geom_fields_[g];
+        if (auto hf = in_.Get(gf, "hydroelastic")) in_.Fail(*hf, why);
+        in_.Fail(gf, why + " (resolution from material '" +
+                         model_->materials[model_->geoms[g].material].name + "')");
+      }
     }
     // Refused before any step allocates: the dense matrices of very large trees.
     if (const std::string why = CheckDenseTreeMemory(*model_, scene->settings); !why.empty()) {

@@ -122,6 +122,15 @@ std::array<Vec3, 4> TetVertices(const VolumeMesh& mesh, int t) {
   return {mesh.vertices[q[0]], mesh.vertices[q[1]], mesh.vertices[q[2]], mesh.vertices[q[3]]};
 }
 
+// A gradient component along a face normal within 1e-9 of the gradient's magnitude is round-off
+// of a field that grows parallel to the face (a box's edge strips, where the field is the
+// distance to a side): it is made exactly 0, so that such faces are treated alike (the recipe
+// skips them, face_constraints.h) instead of by the sign of the round-off.
+double TangentSnapped(double g_along_normal, double gradient_norm) {
+  return std::abs(g_along_normal) <= kTangentGradientFraction * gradient_norm ? 0.0
+                                                                              : g_along_normal;
+}
+
 // Builds a face from a polygon in A's frame (ordered about n_A, the normal in A's frame), with
 // pressures from A's tet `ta`. Returns false for a polygon without area.
 bool MakeFace(const std::vector<Vec3>& poly_A, const Vec3& n_A, const PressureField& field_a,
@@ -151,7 +160,7 @@ bool MakeFace(const std::vector<Vec3>& poly_A, const Vec3& n_A, const PressureFi
   face->centroid = X_WA.Apply(centroid);
   face->normal = X_WA.Rotate(n_A);
   face->p0 = std::max(0.0, field_a.PressureInTet(ta, centroid));
-  face->g_a = -field_a.Gradient(ta).dot(n_A);
+  face->g_a = TangentSnapped(-field_a.Gradient(ta).dot(n_A), field_a.Gradient(ta).norm());
   face->g_b = g_b;
   face->tet_a = ta;
   face->tet_b = tb;
@@ -365,7 +374,8 @@ ContactSurface ComputeContactSurfaceCompliant(const CompliantGeometry& a, const 
     if (poly.size() < 3) return;
     ClipToTet(&poly, xb, n_hat, 1e-12 * size, &scratch);
     ContactFace face;
-    if (MakeFace(poly, n_hat, a.field, ta, grad_b.dot(n_hat), tb, X_WA, size, &face))
+    if (MakeFace(poly, n_hat, a.field, ta, TangentSnapped(grad_b.dot(n_hat), grad_b.norm()), tb,
+                 X_WA, size, &face))
       out.faces.push_back(std::move(face));
   });
   return out;

@@ -75,6 +75,9 @@ struct ContactSurface {
 };
 
 constexpr double kRigidGradient = std::numeric_limits<double>::infinity();
+// |g| <= kTangentGradientFraction |∇p| is stored as g = 0 (the field grows parallel to the face;
+// what is left is round-off). The per-face recipe then skips the face.
+constexpr double kTangentGradientFraction = 1e-9;
 
 // Compliant A (pose X_WA) against the rigid half-space B (z <= 0 of frame X_WB).
 ContactSurface ComputeContactSurfaceHalfSpace(const CompliantGeometry& a, const Pose& X_WA,

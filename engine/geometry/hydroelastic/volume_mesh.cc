@@ -588,10 +588,10 @@ VolumeMesh MakeConvexVolumeMesh(const ConvexHull& hull, double resolution) {
   return RefineToResolution(std::move(mesh), resolution);
 }
 
-VolumeMesh MakeVolumeMesh(const Shape& shape, double resolution) {
-  // Refuse resolutions that would build millions of tets (memory and time) before building:
-  // the estimate 24 Π max(extent_i, h) / h³ bounds the builders' counts measured in
-  // tests/test_hydroelastic.cc (e.g. 82 000 against 29 744 for a sphere at h = R/8).
+// Refuses resolutions that would build millions of tets (memory and time) before building:
+// the estimate 24 Π max(extent_i, h) / h³ bounds the builders' counts measured in
+// tests/test_hydroelastic.cc (e.g. 82 000 against 29 744 for a sphere at h = R/8).
+std::string VolumeMeshSizeError(const Shape& shape, double resolution) {
   if (shape.type != ShapeType::kHalfSpace && resolution > 0 && std::isfinite(resolution)) {
     Vec3 ext;
     switch (shape.type) {
@@ -622,11 +622,17 @@ VolumeMesh MakeVolumeMesh(const Shape& shape, double resolution) {
          << ShapeTypeName(shape.type) << " of extents " << ext.x() << " x " << ext.y() << " x "
          << ext.z() << " m (about " << static_cast<long long>(estimate)
          << " tets estimated, limit " << static_cast<long long>(kMaxEstimatedTets)
-         << "); use a resolution of at least "
-         << std::cbrt(24 * ext.cwiseMax(Vec3::Constant(resolution)).prod() / kMaxEstimatedTets)
-         << " m";
-      throw std::invalid_argument(os.str());
+         << "); use a resolution of at least about "
+         << std::cbrt(24 * ext.prod() / kMaxEstimatedTets) << " m";
+      return os.str();
     }
+  }
+  return {};
+}
+
+VolumeMesh MakeVolumeMesh(const Shape& shape, double resolution) {
+  if (const std::string why = VolumeMeshSizeError(shape, resolution); !why.empty()) {
+    throw std::invalid_argument(why);
   }
   switch (shape.type) {
     case ShapeType::kSphere:

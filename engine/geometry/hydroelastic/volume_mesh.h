@@ -26,6 +26,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/common/math.h"
@@ -67,8 +68,13 @@ VolumeMesh MakeBoxVolumeMesh(const Vec3& half_extents, double resolution);
 VolumeMesh MakeCylinderVolumeMesh(double radius, double half_length, double resolution);
 VolumeMesh MakeCapsuleVolumeMesh(double radius, double half_length, double resolution);
 VolumeMesh MakeConvexVolumeMesh(const ConvexHull& hull, double resolution);
-// Dispatch on the shape type; throws std::invalid_argument for a half-space (no volume).
+// Dispatch on the shape type; throws std::invalid_argument for a half-space (no volume), and
+// with VolumeMeshSizeError's message for a resolution too fine for the shape.
 VolumeMesh MakeVolumeMesh(const Shape& shape, double resolution);
+// Empty, or why MakeVolumeMesh refuses `resolution` for `shape` before building: more than
+// 4 million tets estimated (24 Π max(extent_i, h) / h³, above every builder's count), with the
+// coarsest resolution that would be accepted.
+std::string VolumeMeshSizeError(const Shape& shape, double resolution);
 
 // Linear pressure field p = E · e over a volume mesh, with the per-tet gradient cached.
 class PressureField {
