@@ -225,6 +225,18 @@ TEST(Reproduce, SigmaSweepQuick) {
   ExpectAgrees(r, "slope of log cond(H) against log σ");
 }
 
+TEST(Reproduce, SoftBubbleGripperQuick) {
+  // One 6 s grip period of the pressure-field gripper (1200 steps, ≈1 s).
+  const ExperimentResult r = RunReproduceExperiment("soft_bubble_gripper", Quick());
+  ExpectAgrees(r, "failed steps");
+  ExpectAgrees(r, "mean Newton iterations per step");
+  ExpectAgrees(r, "max momentum error e_m");
+  ExpectAgrees(r, "pitch change while gripped at 16 N, t in [0.5, 4.5] s [deg]");
+  ExpectAgrees(r, "largest pitch change while the grip is 1 N, t in [4.5, 6] s [deg]");
+  EXPECT_GT(FindRow(r, "faces (contact constraints) per step while held at 16 N (mean)").value,
+            FindRow(r, "faces per step while slipping at 1 N (mean)").value);
+}
+
 TEST(Reproduce, RobotDishPileCompletes) {
   // 6 s of a 47-DOF arm + hand manipulating the dish pile (≈3 s wall time). Timing rows are not
   // asserted (machine load); the physics rows are.

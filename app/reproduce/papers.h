@@ -14,6 +14,7 @@ void SpringCylinder(Experiment& ex, const ReproduceOptions& opt);  // §VI-B
 void Clutter(Experiment& ex, const ReproduceOptions& opt);         // §VI-C
 void ClutterScaling(Experiment& ex, const ReproduceOptions& opt);  // §VI-C
 void SigmaSweep(Experiment& ex, const ReproduceOptions& opt);      // §VI-C
+void SoftBubbleGripper(Experiment& ex, const ReproduceOptions& opt);  // §VI-D
 
 // irrotational_paper.cc: seed 004, irrotational contact fields (Castro, Han, Masterjohn).
 void ConveyorBelt(Experiment& ex, const ReproduceOptions& opt);      // §IX-A

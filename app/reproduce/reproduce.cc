@@ -45,6 +45,9 @@ const ExperimentDef kExperiments[] = {
     {"sigma_sweep", "000", "Clutter: friction regularization σ sweep",
      "SAP paper §VI-C (Figs. 14-15)", "seed_000_sap.md §6.2", "σ = 1e-4, 1e-3, 1e-2; 2 s each",
      "σ = 1e-5 … 1e-1 (5 values); 5 s each", SigmaSweep},
+    {"soft_bubble_gripper", "000", "Soft-bubble gripper: slip control (pressure-field contact)",
+     "SAP paper §VI-D (Figs. 16-17)", "seed_000_sap.md §6.3", "6 s (one grip period)",
+     "12 s (two grip periods)", SoftBubbleGripper},
     // irrotational_paper.cc
     {"conveyor_belt", "004", "Oscillating conveyor belt (stick-slip)",
      "Irrotational contact fields §IX-A (Figs. 2-3)", "seed_004_irrotational.md §7 (IX-A)",
