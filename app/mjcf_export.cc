@@ -172,6 +172,15 @@ class Exporter {
       note(std::string("integrator ") + IntegratorName(scene_.settings.integrator) +
            " exported as MuJoCo's semi-implicit Euler");
     }
+    int compliant = 0;
+    for (int g = 0; g < static_cast<int>(m.geoms.size()); ++g) {
+      if (m.geoms[g].collide && m.GeomHydroelastic(g).compliant()) ++compliant;
+    }
+    if (compliant > 0) {
+      note(std::to_string(compliant) +
+           " compliant (hydroelastic) geometries exported as rigid geometry with point contact: "
+           "MuJoCo has no pressure-field contact");
+    }
     for (const Body& b : m.bodies) {
       if (!b.prescribed) continue;
       if (!b.motion.surface_velocity.isZero(0)) {

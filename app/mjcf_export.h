@@ -35,7 +35,8 @@
 //              MuJoCo 2.2.2 can read it (at most 1000 numbers per attribute, ~140 free bodies).
 // Not exported (listed in MjcfExport::notes when the scene uses them): contact stiffness and
 // dissipation (MuJoCo's default solref / solimp are used: a 0.02 s time constant, critically
-// damped, impedance 0.9-0.95), conveyor surface velocities, ContactLab integrators other than
+// damped, impedance 0.9-0.95), pressure-field (hydroelastic) contact (compliant geometries
+// become rigid point-contact geometry), conveyor surface velocities, ContactLab integrators other than
 // symplectic Euler, and the velocity of prescribed bodies (MuJoCo mocap bodies move by pose
 // only). MuJoCo 2.2.2 is single-threaded, so no thread setting is needed.
 #pragma once

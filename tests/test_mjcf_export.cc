@@ -472,6 +472,30 @@ generators:
   EXPECT_TRUE(noted);
 }
 
+TEST(MjcfExport, CompliantGeometryIsNotedAsPointContact) {
+  // MuJoCo has no pressure-field contact: the export says so instead of comparing silently.
+  const Scene s = ParseScene(R"(materials:
+  - {name: soft, hydroelastic: {modulus: 1e6}}
+bodies:
+  - {name: floor, static: true, geoms: [{shape: half_space}]}
+  - {name: a, mass: 1, position: [0, 0, 0.1], geoms: [{shape: sphere, radius: 0.05, material: soft}]}
+  - {name: b, mass: 1, position: [1, 0, 0.1], geoms: [{shape: sphere, radius: 0.05}]}
+)",
+                             "soft.yaml");
+  std::string found;
+  for (const std::string& n : ExportMjcf(s).notes) {
+    if (n.find("hydroelastic") != std::string::npos) found = n;
+  }
+  EXPECT_EQ(found.rfind("1 compliant", 0), 0u) << found;
+  const Scene rigid = ParseScene(R"(bodies:
+  - {name: b, mass: 1, position: [1, 0, 0.1], geoms: [{shape: sphere, radius: 0.05}]}
+)",
+                                 "rigid.yaml");
+  for (const std::string& n : ExportMjcf(rigid).notes) {
+    EXPECT_EQ(n.find("hydroelastic"), std::string::npos) << n;
+  }
+}
+
 TEST(MjcfExport, RejectsAnUnfinalizedScene) {
   SceneOptions o;
   o.finalize = false;
