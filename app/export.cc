@@ -1,5 +1,6 @@
 #include "app/export.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -53,6 +54,9 @@ Json StepJson(const StepRecord& r) {
   j["potential_energy"] = JNum(r.metrics.potential_energy);
   j["total_energy"] = JNum(TotalEnergy(r.metrics));
   j["mean_stiction_slip"] = JNum(r.metrics.mean_stiction_slip);
+  j["patches"] = r.metrics.num_patches;
+  j["faces"] = r.metrics.num_faces;
+  j["max_pressure"] = JNum(r.metrics.max_pressure);
   return j;
 }
 
@@ -166,14 +170,110 @@ One number per line, %.17g, so every value reads back exactly (numpy.loadtxt).
 
 SAP regularization from the physical data (paper Sec. V-B), with sigma, beta from problem.json:
   R_n = max(beta^2/(4 pi^2) w, 1/(dt k (dt + tau_d))),  R_t = sigma w,  v_hat_n = -phi0/(dt + tau_d)
+
+Pressure-field (hydroelastic) contact (docs/hydroelastic.md): each touching pair with a
+compliant side has a contact surface (patch) of polygonal faces, normals from geometry A into
+B. Each face whose gradient the recipe accepts is one friction cone (problem.json constraints
+with "patch" and "face" >= 0): g = 1/(1/g_a + 1/g_b), k = A_e g, phi0 = -p0/g, f0 = A_e p0.
+Both files have a header line, then comma-separated values (%.17g; "inf", "nan" as such);
+they are written with the header only when the step has no patch.
+  patches.csv  one row per patch:
+    patch, geom_a, geom_b, body_a, body_b (-1: world, or no face of the patch is a constraint),
+    faces (all faces), constraints (faces that are constraints), area [m^2] (sum A_e),
+    pressure_integral [N] (sum A_e p0), force_x/y/z [N] (sum A_e p0 n: force of A on B),
+    cop_x/y/z [m] (centre of pressure, sum A_e p0 c_e / sum A_e p0), max_pressure [Pa],
+    mean_pressure [Pa] (sum A_e p0 / sum A_e), gamma_n [N s] (sum of the normal impulses of
+    the patch's constraints; gamma_n / time_step is the solver's normal force)
+  faces.csv    one row per face, patches in order:
+    patch, face, constraint (index in problem.json constraints; -1: the face is no constraint),
+    centroid_x/y/z [m], normal_x/y/z (unit, A into B), area [m^2], p0 [Pa] (pressure at the
+    centroid), g_a, g_b [Pa/m] (each field's growth along the normal, inf on a rigid side),
+    k [N/m], phi0 [m], f0 [N], gamma_t1, gamma_t2, gamma_n [N s] (the constraint's values;
+    nan when the face is no constraint)
 )";
+
+// patches.csv and faces.csv of a step's contact surfaces (format in kReadme). The constraint of
+// a face is found through its contact (ConstraintData::source -> Contact::surface, face).
+void WriteSurfaceFiles(const StepRecord& record, const std::filesystem::path& dir) {
+  const ContactProblem& p = record.problem;
+  const SolverResult& r = record.result;
+  const int ns = static_cast<int>(record.surfaces.size());
+  // Per surface, per face: the constraint index (-1: none).
+  std::vector<std::vector<int>> constraint_of(ns);
+  for (int s = 0; s < ns; ++s) constraint_of[s].assign(record.surfaces[s].faces.size(), -1);
+  std::vector<int> body_a(ns, -1), body_b(ns, -1);
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    if (c.kind != ConstraintKind::kFrictionCone || c.source < 0 ||
+        c.source >= static_cast<int>(record.contacts.size())) {
+      continue;
+    }
+    const Contact& ct = record.contacts[c.source];
+    if (ct.surface < 0 || ct.surface >= ns || ct.face < 0 ||
+        ct.face >= static_cast<int>(constraint_of[ct.surface].size())) {
+      continue;
+    }
+    constraint_of[ct.surface][ct.face] = static_cast<int>(i);
+    body_a[ct.surface] = ct.body_a;
+    body_b[ct.surface] = ct.body_b;
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto gamma_row = [&](int ci, int k) {
+    if (ci < 0) return nan;
+    const Eigen::Index row = p.constraints[ci].first_row + k;
+    return row < r.gamma.size() ? r.gamma(row) : nan;
+  };
+
+  const std::filesystem::path pp = dir / "patches.csv";
+  std::ofstream fp = OpenOut(pp);
+  fp << "patch,geom_a,geom_b,body_a,body_b,faces,constraints,area,pressure_integral,force_x,"
+        "force_y,force_z,cop_x,cop_y,cop_z,max_pressure,mean_pressure,gamma_n\n";
+  const std::filesystem::path pf = dir / "faces.csv";
+  std::ofstream ff = OpenOut(pf);
+  ff << "patch,face,constraint,centroid_x,centroid_y,centroid_z,normal_x,normal_y,normal_z,"
+        "area,p0,g_a,g_b,k,phi0,f0,gamma_t1,gamma_t2,gamma_n\n";
+  for (int s = 0; s < ns; ++s) {
+    const ContactSurface& surf = record.surfaces[s];
+    int num_constraints = 0;
+    double max_p = 0, gamma_n = 0;
+    for (size_t e = 0; e < surf.faces.size(); ++e) {
+      const ContactFace& f = surf.faces[e];
+      const int ci = constraint_of[s][e];
+      max_p = e == 0 ? f.p0 : std::max(max_p, f.p0);
+      if (ci >= 0) {
+        ++num_constraints;
+        gamma_n += gamma_row(ci, 2);
+      }
+      const ConstraintData* c = ci >= 0 ? &p.constraints[ci] : nullptr;
+      ff << s << ',' << e << ',' << ci << ',' << Num(f.centroid.x()) << ','
+         << Num(f.centroid.y()) << ',' << Num(f.centroid.z()) << ',' << Num(f.normal.x()) << ','
+         << Num(f.normal.y()) << ',' << Num(f.normal.z()) << ',' << Num(f.area) << ','
+         << Num(f.p0) << ',' << Num(f.g_a) << ',' << Num(f.g_b) << ','
+         << Num(c ? c->stiffness : nan) << ',' << Num(c ? c->phi0 : nan) << ','
+         << Num(c ? f.area * f.p0 : nan) << ',' << Num(gamma_row(ci, 0)) << ','
+         << Num(gamma_row(ci, 1)) << ',' << Num(gamma_row(ci, 2)) << '\n';
+    }
+    const double area = surf.Area();
+    const double integral = surf.NormalForceSum();
+    const Vec3 force = surf.Force();
+    const Vec3 cop = surf.CentreOfPressure();
+    fp << s << ',' << surf.geom_a << ',' << surf.geom_b << ',' << body_a[s] << ',' << body_b[s]
+       << ',' << surf.faces.size() << ',' << num_constraints << ',' << Num(area) << ','
+       << Num(integral) << ',' << Num(force.x()) << ',' << Num(force.y()) << ','
+       << Num(force.z()) << ',' << Num(cop.x()) << ',' << Num(cop.y()) << ',' << Num(cop.z())
+       << ',' << Num(max_p) << ',' << Num(area > 0 ? integral / area : 0.0) << ','
+       << Num(gamma_n) << '\n';
+  }
+  CloseChecked(fp, pp);
+  CloseChecked(ff, pf);
+}
 
 }  // namespace
 
 void WriteHistoryCsv(const History& history, std::ostream& out) {
   out << "step,time,contacts,iterations,status,momentum_error,complementarity_error,cost,"
          "solve_ms,step_ms,max_penetration,kinetic_energy,potential_energy,total_energy,"
-         "mean_stiction_slip\n";
+         "mean_stiction_slip,patches,faces,max_pressure\n";
   for (int i = 0; i < history.size(); ++i) {
     const StepRecord& r = history.At(i);
     const SolverStats& s = r.result.stats;
@@ -183,7 +283,8 @@ void WriteHistoryCsv(const History& history, std::ostream& out) {
         << Num(r.timings.solve_ms) << ',' << Num(r.timings.total_ms) << ','
         << Num(r.metrics.max_penetration) << ',' << Num(r.metrics.kinetic_energy) << ','
         << Num(r.metrics.potential_energy) << ',' << Num(TotalEnergy(r.metrics)) << ','
-        << Num(r.metrics.mean_stiction_slip) << '\n';
+        << Num(r.metrics.mean_stiction_slip) << ',' << r.metrics.num_patches << ','
+        << r.metrics.num_faces << ',' << Num(r.metrics.max_pressure) << '\n';
   }
 }
 
@@ -304,6 +405,12 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
     for (int b = 0; b < c.num_blocks; ++b) trees.push_back(c.blocks[b].tree);
     jc["trees"] = trees;  // order of the Jacobian blocks (J = sum over these trees)
     jc["source"] = c.source;
+    if (cone && c.source >= 0 && c.source < static_cast<int>(record.contacts.size()) &&
+        record.contacts[c.source].surface >= 0) {
+      // A pressure-field face: its patch and face (rows of patches.csv and faces.csv).
+      jc["patch"] = record.contacts[c.source].surface;
+      jc["face"] = record.contacts[c.source].face;
+    }
     constraints.push_back(jc);
   }
   WriteValues(d / "mu.txt", mu);
@@ -312,6 +419,7 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
   WriteValues(d / "dissipation_time.txt", tau);
   WriteValues(d / "w.txt", w);
   WriteValues(d / "beta.txt", beta);
+  WriteSurfaceFiles(record, d);
 
   Json j;
   j["format"] = "contactlab-step-problem";
@@ -327,6 +435,13 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
     trees.push_back({{"v_start", p.tree_v_start[t]}, {"nv", p.tree_nv[t]}});
   j["trees"] = trees;
   j["constraints"] = constraints;
+  {
+    // Pressure-field contact: patches.csv and faces.csv hold the surfaces.
+    int faces = 0;
+    for (const ContactSurface& surf : record.surfaces) faces += static_cast<int>(surf.faces.size());
+    j["num_patches"] = static_cast<int>(record.surfaces.size());
+    j["num_faces"] = faces;
+  }
   j["conventions"] = {
       {"cost", "1/2 (v - v*)^T A (v - v*) + sum_i l_R,i(J_i v + b_i)"},
       {"contact_rows", "t1, t2, n (n from body A into body B, v_n > 0 separating)"},
@@ -404,7 +519,8 @@ const std::vector<std::string>& ExportStepFileNames() {
       "v0.txt", "guess.txt", "solution_v.txt", "bias.txt",
       "R.txt",  "v_hat.txt", "gamma.txt",      "vc.txt",
       "mu.txt", "phi0.txt",  "stiffness.txt",  "dissipation_time.txt",
-      "w.txt",  "beta.txt",  "problem.json",   "README.txt"};
+      "w.txt",  "beta.txt",  "problem.json",   "README.txt",
+      "patches.csv", "faces.csv"};
   return names;
 }
 

@@ -17,7 +17,8 @@ namespace contactlab {
 // One row/object per held step, oldest first. Columns/keys:
 //   step, time (after the step) [s], contacts, iterations, status, momentum_error,
 //   complementarity_error, cost [J], solve_ms, step_ms, max_penetration [m], kinetic_energy [J],
-//   potential_energy [J], total_energy [J], mean_stiction_slip [m/s]
+//   potential_energy [J], total_energy [J], mean_stiction_slip [m/s], patches, faces,
+//   max_pressure [Pa] (pressure-field contact, StepMetrics; 0 without compliant geometry)
 // CSV: a header line, then one line per step; numbers with 17 significant digits.
 // JSON: an array of objects (NaN/inf written as the strings "nan", "inf", "-inf").
 void WriteHistoryCsv(const History& history, std::ostream& out);
@@ -42,8 +43,13 @@ void WriteIterationsJson(const StepRecord& record, std::ostream& out);
 //   one number per line (%.17g): v_star.txt, v0.txt, guess.txt, solution_v.txt (nv);
 //     bias.txt, R.txt, v_hat.txt, gamma.txt, vc.txt (num_rows);
 //     mu.txt, phi0.txt, stiffness.txt, dissipation_time.txt, w.txt, beta.txt (per constraint);
-//   problem.json: sizes, trees, per-constraint kind/rows/trees, the solver parameters and the
-//     recorded solver status; README.txt: conventions and units.
+//   problem.json: sizes, trees, per-constraint kind/rows/trees (a pressure-field face's
+//     constraint also has "patch" and "face"), num_patches, num_faces, the solver parameters
+//     and the recorded solver status; README.txt: conventions and units;
+//   patches.csv (one row per contact surface: geometries, bodies, faces, area, Σ A_e p0, force,
+//     centre of pressure, max and mean pressure, Σ γ_n of its faces' constraints) and faces.csv
+//     (one row per face: patch, constraint, centroid, normal, area, p0, g_a, g_b, k, φ0, f0, γ);
+//     header lines only when the step has no pressure-field contact. Columns in README.txt.
 // `params` are the solver parameters the step was solved with (StepSettings::sap).
 // Throws std::runtime_error when a file cannot be written.
 void ExportStepProblem(const StepRecord& record, const SapParameters& params,

@@ -368,6 +368,9 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       j["cost"] = Number(st.cost);
       j["solve_ms"] = Number(st.solve_ms);
       j["step_ms"] = Number(rec.timings.total_ms);
+      // Broad and narrow phase, and within it the pressure-field contact surfaces [ms].
+      j["collision_ms"] = Number(rec.timings.collision_ms);
+      j["hydroelastic_ms"] = Number(rec.timings.hydroelastic_ms);
       j["max_penetration"] = Number(m.max_penetration);
       // Pressure-field contact: patches, faces (contacts that stand for a face) and the largest
       // face pressure [Pa]; zero without compliant geometry.

@@ -3,6 +3,9 @@
 // per-step and per-iteration statistics in CSV and JSON; the export-step entry point.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -195,6 +198,15 @@ TEST(ExportStep, RoundTripsExactlyAndResolvesToTheSameVelocities) {
 
   const nlohmann::json j = ReadJson(d / "problem.json");
   EXPECT_EQ(j.at("step").get<int>(), 60);
+  // No compliant geometry: no patches, the patch and face files hold their header lines only.
+  EXPECT_EQ(j.at("num_patches").get<int>(), 0);
+  for (const char* f : {"patches.csv", "faces.csv"}) {
+    std::ifstream in(d / f);
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) ++lines;
+    EXPECT_EQ(lines, 1) << f;
+  }
   EXPECT_EQ(j.at("result").at("iterations").get<int>(), rec.result.stats.iterations);
 }
 
@@ -242,7 +254,7 @@ TEST(ExportStats, HistoryAndIterationsAsCsvAndJson) {
   EXPECT_EQ(line,
             "step,time,contacts,iterations,status,momentum_error,complementarity_error,cost,"
             "solve_ms,step_ms,max_penetration,kinetic_energy,potential_energy,total_energy,"
-            "mean_stiction_slip");
+            "mean_stiction_slip,patches,faces,max_pressure");
   int lines = 0;
   while (std::getline(in, line)) {
     EXPECT_EQ(line.rfind(std::to_string(lines) + ",", 0), 0u) << line;
@@ -297,6 +309,131 @@ TEST(ExportStats, HistoryAndIterationsAsCsvAndJson) {
   EXPECT_EQ(it["iterations"][0]["linear_iterations"], 0);
   EXPECT_EQ(it["iterations"][0]["linear_residual"], "nan");
   EXPECT_EQ(it["iterations"][0]["forcing_term"], "nan");
+}
+
+// A CSV file of the export: its header's column names and its rows of numbers (strtod reads
+// "inf" and "nan"; %.17g round-trips every double).
+struct Csv {
+  std::vector<std::string> columns;
+  std::vector<std::vector<double>> rows;
+  int Col(const std::string& name) const {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == name) return static_cast<int>(i);
+    }
+    ADD_FAILURE() << "no column " << name;
+    return 0;
+  }
+  double At(size_t row, const std::string& name) const { return rows[row][Col(name)]; }
+};
+
+Csv ReadCsv(const fs::path& p) {
+  Csv csv;
+  std::ifstream f(p);
+  EXPECT_TRUE(f.good()) << p;
+  std::string line, cell;
+  std::getline(f, line);
+  std::istringstream header(line);
+  while (std::getline(header, cell, ',')) csv.columns.push_back(cell);
+  while (std::getline(f, line)) {
+    std::vector<double> row;
+    std::istringstream in(line);
+    while (std::getline(in, cell, ',')) row.push_back(std::strtod(cell.c_str(), nullptr));
+    EXPECT_EQ(row.size(), csv.columns.size()) << line;
+    csv.rows.push_back(row);
+  }
+  return csv;
+}
+
+// A compliant box resting on a rigid floor (scenes/hydro/box_on_floor.yaml): one patch, whose
+// row in patches.csv and faces in faces.csv are the record's surface exactly, and whose Σ γ_n is
+// the sum over its faces' constraints in gamma.txt.
+TEST(ExportStep, PressureFieldPatchesAndFaces) {
+  Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/hydro/box_on_floor.yaml");
+  Simulator sim(scene.model, scene.settings);
+  for (int i = 0; i < 200; ++i) sim.Step();
+  const StepRecord rec = sim.Step();
+  ASSERT_EQ(rec.surfaces.size(), 1u);
+  const ContactSurface& surf = rec.surfaces[0];
+  ASSERT_GT(surf.faces.size(), 4u);
+  const fs::path d = TempDir("hydro");
+  ExportStepProblem(rec, scene.settings.sap, d.string());
+
+  const Csv patches = ReadCsv(d / "patches.csv");
+  const Csv faces = ReadCsv(d / "faces.csv");
+  ASSERT_EQ(patches.rows.size(), 1u);
+  ASSERT_EQ(faces.rows.size(), surf.faces.size());
+  int box = -1;
+  for (size_t b = 0; b < scene.model.bodies.size(); ++b) {
+    if (scene.model.bodies[b].name == "box") box = static_cast<int>(b);
+  }
+  ASSERT_GE(box, 0);
+  EXPECT_EQ(patches.At(0, "patch"), 0);
+  EXPECT_EQ(patches.At(0, "geom_a"), surf.geom_a);
+  EXPECT_EQ(patches.At(0, "geom_b"), surf.geom_b);
+  EXPECT_EQ(std::max(patches.At(0, "body_a"), patches.At(0, "body_b")), box);
+  EXPECT_EQ(patches.At(0, "faces"), static_cast<double>(surf.faces.size()));
+  EXPECT_EQ(patches.At(0, "area"), surf.Area());
+  EXPECT_EQ(patches.At(0, "pressure_integral"), surf.NormalForceSum());
+  EXPECT_EQ(patches.At(0, "force_z"), surf.Force().z());
+  EXPECT_EQ(patches.At(0, "cop_x"), surf.CentreOfPressure().x());
+  // The box rests: its patch carries its 2 kg weight (the closed form of the scene's header).
+  EXPECT_NEAR(patches.At(0, "pressure_integral"), 2 * 9.81, 0.01 * 2 * 9.81);
+
+  // Faces: the record's faces in order; the constraint named by each face stands for it.
+  double area = 0, max_p = 0, gamma_n_faces = 0;
+  int constraints = 0;
+  for (size_t e = 0; e < surf.faces.size(); ++e) {
+    const ContactFace& f = surf.faces[e];
+    SCOPED_TRACE("face " + std::to_string(e));
+    EXPECT_EQ(faces.At(e, "patch"), 0);
+    EXPECT_EQ(faces.At(e, "face"), static_cast<double>(e));
+    EXPECT_EQ(faces.At(e, "area"), f.area);
+    EXPECT_EQ(faces.At(e, "p0"), f.p0);
+    EXPECT_EQ(faces.At(e, "centroid_y"), f.centroid.y());
+    EXPECT_EQ(faces.At(e, "normal_z"), f.normal.z());
+    area += faces.At(e, "area");
+    max_p = std::max(max_p, f.p0);
+    const int ci = static_cast<int>(faces.At(e, "constraint"));
+    if (ci < 0) {
+      EXPECT_TRUE(std::isnan(faces.At(e, "gamma_n")));
+      continue;
+    }
+    ++constraints;
+    ASSERT_LT(ci, static_cast<int>(rec.problem.constraints.size()));
+    const ConstraintData& c = rec.problem.constraints[ci];
+    EXPECT_EQ(rec.contacts[c.source].surface, 0);
+    EXPECT_EQ(rec.contacts[c.source].face, static_cast<int>(e));
+    EXPECT_EQ(faces.At(e, "k"), c.stiffness);
+    EXPECT_EQ(faces.At(e, "phi0"), c.phi0);
+    EXPECT_EQ(faces.At(e, "f0"), f.area * f.p0);
+    EXPECT_EQ(faces.At(e, "gamma_n"), rec.result.gamma(c.first_row + 2));
+    gamma_n_faces += faces.At(e, "gamma_n");
+  }
+  EXPECT_NEAR(area, surf.Area(), 1e-12 * surf.Area());
+  EXPECT_EQ(patches.At(0, "constraints"), constraints);
+  EXPECT_EQ(patches.At(0, "max_pressure"), max_p);
+  EXPECT_NEAR(patches.At(0, "mean_pressure"), surf.NormalForceSum() / surf.Area(),
+              1e-12 * max_p);
+
+  // Σ γ_n of the patch against the face constraints found independently: every friction cone of
+  // problem.json whose "patch" is 0, its γ_n read from gamma.txt.
+  const nlohmann::json j = ReadJson(d / "problem.json");
+  EXPECT_EQ(j.at("num_patches").get<int>(), 1);
+  EXPECT_EQ(j.at("num_faces").get<int>(), static_cast<int>(surf.faces.size()));
+  const VecX gamma = ReadVector(d / "gamma.txt");
+  double gamma_n = 0;
+  int patch_constraints = 0;
+  for (const nlohmann::json& c : j.at("constraints")) {
+    if (!c.contains("patch") || c.at("patch").get<int>() != 0) continue;
+    ++patch_constraints;
+    gamma_n += gamma(c.at("first_row").get<int>() + 2);
+  }
+  EXPECT_EQ(patch_constraints, constraints);
+  EXPECT_GT(gamma_n, 0);
+  EXPECT_NEAR(patches.At(0, "gamma_n"), gamma_n, 1e-12 * gamma_n);
+  EXPECT_NEAR(gamma_n_faces, gamma_n, 1e-12 * gamma_n);
+  // At rest the normal impulse over the step is the weight times δt.
+  EXPECT_NEAR(gamma_n / rec.problem.time_step, 2 * 9.81, 0.01 * 2 * 9.81);
 }
 
 TEST(ExportStepFromRun, WritesTheRequestedStepAndReportsBadInput) {

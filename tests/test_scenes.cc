@@ -86,7 +86,10 @@ INSTANTIATE_TEST_SUITE_P(All, ShippedScene, ::testing::ValuesIn(SceneFiles()), S
 // contact model is refused when the simulator is made (StepSettings::Validate); statuses such as
 // max_iterations (the first-order methods' fixed counts), numerical_failure or
 // work_budget_exceeded (the first-order solver's dense cubic cost on the large piles) are
-// reported, not hidden: they are counted and printed, and the state must stay finite.
+// reported, not hidden: they are counted and printed, and the state must stay finite. The
+// first-order solver's dense program is cubic in the rows, and a pressure-field scene puts
+// hundreds of faces of three rows each in a step (scenes/hydro/block_stack.yaml: about 13 s per
+// step): it stops each scene after the first step with a contact surface.
 class EverySolver : public ::testing::TestWithParam<SolverType> {};
 
 TEST_P(EverySolver, StepsEveryShippedScene) {
@@ -110,6 +113,7 @@ TEST_P(EverySolver, StepsEveryShippedScene) {
       failed_steps += r.Failed();
       ASSERT_TRUE(sim.state().q.allFinite()) << "step " << i;
       ASSERT_TRUE(sim.state().v.allFinite()) << "step " << i;
+      if (GetParam() == SolverType::kFirstOrder && !r.surfaces.empty()) break;
     }
     ++runs;
   }

@@ -751,7 +751,11 @@ const StepRecord& Simulator::Step() {
   collision_->FindContacts(kin.X_WB, margin, &rec.contacts, &collision_stats,
                            settings_.speculative_margin ? &scratch_.speculative : nullptr);
   margin = collision_stats.max_pair_margin;
-  AddHydroelasticContacts(kin.X_WB, &rec);
+  {
+    const auto t_hydro = Clock::now();
+    AddHydroelasticContacts(kin.X_WB, &rec);
+    rec.timings.hydroelastic_ms = MsSince(t_hydro);
+  }
   for (Contact& c : rec.contacts) {
     const ContactValues mat = model_.PairContactValues(c.geom_a, c.geom_b);
     if (c.surface < 0) c.stiffness = mat.stiffness;  // a face's k = A_e g is its own

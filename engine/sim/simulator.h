@@ -79,6 +79,9 @@ struct State {
 struct StepTimings {
   double kinematics_ms = 0, collision_ms = 0, assembly_ms = 0, solve_ms = 0, integrate_ms = 0;
   double total_ms = 0;
+  // Part of collision_ms spent on pressure-field contact: the contact surfaces of the
+  // hydroelastic pairs and their face constraints (Simulator::AddHydroelasticContacts).
+  double hydroelastic_ms = 0;
 };
 
 // Scalar metrics of the state after a step.
