@@ -12,6 +12,7 @@
 #include "app/scene.h"
 #include "engine/inspect/colormap.h"
 #include "engine/inspect/debug_draw.h"
+#include "engine/inspect/history.h"
 #include "engine/inspect/pressure_draw.h"
 #include "engine/sim/simulator.h"
 
@@ -475,6 +476,43 @@ TEST(PressureDraw, SimulatedBoxOnFloor) {
   const auto pick = PickPressure(record.surfaces, Vec3(0.01, 0.02, 1), Vec3(0, 0, -1));
   ASSERT_TRUE(pick);
   EXPECT_NEAR(pick->pressure, 2.0 * 9.81 / 0.04, 0.25 * 2.0 * 9.81 / 0.04);
+}
+
+// The timeline replays patches: the history keeps each step's surfaces, so drawing a recorded
+// step gives that step's patch (which changes while the box settles), not the newest one.
+TEST(PressureDraw, TimelineRecordsReplayTheirPatches) {
+  const Scene scene = LoadHydroScene("box_on_floor.yaml");
+  Simulator sim(scene.model, scene.settings);
+  History history;
+  std::vector<StepRecord> steps;
+  for (int i = 0; i < 40; ++i) {
+    steps.push_back(sim.Step());
+    history.Push(steps.back());
+  }
+  ASSERT_EQ(history.size(), 40);
+  PressureDrawOptions o;
+  o.p_max = 500;
+  auto draw = [&](const StepRecord& r) {
+    RecordingDebugDraw rec;
+    DrawPressureSurfaces(r, o, &rec);
+    return rec;
+  };
+  for (int i : {5, 20, 39}) {
+    const StepRecord& replayed = history.At(i);
+    ASSERT_EQ(replayed.step, steps[i].step);
+    ASSERT_EQ(replayed.surfaces.size(), 1u);
+    const RecordingDebugDraw a = draw(replayed), b = draw(steps[i]);
+    ASSERT_EQ(a.triangles.size(), b.triangles.size());
+    for (size_t k = 0; k < a.triangles.size(); ++k) {
+      ASSERT_EQ(a.triangles[k].a, b.triangles[k].a);
+      ASSERT_TRUE(SameColor(a.triangles[k].color_a, b.triangles[k].color_a));
+    }
+    ASSERT_EQ(a.arrows.size(), 1u);
+    EXPECT_EQ(a.arrows[0].to, b.arrows[0].to);
+  }
+  // The pressure grows while the box settles: step 5's patch is not step 39's.
+  EXPECT_LT(MaxSurfacePressure(history.At(5).surfaces),
+            0.9 * MaxSurfacePressure(history.At(39).surfaces));
 }
 
 }  // namespace

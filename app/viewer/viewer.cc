@@ -209,10 +209,10 @@ void Viewer::RenderScene() {
   glyphs_->Clear();
   glyphs_->set_arrow_radius(0.0022 * camera_.distance);
   glyphs_->set_pixel_scale(sx);
+  // A patch stands for its faces' contacts: their glyphs only on request (for the ghosts too).
+  overlay_.contacts.face_contacts = !pressure_.show || pressure_.face_glyphs;
   // Compare mode: the other configurations' bodies as tinted ghosts (and their contacts).
   if (compare_.active()) RenderGhosts(shown);
-  // A patch stands for its faces' contacts: their glyphs only on request.
-  overlay_.contacts.face_contacts = !pressure_.show || pressure_.face_glyphs;
   DrawPressureOverlay(shown);
   if (shown) {
     DrawContacts(*shown, overlay_.contacts, glyphs_.get());

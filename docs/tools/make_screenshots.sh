@@ -37,7 +37,9 @@ view params scenes/box_on_ramp.yaml 60 --panel parameters --height 1500
 crop params 410x600+0+680 viewer_parameters.png
 view export scenes/gripper.yaml 120 --panel exports --select 1
 crop export 410x900+0+0 viewer_exports_selection.png
-view pressure scenes/hydro/viewer_crowd.yaml 90 --panel pressure
+# Analysis column hidden (A) for a wider 3D view; P refits the pressure legend at frame 80.
+view pressure scenes/hydro/viewer_crowd.yaml 90 --panel pressure \
+  --input docs/tools/viewer_pressure.input
 crop pressure 1190x900+410+0 viewer_pressure.png
 view help scenes/box_stack.yaml 30 --panel help
 crop help 750x670+410+0 viewer_help.png
