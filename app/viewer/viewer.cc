@@ -471,6 +471,7 @@ int Viewer::Run() {
   ResetCamera();
   FitGlyphsToScene();
   ApplyViewerSettings(vsettings_, typical_size_, &overlay_, &playback_);
+  ApplyPressureSettings(vsettings_, &pressure_);
   playback_.playing = scripted_ || options_.seconds > 0;
   show_help_ = vsettings_.show_help;
   if (options_.transparent) overlay_.transparent_bodies = true;

@@ -312,6 +312,7 @@ void Viewer::LoadSettings() {
 void Viewer::SaveSettings() {
   if (settings_file_.empty()) return;
   CollectViewerSettings(overlay_, &playback_, typical_size_, &vsettings_);
+  CollectPressureSettings(pressure_, &vsettings_);
   vsettings_.auto_reload = scene_panel_.auto_reload;
   vsettings_.export_dir = export_panel_.dir;
   vsettings_.show_help = show_help_;
