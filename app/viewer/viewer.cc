@@ -345,7 +345,7 @@ void Viewer::DrawPressureOverlay(const StepRecord* shown) {
   o.p_min = range[0];
   o.p_max = range[1];
   o.offset = 5e-3 * typical_size_;
-  o.marker_size = 1.3 * overlay_.contacts.point_size;
+  o.marker_size = overlay_.contacts.point_size;
   DrawPressureSurfaces(*shown, o, glyphs_.get());
 }
 
