@@ -195,6 +195,16 @@ int main(int argc, char** argv) {
                    "Samples per pixel (0 off; default: auto, off on software GL)");
   view->add_flag("--transparent", view_options.transparent, "Start with transparent bodies");
   view->add_flag("--labels", view_options.labels, "Start with contact labels");
+  view->add_flag("--no-pressure", view_options.no_pressure,
+                 "Start with the pressure-field contact patches hidden");
+  view->add_flag("--tets", view_options.tets,
+                 "Start with the compliant geometries' tet meshes drawn (boundary edges)");
+  view->add_flag("--all-tets", view_options.all_tets,
+                 "Start with every tet edge of the compliant geometries drawn");
+  std::string view_pressure_range;
+  view->add_option("--pressure-range", view_pressure_range,
+                   "Fixed pressure legend range MIN,MAX [Pa] (default: held from the first step "
+                   "with pressure)");
   view->add_option("--panel", view_options.panels,
                    "Open a panel at start (" + contactlab::ViewerPanelNames() + ")")
       ->allow_extra_args(false)
@@ -263,6 +273,15 @@ int main(int argc, char** argv) {
 
 #ifdef CONTACTLAB_HAVE_VIEWER
   if (*view) {
+    if (view_options.all_tets) view_options.tets = true;
+    if (!view_pressure_range.empty()) {
+      std::string error;
+      if (!contactlab::ParsePressureRange(view_pressure_range, &view_options.pressure_min,
+                                          &view_options.pressure_max, &error)) {
+        std::cerr << error << "\n";
+        return kExitSceneError;
+      }
+    }
     if (!view_compare.empty()) {
       std::string error;
       if (!contactlab::ParseCompareConfigs(view_compare, &view_options.compare, &error)) {

@@ -46,6 +46,7 @@ bool GlDebugDraw::Init(std::string* error) {
   point_buffer_.Create({3, 4, 1}, false);
   solid_buffer_.Create({3, 3, 4}, false);
   cone_buffer_.Create({3, 3, 4}, false);
+  fill_buffer_.Create({3, 4}, false);
   return true;
 }
 
@@ -158,7 +159,19 @@ void GlDebugDraw::Text(const Vec3& p, const std::string& text, const Color& colo
   ++num_primitives_;
 }
 
+void GlDebugDraw::Triangle(const Vec3& a, const Vec3& b, const Vec3& c, const Color& color_a,
+                           const Color& color_b, const Color& color_c) {
+  PushVec(&fills_, a);
+  PushColor(&fills_, color_a);
+  PushVec(&fills_, b);
+  PushColor(&fills_, color_b);
+  PushVec(&fills_, c);
+  PushColor(&fills_, color_c);
+  ++num_primitives_;
+}
+
 void GlDebugDraw::Clear() {
+  fills_.clear();
   lines_.clear();
   points_.clear();
   solid_.clear();
@@ -177,7 +190,17 @@ void GlDebugDraw::Flush(const Eigen::Matrix4f& view, const Eigen::Matrix4f& proj
   glDisable(GL_CULL_FACE);
   const Eigen::Vector3f eye_f = eye.cast<float>();
 
-  // Opaque arrows first: they write depth.
+  // Filled surfaces (pressure maps) first, unlit with their exact vertex colours; they write
+  // depth, so the glyphs drawn after them are not hidden behind them.
+  if (!fills_.empty()) {
+    glUseProgram(line_program_);
+    SetUniform(line_program_, "u_view", view);
+    SetUniform(line_program_, "u_proj", proj);
+    fill_buffer_.Upload(fills_, true);
+    glDepthMask(GL_TRUE);
+    fill_buffer_.Draw(GL_TRIANGLES);
+  }
+  // Opaque arrows: they write depth.
   if (!solid_.empty()) {
     glUseProgram(glyph_program_);
     SetUniform(glyph_program_, "u_view", view);

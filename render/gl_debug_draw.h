@@ -1,6 +1,7 @@
 // OpenGL implementation of the engine's DebugDraw sink. Primitives are batched on the CPU into
-// four streams (lines, points, opaque glyph triangles for arrows, translucent triangles for cone
-// surfaces) and drawn by Flush() after the scene, optionally on top of it.
+// five streams (unlit filled triangles with vertex colours, lines, points, opaque glyph triangles
+// for arrows, translucent triangles for cone surfaces) and drawn by Flush() after the scene,
+// optionally on top of it.
 #pragma once
 
 #include <Eigen/Core>
@@ -32,6 +33,8 @@ class GlDebugDraw final : public DebugDraw {
   void Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
             const Color& color) override;
   void Text(const Vec3& p, const std::string& text, const Color& color) override;
+  void Triangle(const Vec3& a, const Vec3& b, const Vec3& c, const Color& color_a,
+                const Color& color_b, const Color& color_c) override;
 
   // Shaft radius of arrows [m] (heads are wider); set from the view scale each frame.
   void set_arrow_radius(double r) { arrow_radius_ = r; }
@@ -56,7 +59,8 @@ class GlDebugDraw final : public DebugDraw {
                    const Vec3& na, const Vec3& nb, const Vec3& nc, const Color& color);
 
   GLuint line_program_ = 0, point_program_ = 0, glyph_program_ = 0;
-  VertexBuffer line_buffer_, point_buffer_, solid_buffer_, cone_buffer_;
+  VertexBuffer line_buffer_, point_buffer_, solid_buffer_, cone_buffer_, fill_buffer_;
+  std::vector<float> fills_;   // x y z r g b a per vertex, three per triangle
   std::vector<float> lines_;   // x y z r g b a per vertex
   std::vector<float> points_;  // x y z r g b a size
   std::vector<float> solid_;   // x y z nx ny nz r g b a

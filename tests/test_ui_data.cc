@@ -375,5 +375,89 @@ TEST(UiData, IslandsLineNamesTheSlowestIsland) {
   EXPECT_EQ(SlowestIslands(st, 10).size(), 4u);
 }
 
+// Patch rows of the inspector on a hand-built record: two patches, the first with three faces
+// whose contacts are in stiction, sliding and without a solve, the second with one face whose
+// gradient was refused (no contact).
+TEST(PatchRows, SumsAndRegimesPerPatch) {
+  Model model;
+  model.bodies.resize(2);
+  model.bodies[0].name = "pad";
+  model.bodies[1].name = "finger";
+  model.geoms.resize(3);
+  model.geoms[0].body = -1;
+  model.geoms[1].body = 0;
+  model.geoms[2].body = 1;
+  StepRecord r;
+  auto face = [](double area, double p0, double x) {
+    ContactFace f;
+    f.polygon = {Vec3(x, 0, 0), Vec3(x + 1, 0, 0), Vec3(x, 1, 0)};
+    f.pressure = {p0, 2 * p0, 0};
+    f.area = area;
+    f.p0 = p0;
+    f.centroid = Vec3(x + 0.3, 0.3, 0);
+    return f;
+  };
+  ContactSurface s0;
+  s0.geom_a = 0;
+  s0.geom_b = 1;
+  s0.faces = {face(0.5, 100, 0), face(0.25, 400, 1), face(0.25, 40, 2)};
+  ContactSurface s1;
+  s1.geom_a = 1;
+  s1.geom_b = 2;
+  s1.faces = {face(1.0, 7, 0)};
+  r.surfaces = {s0, s1};
+  // Contacts: faces 0, 1, 2 of patch 0, and a point contact.
+  for (int e = 0; e < 3; ++e) {
+    Contact c;
+    c.surface = 0;
+    c.face = e;
+    r.contacts.push_back(c);
+  }
+  r.contacts.push_back(Contact{});
+  // Constraints for contacts 0, 1 and 3 (contact 2 has none); results for all three.
+  for (int k = 0; k < 3; ++k) {
+    ConstraintData cd;
+    cd.kind = ConstraintKind::kFrictionCone;
+    cd.first_row = 3 * k;
+    cd.num_rows = 3;
+    cd.source = k == 2 ? 3 : k;
+    r.problem.constraints.push_back(cd);
+  }
+  r.result.gamma = VecX::Zero(9);
+  r.result.gamma(2) = 0.5;
+  r.result.gamma(5) = 0.25;
+  r.result.regime = {Regime::kStiction, Regime::kSliding, Regime::kStiction};
+
+  const std::vector<PatchRow> rows = BuildPatchRows(model, r);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].body_a, "world");
+  EXPECT_EQ(rows[0].body_b, "pad");
+  EXPECT_EQ(rows[1].body_b, "finger");
+  EXPECT_EQ(rows[0].faces, 3);
+  EXPECT_DOUBLE_EQ(rows[0].area, 1.0);
+  EXPECT_DOUBLE_EQ(rows[0].normal_force, 0.5 * 100 + 0.25 * 400 + 0.25 * 40);
+  EXPECT_DOUBLE_EQ(rows[0].max_pressure, 400);
+  EXPECT_DOUBLE_EQ(rows[0].mean_pressure, 160.0) << "sum A p0 / sum A";
+  EXPECT_EQ(rows[0].regimes[0], 1);
+  EXPECT_EQ(rows[0].regimes[1], 1);
+  EXPECT_EQ(rows[0].regimes[2], 1) << "a face contact without a constraint";
+  EXPECT_EQ(rows[0].skipped, 0);
+  EXPECT_EQ(rows[1].faces, 1);
+  EXPECT_EQ(rows[1].skipped, 1) << "a face without a contact";
+  EXPECT_EQ(rows[1].regimes[0] + rows[1].regimes[1] + rows[1].regimes[2], 0);
+
+  const std::vector<PatchFaceRow> faces = BuildPatchFaceRows(r, 0);
+  ASSERT_EQ(faces.size(), 3u);
+  EXPECT_EQ(faces[1].contact, 1);
+  EXPECT_EQ(faces[1].regime, Regime::kSliding);
+  EXPECT_DOUBLE_EQ(faces[1].gamma_n, 0.25);
+  EXPECT_DOUBLE_EQ(faces[1].max_vertex_pressure, 800);
+  EXPECT_EQ(faces[2].contact, 2);
+  EXPECT_EQ(faces[2].regime, Regime::kNoContact);
+  EXPECT_TRUE(BuildPatchFaceRows(r, 1)[0].contact < 0);
+  EXPECT_TRUE(BuildPatchFaceRows(r, 2).empty());
+  EXPECT_TRUE(BuildPatchRows(model, StepRecord{}).empty());
+}
+
 }  // namespace
 }  // namespace contactlab

@@ -1,6 +1,7 @@
 // Command-line parsing of the viewer (no window is opened).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,37 @@ TEST(ViewerArgs, CompareConfigurations) {
   // The CONFIGs themselves are checked when the scene loads (ConfigOverrides, app/compare.h).
   std::vector<std::string> configs;
   EXPECT_TRUE(ParseCompareConfigs("bogus,sap", &configs, &error));
+}
+
+TEST(ViewerArgs, PressureFlags) {
+  ViewerOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"s.yaml"}, &o, &error)) << error;
+  EXPECT_FALSE(o.no_pressure) << "patches are shown by default";
+  EXPECT_FALSE(o.tets);
+  EXPECT_FALSE(std::isfinite(o.pressure_min)) << "the legend range is held by default";
+  ViewerOptions p;
+  ASSERT_TRUE(Parse({"s.yaml", "--no-pressure", "--all-tets", "--pressure-range", "0,2.5e3"},
+                    &p, &error))
+      << error;
+  EXPECT_TRUE(p.no_pressure);
+  EXPECT_TRUE(p.tets) << "--all-tets draws the tets";
+  EXPECT_TRUE(p.all_tets);
+  EXPECT_EQ(p.pressure_min, 0.0);
+  EXPECT_EQ(p.pressure_max, 2500.0);
+  ViewerOptions t;
+  ASSERT_TRUE(Parse({"s.yaml", "--tets"}, &t, &error)) << error;
+  EXPECT_TRUE(t.tets);
+  EXPECT_FALSE(t.all_tets);
+  for (const char* bad : {"100", "5,1", "1,1", "a,2", "1,2x", ",3", "0,inf"}) {
+    ViewerOptions b;
+    error.clear();
+    EXPECT_FALSE(Parse({"s.yaml", "--pressure-range", bad}, &b, &error)) << bad;
+    EXPECT_NE(error.find("--pressure-range"), std::string::npos) << error;
+  }
+  ViewerOptions missing;
+  EXPECT_FALSE(Parse({"s.yaml", "--pressure-range"}, &missing, &error));
+  EXPECT_TRUE(IsViewerPanelName("pressure"));
 }
 
 }  // namespace

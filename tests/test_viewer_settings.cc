@@ -43,6 +43,14 @@ ViewerSettings NonDefault() {
   s.body_alpha = 0.123456789f;
   s.show_grid = false;
   s.glyphs_on_top = false;
+  s.pressure_show = false;
+  s.pressure_outlines = true;
+  s.pressure_force_arrows = false;
+  s.pressure_centre_of_pressure = false;
+  s.pressure_face_glyphs = true;
+  s.pressure_hover = false;
+  s.pressure_tets = true;
+  s.pressure_tets_all = true;
   s.playback_rate = 0.1f;
   s.show_conditioning = true;
   s.show_time_series = true;
@@ -273,6 +281,31 @@ TEST(ViewerSettings, ApplyAndCollectOverlayAndPlayback) {
   OverlaySettings untouched;
   ApplyViewerSettings(s, 0.0, &untouched, nullptr);
   EXPECT_EQ(untouched.contacts.cone_height, ContactDrawOptions().cone_height);
+}
+
+TEST(ViewerSettings, ApplyAndCollectPressure) {
+  const ViewerSettings s = NonDefault();
+  PressureOverlay p;
+  p.range.mode = PressureRangeMode::kFixed;
+  p.range.fixed_max = 123;
+  ApplyPressureSettings(s, &p);
+  EXPECT_FALSE(p.show);
+  EXPECT_TRUE(p.draw.outlines);
+  EXPECT_FALSE(p.draw.force_arrows);
+  EXPECT_FALSE(p.draw.centre_of_pressure);
+  EXPECT_TRUE(p.face_glyphs);
+  EXPECT_FALSE(p.hover);
+  EXPECT_TRUE(p.tets);
+  EXPECT_TRUE(p.tets_all);
+  EXPECT_EQ(p.range.mode, PressureRangeMode::kFixed) << "the range is not a setting";
+  EXPECT_EQ(p.range.fixed_max, 123);
+  ViewerSettings back;
+  CollectPressureSettings(p, &back);
+  EXPECT_TRUE(back.pressure_tets_all);
+  EXPECT_FALSE(back.pressure_show);
+  EXPECT_TRUE(back.labels == ViewerSettings().labels) << "only the pressure fields change";
+  const std::string text = SerializeViewerSettings(s);
+  EXPECT_NE(text.find("pressure.tets_all = true\n"), std::string::npos) << text;
 }
 
 }  // namespace

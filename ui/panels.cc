@@ -654,6 +654,7 @@ void DrawHelpPanel() {
       {"H", "show / hide this help"},
       {"T", "transparent bodies"},
       {"F", "fit impulse arrows to the current step"},
+      {"P", "refit the pressure legend to the shown step (hold mode)"},
       {"A", "show / hide the analysis column"},
       {"C", "centre the camera on the selected body"},
       {"Ctrl + R", "reload the scene file"},

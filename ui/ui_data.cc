@@ -288,4 +288,86 @@ int CountLoadedAtGap(const std::vector<ContactRow>& rows) {
   return n;
 }
 
+
+namespace {
+
+// Per contact of the record: (constraint, regime) of its cone constraint, (-1, kNoContact) when
+// it has none or no result.
+std::vector<std::pair<int, Regime>> ContactRegimes(const StepRecord& record) {
+  std::vector<std::pair<int, Regime>> of(record.contacts.size(), {-1, Regime::kNoContact});
+  const auto& cs = record.problem.constraints;
+  for (int k = 0; k < static_cast<int>(cs.size()); ++k) {
+    if (cs[k].kind != ConstraintKind::kFrictionCone) continue;
+    const int src = cs[k].source;
+    if (src < 0 || src >= static_cast<int>(of.size())) continue;
+    of[src].first = k;
+    if (k < static_cast<int>(record.result.regime.size())) of[src].second = record.result.regime[k];
+  }
+  return of;
+}
+
+}  // namespace
+
+std::vector<PatchRow> BuildPatchRows(const Model& model, const StepRecord& record) {
+  auto body_name = [&model](int geom) -> std::string {
+    const int b = geom >= 0 && geom < static_cast<int>(model.geoms.size()) ? model.geoms[geom].body
+                                                                          : -1;
+    if (b < 0 || b >= static_cast<int>(model.bodies.size())) return "world";
+    return model.bodies[b].name.empty() ? "body " + std::to_string(b) : model.bodies[b].name;
+  };
+  std::vector<PatchRow> rows(record.surfaces.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ContactSurface& s = record.surfaces[i];
+    PatchRow& r = rows[i];
+    r.surface = static_cast<int>(i);
+    r.body_a = body_name(s.geom_a);
+    r.body_b = body_name(s.geom_b);
+    r.faces = static_cast<int>(s.faces.size());
+    r.area = s.Area();
+    r.normal_force = s.NormalForceSum();
+    for (const ContactFace& f : s.faces) r.max_pressure = std::max(r.max_pressure, f.p0);
+    r.mean_pressure = r.area > 0 ? r.normal_force / r.area : 0.0;
+    r.skipped = r.faces;
+  }
+  const auto regimes = ContactRegimes(record);
+  for (size_t ci = 0; ci < record.contacts.size(); ++ci) {
+    const Contact& c = record.contacts[ci];
+    if (c.surface < 0 || c.surface >= static_cast<int>(rows.size())) continue;
+    PatchRow& r = rows[c.surface];
+    ++r.regimes[static_cast<int>(regimes[ci].second)];
+    --r.skipped;
+  }
+  return rows;
+}
+
+std::vector<PatchFaceRow> BuildPatchFaceRows(const StepRecord& record, int surface) {
+  std::vector<PatchFaceRow> rows;
+  if (surface < 0 || surface >= static_cast<int>(record.surfaces.size())) return rows;
+  const ContactSurface& s = record.surfaces[surface];
+  rows.resize(s.faces.size());
+  for (size_t e = 0; e < rows.size(); ++e) {
+    const ContactFace& f = s.faces[e];
+    PatchFaceRow& r = rows[e];
+    r.face = static_cast<int>(e);
+    r.area = f.area;
+    r.p0 = f.p0;
+    r.centroid = f.centroid;
+    for (double p : f.pressure) r.max_vertex_pressure = std::max(r.max_vertex_pressure, p);
+  }
+  const auto regimes = ContactRegimes(record);
+  for (size_t ci = 0; ci < record.contacts.size(); ++ci) {
+    const Contact& c = record.contacts[ci];
+    if (c.surface != surface || c.face < 0 || c.face >= static_cast<int>(rows.size())) continue;
+    PatchFaceRow& r = rows[c.face];
+    r.contact = static_cast<int>(ci);
+    r.regime = regimes[ci].second;
+    const int k = regimes[ci].first;
+    if (k >= 0) {
+      const int row = record.problem.constraints[k].first_row;
+      if (row + 3 <= record.result.gamma.size()) r.gamma_n = record.result.gamma(row + 2);
+    }
+  }
+  return rows;
+}
+
 }  // namespace contactlab

@@ -138,6 +138,36 @@ struct ContactRow {
 // Rows for every contact of the record, in contact order.
 std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& record);
 
+// One pressure-field contact patch (StepRecord::surfaces[surface]) of the inspector.
+struct PatchRow {
+  int surface = -1;            // index into StepRecord::surfaces
+  std::string body_a, body_b;  // body names of the pair's geometries, "world" for -1
+  int faces = 0;               // polygons of the surface
+  double area = 0;             // Σ A_e [m²]
+  double normal_force = 0;     // Σ A_e p0 [N]
+  double max_pressure = 0;     // largest face p0 [Pa]
+  double mean_pressure = 0;    // area-weighted mean p0 = Σ A_e p0 / Σ A_e [Pa]
+  // Faces by the regime of their contact's constraint in the solve [stiction, sliding, no
+  // contact]; a face without a constraint or a result counts as no contact. `skipped`: faces that
+  // became no contact at all (gradient below kMinFaceGradient).
+  int regimes[3] = {0, 0, 0};
+  int skipped = 0;
+};
+// One face of a patch, listed on demand.
+struct PatchFaceRow {
+  int face = -1;     // index into the surface's faces
+  int contact = -1;  // index into StepRecord::contacts, -1 when the face has none
+  double area = 0;   // [m²]
+  double p0 = 0;     // [Pa]
+  double max_vertex_pressure = 0;  // [Pa]
+  Vec3 centroid = Vec3::Zero();    // [m]
+  Regime regime = Regime::kNoContact;
+  double gamma_n = 0;  // [N s]
+};
+// Rows for every surface of the record, in surface order, and the faces of one of them.
+std::vector<PatchRow> BuildPatchRows(const Model& model, const StepRecord& record);
+std::vector<PatchFaceRow> BuildPatchFaceRows(const StepRecord& record, int surface);
+
 // Counts of contact rows per regime: [stiction, sliding, no contact].
 std::vector<int> CountRegimes(const std::vector<ContactRow>& rows);
 

@@ -52,6 +52,14 @@ std::vector<Field> Fields(ViewerSettings* s) {
       {nullptr, "overlay.body_alpha", Type::kFloat, &s->body_alpha, 0.01, 1},
       {nullptr, "overlay.grid", Type::kBool, &s->show_grid},
       {nullptr, "overlay.glyphs_on_top", Type::kBool, &s->glyphs_on_top},
+      {"# Pressure-field contact", "pressure.show", Type::kBool, &s->pressure_show},
+      {nullptr, "pressure.outlines", Type::kBool, &s->pressure_outlines},
+      {nullptr, "pressure.force_arrows", Type::kBool, &s->pressure_force_arrows},
+      {nullptr, "pressure.centre_of_pressure", Type::kBool, &s->pressure_centre_of_pressure},
+      {nullptr, "pressure.face_glyphs", Type::kBool, &s->pressure_face_glyphs},
+      {nullptr, "pressure.hover", Type::kBool, &s->pressure_hover},
+      {nullptr, "pressure.tets", Type::kBool, &s->pressure_tets},
+      {nullptr, "pressure.tets_all", Type::kBool, &s->pressure_tets_all},
       {"# Playback", "playback.rate", Type::kFloat, &s->playback_rate, 1e-4, 100},
       {"# Optional panels", "panels.conditioning", Type::kBool, &s->show_conditioning},
       {nullptr, "panels.time_series", Type::kBool, &s->show_time_series},
@@ -405,6 +413,28 @@ void CollectViewerSettings(const OverlaySettings& overlay, const PlaybackState* 
   s->show_grid = overlay.show_grid;
   s->glyphs_on_top = overlay.glyphs_on_top;
   if (playback) s->playback_rate = playback->rate;
+}
+
+void ApplyPressureSettings(const ViewerSettings& s, PressureOverlay* p) {
+  p->show = s.pressure_show;
+  p->draw.outlines = s.pressure_outlines;
+  p->draw.force_arrows = s.pressure_force_arrows;
+  p->draw.centre_of_pressure = s.pressure_centre_of_pressure;
+  p->face_glyphs = s.pressure_face_glyphs;
+  p->hover = s.pressure_hover;
+  p->tets = s.pressure_tets;
+  p->tets_all = s.pressure_tets_all;
+}
+
+void CollectPressureSettings(const PressureOverlay& p, ViewerSettings* s) {
+  s->pressure_show = p.show;
+  s->pressure_outlines = p.draw.outlines;
+  s->pressure_force_arrows = p.draw.force_arrows;
+  s->pressure_centre_of_pressure = p.draw.centre_of_pressure;
+  s->pressure_face_glyphs = p.face_glyphs;
+  s->pressure_hover = p.hover;
+  s->pressure_tets = p.tets;
+  s->pressure_tets_all = p.tets_all;
 }
 
 }  // namespace contactlab

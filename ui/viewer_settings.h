@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ui/panels.h"
+#include "ui/pressure_panels.h"
 
 namespace contactlab {
 
@@ -32,6 +33,15 @@ struct ViewerSettings {
   float body_alpha = 0.35f;  // in [0.01, 1]
   bool show_grid = true;
   bool glyphs_on_top = true;
+  // Pressure-field contact (PressureOverlay).
+  bool pressure_show = true;
+  bool pressure_outlines = false;
+  bool pressure_force_arrows = true;
+  bool pressure_centre_of_pressure = true;
+  bool pressure_face_glyphs = false;
+  bool pressure_hover = true;
+  bool pressure_tets = false;
+  bool pressure_tets_all = false;
   // Playback.
   float playback_rate = 1.0f;  // simulated seconds per wall second, in [1e-4, 100]
   // Optional panels that are open.
@@ -101,5 +111,10 @@ void ApplyViewerSettings(const ViewerSettings& settings, double typical_size,
 // so Collect after Apply with the same typical_size gives exactly the settings back.
 void CollectViewerSettings(const OverlaySettings& overlay, const PlaybackState* playback,
                            double typical_size, ViewerSettings* settings);
+
+// The pressure toggles, both ways (the legend's range and the colour map are not persisted: a
+// held range belongs to a run).
+void ApplyPressureSettings(const ViewerSettings& settings, PressureOverlay* pressure);
+void CollectPressureSettings(const PressureOverlay& pressure, ViewerSettings* settings);
 
 }  // namespace contactlab

@@ -209,8 +209,11 @@ void Viewer::RenderScene() {
   glyphs_->Clear();
   glyphs_->set_arrow_radius(0.0022 * camera_.distance);
   glyphs_->set_pixel_scale(sx);
+  // A patch stands for its faces' contacts: their glyphs only on request (for the ghosts too).
+  overlay_.contacts.face_contacts = !pressure_.show || pressure_.face_glyphs;
   // Compare mode: the other configurations' bodies as tinted ghosts (and their contacts).
   if (compare_.active()) RenderGhosts(shown);
+  DrawPressureOverlay(shown);
   if (shown) {
     DrawContacts(*shown, overlay_.contacts, glyphs_.get());
     if (selected_contact_ >= 0 && selected_contact_ < static_cast<int>(shown->contacts.size())) {
@@ -243,6 +246,141 @@ void Viewer::RenderScene() {
   }
   glyphs_->Flush(renderer_->view(), renderer_->projection(), renderer_->eye(), ro.glyphs_on_top);
   glViewport(0, 0, fb_w, fb_h);
+}
+
+int Viewer::CompliantGeometryCount() const {
+  int n = 0;
+  for (int g = 0; g < static_cast<int>(model_.geoms.size()); ++g) {
+    const Geom& geom = model_.geoms[g];
+    if (geom.collide && geom.shape.type != ShapeType::kHalfSpace &&
+        model_.GeomHydroelastic(g).compliant()) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+double Viewer::PressureNoiseFloor() const {
+  double modulus = 0;
+  for (int g = 0; g < static_cast<int>(model_.geoms.size()); ++g) {
+    modulus = std::max(modulus, model_.GeomHydroelastic(g).modulus);
+  }
+  return kPressureNoiseFraction * modulus;
+}
+
+void Viewer::RefreshTetMeshes() {
+  if (!sim_ || (worker_ && worker_->busy())) return;
+  const int ng = static_cast<int>(model_.geoms.size());
+  tet_meshes_.resize(ng);
+  for (int g = 0; g < ng; ++g) {
+    TetMeshCache& cache = tet_meshes_[g];
+    const CompliantGeometry* mesh = sim_->compliant_geometry(g);
+    const int num_tets = mesh ? mesh->field.mesh().num_tets() : 0;
+    if (mesh == cache.source && num_tets == cache.num_tets && cache.all == pressure_.tets_all) {
+      continue;
+    }
+    cache = TetMeshCache{};
+    cache.source = mesh;
+    cache.num_tets = num_tets;
+    cache.all = pressure_.tets_all;
+    if (!mesh) continue;
+    // Geometries that share one mesh share its edges too.
+    bool copied = false;
+    for (int h = 0; h < g; ++h) {
+      if (tet_meshes_[h].source == mesh && tet_meshes_[h].all == cache.all) {
+        cache.vertices = tet_meshes_[h].vertices;
+        cache.edges = tet_meshes_[h].edges;
+        copied = true;
+        break;
+      }
+    }
+    if (!copied) {
+      cache.vertices = mesh->field.mesh().vertices;
+      cache.edges = TetMeshEdges(mesh->field.mesh(), /*boundary_only=*/!cache.all);
+    }
+  }
+  tet_meshes_stale_ = false;
+}
+
+void Viewer::DrawPressureOverlay(const StepRecord* shown) {
+  if (pressure_.tets) {
+    if (tet_meshes_stale_ || tet_meshes_.size() != model_.geoms.size() ||
+        (!tet_meshes_.empty() && std::any_of(tet_meshes_.begin(), tet_meshes_.end(),
+                                             [&](const TetMeshCache& c) {
+                                               return c.source && c.all != pressure_.tets_all;
+                                             }))) {
+      RefreshTetMeshes();
+    }
+    const std::vector<Pose>& X_WB = ShownPoses();
+    for (int g = 0; g < static_cast<int>(tet_meshes_.size()); ++g) {
+      const TetMeshCache& cache = tet_meshes_[g];
+      if (cache.edges.empty()) continue;
+      const Geom& geom = model_.geoms[g];
+      const Pose X_WG = geom.body >= 0 && geom.body < static_cast<int>(X_WB.size())
+                            ? X_WB[geom.body] * geom.local
+                            : geom.local;
+      DrawTetMeshEdges(cache.vertices, cache.edges, X_WG, kTetEdgeColor, glyphs_.get());
+    }
+  }
+  if (!shown || !pressure_.show || shown->surfaces.empty()) return;
+  // A refit asked for while paused applies to the step on screen.
+  if (pressure_.range.refit_requested || !pressure_.range.held) {
+    pressure_.range = UpdatePressureRange(pressure_.range, MaxSurfacePressure(shown->surfaces),
+                                          shown->step, PressureNoiseFloor());
+  }
+  // Patch force arrows have their own scale (a patch carries the load of all its faces, which
+  // the impulse arrows' scale draws one by one): the longest is about a body size, refitted
+  // only when it leaves [1/4, 3/2] of that (AutoImpulseScale's hysteresis), and named in the
+  // legend.
+  double largest_force = 0;
+  for (const ContactSurface& s : shown->surfaces) {
+    const Vec3 f = s.Force();
+    if (f.allFinite()) largest_force = std::max(largest_force, f.norm());
+  }
+  pressure_.draw.force_scale =
+      AutoImpulseScale(pressure_.draw.force_scale, largest_force, typical_size_);
+  pressure_.arrow_reference = typical_size_;
+  PressureDrawOptions o = pressure_.draw;
+  const auto range = PressureRangeOf(pressure_.range);
+  o.p_min = range[0];
+  o.p_max = range[1];
+  o.offset = 5e-3 * typical_size_;
+  o.marker_size = overlay_.contacts.point_size;
+  DrawPressureSurfaces(*shown, o, glyphs_.get());
+}
+
+void Viewer::DrawPressureLegendAndHover() {
+  if (!pressure_.show || CompliantGeometryCount() == 0) return;
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  DrawPressureLegend(dl, ImVec2(vp_x_ + 10.0f, vp_y_ + vp_h_ - 10.0f), pressure_);
+  if (!pressure_.hover) return;
+  const StepRecord* shown = DisplayedRecord();
+  if (!shown || shown->surfaces.empty()) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 m = io.MousePos;
+  if (io.WantCaptureMouse || m.x < vp_x_ || m.y < vp_y_ || m.x >= vp_x_ + vp_w_ ||
+      m.y >= vp_y_ + vp_h_) {
+    return;
+  }
+  const Ray ray = camera_.PickRay(m.x - vp_x_, m.y - vp_y_, vp_w_, vp_h_);
+  if (!ray.direction.allFinite() || ray.direction.squaredNorm() == 0) return;
+  const std::optional<PressurePick> pick =
+      PickPressure(shown->surfaces, ray.origin, ray.direction);
+  if (!pick) return;
+  const ContactSurface& s = shown->surfaces[pick->surface];
+  const ContactFace& f = s.faces[pick->face];
+  auto body_name = [&](int geom) -> std::string {
+    const int b = geom >= 0 && geom < static_cast<int>(model_.geoms.size())
+                      ? model_.geoms[geom].body
+                      : -1;
+    return b >= 0 ? model_.bodies[b].name : "world";
+  };
+  ImGui::BeginTooltip();
+  ImGui::Text("p = %s", FormatPressure(pick->pressure).c_str());
+  ImGui::TextDisabled("patch %d (%s / %s), face %d: p0 %s, area %.3e m^2", pick->surface,
+                      body_name(s.geom_a).c_str(), body_name(s.geom_b).c_str(), pick->face,
+                      FormatPressure(f.p0).c_str(), f.area);
+  ImGui::EndTooltip();
 }
 
 void Viewer::DrawLabels() {
@@ -285,6 +423,7 @@ void Viewer::DrawLabels() {
     }
   }
   if (compare_.active()) DrawCompareLegend();
+  DrawPressureLegendAndHover();
   for (const GlDebugDraw::TextItem& t : glyphs_->texts()) {
     double px = 0, py = 0;
     if (!camera_.Project(t.p, vp_w_, vp_h_, &px, &py)) continue;
@@ -332,10 +471,19 @@ int Viewer::Run() {
   ResetCamera();
   FitGlyphsToScene();
   ApplyViewerSettings(vsettings_, typical_size_, &overlay_, &playback_);
+  ApplyPressureSettings(vsettings_, &pressure_);
   playback_.playing = scripted_ || options_.seconds > 0;
   show_help_ = vsettings_.show_help;
   if (options_.transparent) overlay_.transparent_bodies = true;
   if (options_.labels) overlay_.contacts.labels = true;
+  if (options_.no_pressure) pressure_.show = false;
+  if (options_.tets) pressure_.tets = true;
+  if (options_.all_tets) pressure_.tets_all = true;
+  if (std::isfinite(options_.pressure_min) && std::isfinite(options_.pressure_max)) {
+    pressure_.range.mode = PressureRangeMode::kFixed;
+    pressure_.range.fixed_min = options_.pressure_min;
+    pressure_.range.fixed_max = options_.pressure_max;
+  }
   for (const std::string& panel : options_.panels) {
     if (panel == "convergence") analysis_tab_request_ = 0;
     if (panel == "timeseries") analysis_tab_request_ = 1;
@@ -354,6 +502,7 @@ int Viewer::Run() {
     if (panel == "profiler") vsettings_.show_profiler = true;
     if (panel == "overlay") open_overlay_ = true;
     if (panel == "parameters") open_parameters_ = true;
+    if (panel == "pressure") open_pressure_ = true;
     if (panel == "help") show_help_ = true;
   }
   if (options_.select_body >= 0) selected_body_ = options_.select_body;
@@ -552,7 +701,7 @@ namespace contactlab {
 const std::vector<std::string>& ViewerPanels() {
   static const std::vector<std::string> kPanels{
       "convergence", "timeseries", "conditioning", "scenes",  "exports", "profiler",
-      "overlay",     "parameters", "help",         "compare", "race"};
+      "overlay",     "parameters", "help",         "compare", "race",    "pressure"};
   return kPanels;
 }
 
@@ -630,6 +779,31 @@ int RunViewer(const ViewerOptions& given) {
   return viewer.Run();
 }
 
+bool ParsePressureRange(const std::string& text, double* min, double* max, std::string* error) {
+  const size_t comma = text.find(',');
+  double lo = 0, hi = 0;
+  bool ok = comma != std::string::npos;
+  if (ok) {
+    try {
+      size_t used_lo = 0, used_hi = 0;
+      const std::string a = text.substr(0, comma), b = text.substr(comma + 1);
+      lo = std::stod(a, &used_lo);
+      hi = std::stod(b, &used_hi);
+      ok = used_lo == a.size() && used_hi == b.size() && std::isfinite(lo) && std::isfinite(hi) &&
+           lo < hi;
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    *error = "--pressure-range needs MIN,MAX in Pa with MIN < MAX, got " + text;
+    return false;
+  }
+  *min = lo;
+  *max = hi;
+  return true;
+}
+
 bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
                      std::string* error) {
   auto need_value = [&](int i) {
@@ -669,6 +843,17 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
       options->transparent = true;
     } else if (a == "--labels") {
       options->labels = true;
+    } else if (a == "--no-pressure") {
+      options->no_pressure = true;
+    } else if (a == "--tets") {
+      options->tets = true;
+    } else if (a == "--all-tets") {
+      options->tets = options->all_tets = true;
+    } else if (a == "--pressure-range") {
+      if (!need_value(i)) return false;
+      if (!ParsePressureRange(argv[++i], &options->pressure_min, &options->pressure_max, error)) {
+        return false;
+      }
     } else if (a == "--panel") {
       if (!need_value(i)) return false;
       const std::string name = argv[++i];

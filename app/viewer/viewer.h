@@ -1,6 +1,7 @@
 // The interactive viewer: a GLFW window with the scene, its contacts and the ImGui panels.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,15 @@ struct ViewerOptions {
   int width = 1600, height = 900;  // window size [px]
   bool transparent = false;        // start with transparent bodies (contacts inside piles show)
   bool labels = false;             // start with contact index labels
+  // Pressure-field contact: start with the patches hidden (--no-pressure), with the compliant
+  // geometries' tet meshes drawn (--tets: boundary edges; --all-tets: every tet edge), and with
+  // a fixed legend range [pressure_min, pressure_max] in Pa (--pressure-range MIN,MAX; NaN: the
+  // range is held from the first step with pressure).
+  bool no_pressure = false;
+  bool tets = false;
+  bool all_tets = false;
+  double pressure_min = std::numeric_limits<double>::quiet_NaN();
+  double pressure_max = std::numeric_limits<double>::quiet_NaN();
   // Multisampling of the window: samples per pixel, 0 = off, < 0 = auto (4 on a GPU, off on a
   // software rasterizer such as llvmpipe, where it costs about 3x the frame time).
   int msaa_samples = -1;
@@ -46,6 +56,9 @@ struct ViewerOptions {
 bool ParseCompareConfigs(const std::string& text, std::vector<std::string>* configs,
                          std::string* error);
 
+// Parses --pressure-range MIN,MAX [Pa] (finite, MIN < MAX); false with a message otherwise.
+bool ParsePressureRange(const std::string& text, double* min, double* max, std::string* error);
+
 // Panel names accepted by --panel, comma-separated, and the test for one.
 std::string ViewerPanelNames();
 bool IsViewerPanelName(const std::string& name);
@@ -56,7 +69,8 @@ bool IsViewerPanelName(const std::string& name);
 int RunViewer(const ViewerOptions& options);
 
 // Parses `SCENE [--frames N] [--screenshot FILE] [--width W] [--height H] [--msaa N]
-// [--transparent] [--labels] [--set KEY=VALUE]... [--panel NAME]... [--settings FILE]
+// [--transparent] [--labels] [--no-pressure] [--tets] [--all-tets] [--pressure-range MIN,MAX]
+// [--set KEY=VALUE]... [--panel NAME]... [--settings FILE]
 // [--no-settings] [--select BODY] [--input FILE] [--trajectory FILE] [--compare CONFIGS]`
 // (argv[0] is the program). Returns false with a message in `error` on bad arguments.
 bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options, std::string* error);

@@ -153,6 +153,8 @@ bool Viewer::PickContact(float x, float y) {
   for (const Contact& c : shown->contacts) {
     double px = 0, py = 0;
     if (!camera_.Project(c.point, vp_w_, vp_h_, &px, &py)) px = py = -1e9;  // behind the eye
+    // A face contact whose glyph is hidden (the patch is drawn instead) cannot be clicked.
+    if (c.surface >= 0 && !overlay_.contacts.face_contacts) px = py = -1e9;
     screen.emplace_back(vp_x_ + px, vp_y_ + py);
   }
   selected_contact_ = PickNearest(screen, x, y, 12.0);
@@ -173,6 +175,11 @@ void Viewer::HandleInput() {
       overlay_.transparent_bodies = !overlay_.transparent_bodies;
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) overlay_.fit_requested = true;
+    // P: refit the pressure legend's held range to the shown step (from fixed mode too).
+    if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) {
+      pressure_.range.mode = PressureRangeMode::kHold;
+      pressure_.range.refit_requested = true;
+    }
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) reload_requested_ = true;
     // R: "Re-solve with current parameters" of the timeline (honoured while paused).
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) {

@@ -37,6 +37,7 @@
 #include "engine/inspect/conditioning.h"
 #include "engine/inspect/debug_draw.h"
 #include "engine/inspect/history.h"
+#include "engine/inspect/pressure_draw.h"
 #include "engine/sim/simulator.h"
 #include "render/camera.h"
 #include "render/gl_debug_draw.h"
@@ -48,6 +49,7 @@
 #include "ui/export_panel.h"
 #include "ui/panels.h"
 #include "ui/plot_data.h"
+#include "ui/pressure_panels.h"
 #include "ui/scene_browser.h"
 #include "ui/ui_data.h"
 #include "ui/viewer_settings.h"
@@ -104,6 +106,17 @@ class Viewer {
   void BuildUi();
   void RenderScene();
   void DrawLabels();
+  // Pressure-field contact: the patches of the shown step, the tet meshes, the legend, the
+  // pressure under the mouse (viewer.cc).
+  void DrawPressureOverlay(const StepRecord* shown);
+  void DrawPressureLegendAndHover();
+  // Copies the edges of every compliant geometry's tet mesh out of sim_ when they are not current
+  // (a mesh rebuilt after a material edit, or the boundary / all toggle changed). Reads sim_, so
+  // only while the worker is idle.
+  void RefreshTetMeshes();
+  int CompliantGeometryCount() const;
+  // kPressureNoiseFraction times the largest modulus of the compliant geometries [Pa].
+  double PressureNoiseFloor() const;
   void OnNewRecord();
   void UpdateImpulseScale();
   // The record on display: the timeline's choice while paused, else the newest one; nullptr
@@ -207,6 +220,7 @@ class Viewer {
   std::vector<int> trajectory_bodies_;   // its bodies (TrajectoryBodies)
   bool inspector_body_only_ = false;  // the table lists the selected body's contacts only
   bool open_overlay_ = false, open_parameters_ = false;  // open these sections at start
+  bool open_pressure_ = false;
   Scene scene_;
   std::string scene_error_;        // the last scene load error (file, line, field)
   std::string pending_open_;       // a file dropped on the window, opened next frame
@@ -241,6 +255,22 @@ class Viewer {
   // resume.
   std::string last_alert_;
   std::vector<ContactRow> rows_;
+  // Pressure-field contact: overlay settings and legend range, the shown step's patch rows, the
+  // patch whose faces the inspector lists (-1: none).
+  PressureOverlay pressure_;
+  std::vector<PatchRow> patch_rows_;
+  int open_patch_ = -1;
+  // Per geometry: the edges of its tet mesh in its frame, copied from sim_ (empty when rigid or
+  // not built yet), and what they were built from.
+  struct TetMeshCache {
+    const CompliantGeometry* source = nullptr;
+    int num_tets = 0;
+    bool all = false;
+    std::vector<Vec3> vertices;
+    std::vector<std::array<int, 2>> edges;
+  };
+  std::vector<TetMeshCache> tet_meshes_;
+  bool tet_meshes_stale_ = true;  // the simulator may have rebuilt a mesh since the last copy
   int selected_contact_ = -1;
   bool has_record_ = false;
   History history_;

@@ -116,6 +116,22 @@ void Viewer::BuildUi() {
   if (ImGui::CollapsingHeader("Contact overlay")) {
     DrawOverlayPanel(&overlay_);
   }
+  {
+    const int compliant = CompliantGeometryCount();
+    if (open_pressure_ || compliant > 0) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+    if (ImGui::CollapsingHeader("Pressure")) {
+      PressurePanelView view;
+      view.compliant_geometries = compliant;
+      if (const StepRecord* shown = DisplayedRecord()) {
+        view.patches = static_cast<int>(shown->surfaces.size());
+        for (const ContactSurface& s : shown->surfaces) {
+          view.faces += static_cast<int>(s.faces.size());
+        }
+        view.max_pressure = MaxSurfacePressure(shown->surfaces);
+      }
+      DrawPressurePanel(view, &pressure_);
+    }
+  }
   if (selected_body_ >= 0) {
     if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen)) {
       DrawSelectionPanel();
@@ -173,6 +189,15 @@ void Viewer::BuildUi() {
                ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
                    ImGuiWindowFlags_NoSavedSettings);
   const float new_b = ImGui::GetWindowHeight();
+  if (const StepRecord* shown = DisplayedRecord(); shown && !patch_rows_.empty()) {
+    char title[64];
+    std::snprintf(title, sizeof(title), "%d pressure patch%s###patches",
+                  static_cast<int>(patch_rows_.size()), patch_rows_.size() == 1 ? "" : "es");
+    if (ImGui::TreeNodeEx(title, ImGuiTreeNodeFlags_DefaultOpen)) {
+      DrawPatchInspector(patch_rows_, *shown, &open_patch_, &selected_contact_);
+      ImGui::TreePop();
+    }
+  }
   if (selected_body_ >= 0 && inspector_body_only_) {
     const std::string& name = model_.bodies[selected_body_].name;
     std::vector<ContactRow> rows;

@@ -43,6 +43,8 @@ void Viewer::OnNewRecord() {
   const StepRecord* shown = DisplayedRecord();
   if (!shown) return;
   rows_ = BuildContactRows(model_, *shown);
+  patch_rows_ = BuildPatchRows(model_, *shown);
+  if (open_patch_ >= static_cast<int>(patch_rows_.size())) open_patch_ = -1;
   if (selected_contact_ >= static_cast<int>(rows_.size())) selected_contact_ = -1;
 }
 
@@ -119,6 +121,14 @@ void Viewer::StartSimulation() {
   live_step_count_ = sim_->step_count();
   settings_dirty_ = materials_dirty_ = false;
   ++generation_;
+  // A new simulation: new meshes, and a held legend range belongs to the old one.
+  tet_meshes_.clear();
+  tet_meshes_stale_ = true;
+  pressure_.range.held = false;
+  pressure_.range.held_step = -1;
+  open_patch_ = -1;
+  patch_rows_.clear();
+  if (pressure_.tets) RefreshTetMeshes();
   worker_ = std::make_unique<PhysicsWorker>(sim_.get());
 }
 
@@ -175,8 +185,17 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
   if (compare_.active()) {
     for (StepSummary& s : batch.summaries) compare_store_.Add(0, std::move(s));
   }
+  // The worker is idle until the next job: a mesh rebuilt by this batch's steps (a material
+  // edit) can be copied now if the tet meshes are shown.
+  tet_meshes_stale_ = true;
+  if (pressure_.tets) RefreshTetMeshes();
   for (StepRecord& r : batch.records) {
     AddStepTimings(r.timings, &profile_accum_);
+    // The legend's held range comes from the first step with pressure, shown or not.
+    if (!pressure_.range.held && !r.surfaces.empty()) {
+      pressure_.range = UpdatePressureRange(pressure_.range, MaxSurfacePressure(r.surfaces),
+                                            r.step, PressureNoiseFloor());
+    }
     // A step whose state was not finite kept its start state: no new trajectory row.
     if (trajectory_.is_open() && r.result.stats.status != SolverStatus::kNonFiniteState &&
         r.result.stats.status != SolverStatus::kNonFiniteInput) {
@@ -293,6 +312,7 @@ void Viewer::LoadSettings() {
 void Viewer::SaveSettings() {
   if (settings_file_.empty()) return;
   CollectViewerSettings(overlay_, &playback_, typical_size_, &vsettings_);
+  CollectPressureSettings(pressure_, &vsettings_);
   vsettings_.auto_reload = scene_panel_.auto_reload;
   vsettings_.export_dir = export_panel_.dir;
   vsettings_.show_help = show_help_;

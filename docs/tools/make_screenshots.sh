@@ -37,6 +37,10 @@ view params scenes/box_on_ramp.yaml 60 --panel parameters --height 1500
 crop params 410x600+0+680 viewer_parameters.png
 view export scenes/gripper.yaml 120 --panel exports --select 1
 crop export 410x900+0+0 viewer_exports_selection.png
+# Analysis column hidden (A) for a wider 3D view; P refits the pressure legend at frame 80.
+view pressure scenes/hydro/viewer_crowd.yaml 90 --panel pressure \
+  --input docs/tools/viewer_pressure.input
+crop pressure 1190x900+410+0 viewer_pressure.png
 view help scenes/box_stack.yaml 30 --panel help
 crop help 750x670+410+0 viewer_help.png
 xvfb-run -a -s "-screen 0 1600x900x24" "$build/app/contactlab" view scenes/clutter_40_walls.yaml \

@@ -56,6 +56,44 @@ inline Color SaturationColor(double s) {
   return Lerp(kSaturationMapPoints[i], kSaturationMapPoints[i + 1], static_cast<float>(x - i));
 }
 
+// Pressure maps of pressure-field contact surfaces, on t in [0, 1] (the caller maps its pressure
+// range onto it; outside values are clamped, NaN maps to 0). Control points are equally spaced.
+//   kLime (the default): one hue (olive -> lime, HSV hue 74-80 degrees) with luminance rising
+//     strictly from 0.16 to 0.92. Every colour of it is at least 0.3 (RGB distance) from the
+//     regime, gap-load, normal and impulse colours and from every colour of the saturation map
+//     (which sweeps blue -> violet -> red), and 0.2 from the viewport's background.
+//   kViridis: matplotlib's viridis (5 samples); perceptually uniform, but it shares green and
+//     yellow with the stiction colour and the friction arrows.
+enum class PressureColorMap : int { kLime = 0, kViridis = 1 };
+constexpr int kNumPressureColorMaps = 2;
+inline const char* PressureColorMapName(PressureColorMap m) {
+  return m == PressureColorMap::kViridis ? "viridis" : "lime";
+}
+
+constexpr std::array<Color, 5> kLimeMapPoints{{
+    {0.17f, 0.22f, 0.03f, 1.0f},
+    {0.32f, 0.42f, 0.04f, 1.0f},
+    {0.50f, 0.64f, 0.07f, 1.0f},
+    {0.68f, 0.84f, 0.18f, 1.0f},
+    {0.87f, 0.98f, 0.52f, 1.0f},
+}};
+constexpr std::array<Color, 5> kViridisMapPoints{{
+    {0.267f, 0.005f, 0.329f, 1.0f},
+    {0.230f, 0.322f, 0.546f, 1.0f},
+    {0.128f, 0.567f, 0.551f, 1.0f},
+    {0.369f, 0.789f, 0.383f, 1.0f},
+    {0.993f, 0.906f, 0.144f, 1.0f},
+}};
+
+inline Color PressureMapColor(PressureColorMap map, double t) {
+  const auto& pts = map == PressureColorMap::kViridis ? kViridisMapPoints : kLimeMapPoints;
+  if (!(t > 0)) t = 0;  // also catches NaN
+  if (t > 1) t = 1;
+  const double x = t * (pts.size() - 1);
+  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(x), pts.size() - 2);
+  return Lerp(pts[i], pts[i + 1], static_cast<float>(x - i));
+}
+
 // Rec. 709 relative luminance of the RGB part.
 inline double Luminance(const Color& c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b; }
 

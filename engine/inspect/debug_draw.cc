@@ -28,12 +28,19 @@ void RecordingDebugDraw::Text(const Vec3& p, const std::string& text, const Colo
   texts.push_back({p, text, color});
 }
 
+void RecordingDebugDraw::Triangle(const Vec3& a, const Vec3& b, const Vec3& c,
+                                  const Color& color_a, const Color& color_b,
+                                  const Color& color_c) {
+  triangles.push_back({a, b, c, color_a, color_b, color_c});
+}
+
 void RecordingDebugDraw::Clear() {
   lines.clear();
   points.clear();
   arrows.clear();
   cones.clear();
   texts.clear();
+  triangles.clear();
 }
 
 void RecordingDebugDraw::Replay(DebugDraw* out) const {
@@ -42,6 +49,7 @@ void RecordingDebugDraw::Replay(DebugDraw* out) const {
   for (const auto& a : arrows) out->Arrow(a.from, a.to, a.color);
   for (const auto& c : cones) out->Cone(c.apex, c.axis, c.height, c.half_angle, c.color);
   for (const auto& t : texts) out->Text(t.p, t.text, t.color);
+  for (const auto& t : triangles) out->Triangle(t.a, t.b, t.c, t.color_a, t.color_b, t.color_c);
 }
 
 Color RegimeColor(int regime) {
@@ -129,6 +137,7 @@ void DrawContacts(const StepRecord& record, const ContactDrawOptions& o, DebugDr
   const std::vector<int> constraint_of = ConstraintOfContact(record);
   for (int ci = 0; ci < static_cast<int>(record.contacts.size()); ++ci) {
     const Contact& c = record.contacts[ci];
+    if (c.surface >= 0 && !o.face_contacts) continue;
     const int k = constraint_of[ci];
     const bool solved = HasResult(record, k);
     const Regime regime = solved ? record.result.regime[k] : Regime::kNoContact;

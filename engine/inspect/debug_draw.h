@@ -28,6 +28,10 @@ class DebugDraw {
                     const Color& color) = 0;
   // Label anchored at p.
   virtual void Text(const Vec3& p, const std::string& text, const Color& color) = 0;
+  // Filled, unlit triangle with a colour per vertex (interpolated across it), seen from both
+  // sides: pressure maps on contact surfaces.
+  virtual void Triangle(const Vec3& a, const Vec3& b, const Vec3& c, const Color& color_a,
+                        const Color& color_b, const Color& color_c) = 0;
 };
 
 // Stores every primitive, in call order per kind. For tests and for replaying a frame's glyphs.
@@ -56,6 +60,10 @@ class RecordingDebugDraw final : public DebugDraw {
     std::string text;
     Color color;
   };
+  struct TriangleItem {
+    Vec3 a, b, c;
+    Color color_a, color_b, color_c;
+  };
 
   void Line(const Vec3& a, const Vec3& b, const Color& color) override;
   void Point(const Vec3& p, double size, const Color& color) override;
@@ -63,6 +71,8 @@ class RecordingDebugDraw final : public DebugDraw {
   void Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
             const Color& color) override;
   void Text(const Vec3& p, const std::string& text, const Color& color) override;
+  void Triangle(const Vec3& a, const Vec3& b, const Vec3& c, const Color& color_a,
+                const Color& color_b, const Color& color_c) override;
 
   void Clear();
   // Forwards every stored primitive to `out`.
@@ -73,6 +83,7 @@ class RecordingDebugDraw final : public DebugDraw {
   std::vector<ArrowItem> arrows;
   std::vector<ConeItem> cones;
   std::vector<TextItem> texts;
+  std::vector<TriangleItem> triangles;
 };
 
 // Forwards every primitive to another sink in one colour: `tint` replaces each primitive's RGB,
@@ -96,6 +107,10 @@ class TintedDebugDraw final : public DebugDraw {
   void Text(const Vec3& p, const std::string& text, const Color& color) override {
     out_->Text(p, text, Tint(color));
   }
+  void Triangle(const Vec3& a, const Vec3& b, const Vec3& c, const Color& color_a,
+                const Color& color_b, const Color& color_c) override {
+    out_->Triangle(a, b, c, Tint(color_a), Tint(color_b), Tint(color_c));
+  }
 
  private:
   Color Tint(const Color& c) const { return WithAlpha(tint_, c.a); }
@@ -117,6 +132,10 @@ struct ContactDrawOptions {
   // the normal spanning the gap.
   bool gap_loads = true;
   double gap_ring_scale = 1.9;
+  // Also draw the contacts that stand for faces of pressure-field contact surfaces
+  // (Contact::surface >= 0); a viewer that draws the surfaces themselves (pressure_draw.h)
+  // turns them off, since a patch has one such contact per face.
+  bool face_contacts = true;
   double point_size = 9;          // [px]
   double normal_length = 0.05;    // [m]
   double impulse_scale = 10.0;    // arrow length per impulse [m / (N s)]

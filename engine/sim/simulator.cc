@@ -267,6 +267,12 @@ void Simulator::SyncHydroelastic() {
   collision_->SetHydroelasticPairs(any_compliant_ ? std::move(compliant) : std::vector<char>{});
 }
 
+const CompliantGeometry* Simulator::compliant_geometry(int geom) const {
+  if (geom < 0 || geom >= static_cast<int>(hydro_.size())) return nullptr;
+  const HydroGeometry& hg = hydro_[geom];
+  return hg.built ? hg.shape.compliant.get() : nullptr;
+}
+
 const HydroelasticShape& Simulator::HydroShape(int geom) {
   HydroGeometry& hg = hydro_[geom];
   if (!hg.built) {

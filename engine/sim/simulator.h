@@ -207,6 +207,12 @@ class Simulator {
   void Reset();  // back to the model's default state at t = 0
   const Multibody& multibody() const { return *multibody_; }
   const StepRecord& last_record() const { return record_; }
+  // The volume mesh and pressure field of geometry `geom` as the contact surfaces use it (frame
+  // of the geometry), or nullptr when the geometry is rigid or `geom` is out of range. Meshes are
+  // built at construction and rebuilt by the first Step() after a material edit changed their
+  // modulus or resolution: the pointer is valid until then (geometries with equal shapes and
+  // values share one mesh).
+  const CompliantGeometry* compliant_geometry(int geom) const;
   int step_count() const { return step_count_; }
   // Used when resuming from a recorded step of the timeline.
   void set_step_count(int n) { step_count_ = n; }

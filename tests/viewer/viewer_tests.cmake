@@ -243,3 +243,48 @@ set_tests_properties(viewer_race PROPERTIES FIXTURES_SETUP viewer_race_png TIMEO
 viewer_pixels(viewer_race_draws_both_curves race
               --region 1160 60 1600 600 --at-least 300 ${VT_SERIES} ${VT_SERIES_TOL}
               --at-least 150 ${VT_COMPARE_1} ${VT_COMPARE_1_TOL})
+
+# Pressure-field contact: scenes/hydro/box_on_floor.yaml after 40 frames, its patch drawn under
+# the box (filled faces, unlit, in the lime map of engine/inspect/colormap.h; the box rests with
+# a nearly uniform pressure, so most faces take the top of the held range). The region is the
+# middle of the 3D view around the patch, clear of the pressure legend in its bottom-left corner
+# (whose colour bar has the same colours). Controls: the same scene with --no-pressure, and
+# scenes/box_on_ramp.yaml without compliant geometry, show none of them there.
+# (Measured 2026-11-27: 27179 pixels of the top segment in the region; 0 in both controls.)
+# The lime map's two upper segments (kLimeMapPoints[2..4] x 255) and its lower half.
+set(VT_LIME_HI 128,163,18:173,214,46)
+set(VT_LIME_TOP 173,214,46:222,250,133)
+set(VT_LIME_LOW 43,56,8:128,163,18)
+set(VT_LIME_TOL 6)
+set(VT_PATCH_REGION 600 150 1010 560)
+foreach(run pressure no_pressure control)
+  set(png ${VT_DIR}/hydro_${run}.png)
+  if(run STREQUAL "control")
+    set(scene ${PROJECT_SOURCE_DIR}/scenes/box_on_ramp.yaml)
+    set(extra "")
+  else()
+    set(scene ${PROJECT_SOURCE_DIR}/scenes/hydro/box_on_floor.yaml)
+    set(extra "")
+    if(run STREQUAL "no_pressure")
+      set(extra --no-pressure)
+    endif()
+  endif()
+  add_test(NAME viewer_hydro_${run}
+           COMMAND sh -c "rm -f \"$0\" && exec \"$@\"" ${png} ${XVFB_RUN} -a
+                   -s "-screen 0 1600x900x24" $<TARGET_FILE:contactlab> view ${scene}
+                   --frames 40 --screenshot ${png} ${extra})
+  set_tests_properties(viewer_hydro_${run} PROPERTIES FIXTURES_SETUP viewer_hydro_${run}_png
+                       TIMEOUT 300 RESOURCE_LOCK xvfb)
+endforeach()
+viewer_pixels(viewer_pressure_patch_coloured hydro_pressure
+              --region ${VT_PATCH_REGION}
+              --at-least 2000 ${VT_LIME_TOP} ${VT_LIME_TOL})
+viewer_pixels(viewer_pressure_hidden_no_colours hydro_no_pressure
+              --region ${VT_PATCH_REGION}
+              --at-most 0 ${VT_LIME_TOP} ${VT_LIME_TOL}
+              --at-most 0 ${VT_LIME_HI} ${VT_LIME_TOL})
+viewer_pixels(viewer_pressure_control_no_colours hydro_control
+              --region ${VT_VIEWPORT}
+              --at-most 0 ${VT_LIME_TOP} ${VT_LIME_TOL}
+              --at-most 0 ${VT_LIME_HI} ${VT_LIME_TOL}
+              --at-most 0 ${VT_LIME_LOW} ${VT_LIME_TOL})
