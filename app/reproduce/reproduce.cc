@@ -49,7 +49,7 @@ const ExperimentDef kExperiments[] = {
      "SAP paper §VI-D (Figs. 16-17)", "seed_000_sap.md §6.3", "6 s (one grip period)",
      "12 s (two grip periods)", SoftBubbleGripper},
     {"dual_arm_jar", "000", "Dual-arm jar: open, pour, close (160 DOF, pressure-field jar-lid)",
-     "SAP paper §VI-E (Figs. 1, 18-21)", "seed_000_sap.md §6.4",
+     "SAP paper, dual-arm manipulation (Figs. 1, 18-21)", "seed_000_sap.md §6.4",
      "18 s (the whole task, as full)", "18 s (the whole task)", DualArmJar},
     // irrotational_paper.cc
     {"conveyor_belt", "004", "Oscillating conveyor belt (stick-slip)",

@@ -595,7 +595,7 @@ void SoftBubbleGripper(Experiment& ex, const ReproduceOptions& opt) {
 namespace contactlab {
 namespace reproduce {
 
-// §VI-E, Fig. 1, 18-21: two arms with hands open a jar (pressure-field jar-lid contact), pour
+// Fig. 1, 18-21: two arms with hands open a jar (pressure-field jar-lid contact), pour
 // 16 marbles into a bowl, close the jar and set it down; 160 DOF, δt = 5 ms, ε_r = 1e-3.
 void DualArmJar(Experiment& ex, const ReproduceOptions& opt) {
   const std::string src = "seed_000_sap.md §6.4, §6.5";
@@ -728,6 +728,7 @@ void DualArmJar(Experiment& ex, const ReproduceOptions& opt) {
           "real time.");
   constraints.color = kBlue;
   faces.color = kRed;
+  constraints.markers = faces.markers = iters.markers = false;
   ex.Plot("constraints",
           {"Dual-arm jar: contact constraints per step", "t [s]", "constraints", false, false},
           {constraints, faces},
