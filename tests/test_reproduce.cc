@@ -245,7 +245,7 @@ TEST(Reproduce, DualArmJarQuick) {
   ExpectAgrees(r, "mean Newton iterations per step");
   ExpectAgrees(r, "max momentum error e_m over all steps");
   ExpectAgrees(r, "mean momentum error e_m");
-  ExpectAgrees(r, "lid lifted off the rim, largest height [m]");
+  ExpectAgrees(r, "lid taken off: its largest distance from its seat on the rim [m]");
   ExpectAgrees(r, "largest jar tilt [deg]");
   ExpectAgrees(r, "marbles in the bowl at the end");
   ExpectAgrees(r, "lid back on the jar: lid centre off the jar's axis [m]");

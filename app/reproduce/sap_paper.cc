@@ -604,7 +604,7 @@ struct JarRun {
   RunLog log;
   std::vector<double> t, constraints, faces, iterations, e_m, step_ms;
   int fm_unconverged = 0, fm_max_iterations = 0;
-  double lid_lift_max = 0, tilt_max = 0;  // [m], [deg]
+  double lid_lift_max = 0, tilt_max = 0;  // lid's largest distance from its seat [m], [deg]
   int in_bowl = 0;                        // marbles inside the bowl's walls at the end
   double lid_off_axis = kNaN, lid_tilt = kNaN, lid_seat = kNaN;  // lid against the jar [m, deg, m]
   double jar_tilt_end = kNaN, jar_height_end = kNaN;             // [deg], base height [m]
@@ -634,7 +634,8 @@ JarRun RunJarTask(const Scene& sc, double T) {
     X_lid = kin.X_WB[lid];
     X_bowl = kin.X_WB[bowl];
     for (size_t i = 0; i < marbles.size(); ++i) marble_p[i] = kin.X_WB[marbles[i]].p;
-    r.lid_lift_max = std::max(r.lid_lift_max, X_jar.InverseApply(X_lid.p).z() - rim);
+    r.lid_lift_max =
+        std::max(r.lid_lift_max, (X_jar.InverseApply(X_lid.p) - Vec3(0, 0, rim)).norm());
     r.tilt_max = std::max(r.tilt_max, up_angle(X_jar.Rotate(Vec3::UnitZ()), Vec3::UnitZ()));
     r.t.push_back(rec.after.time);
     r.constraints.push_back(rec.metrics.num_contacts);
@@ -715,8 +716,8 @@ void DualArmJar(Experiment& ex, const ReproduceOptions& opt) {
          e_m_max < 0.1, src);
   ex.Row("mean momentum error e_m", "≈ 1e-3 at ε_r = 1e-3 (Figs. 19-20)", 1e-3, run.e_m_mean,
          "≤ 1e-3", run.e_m_mean <= 1e-3, src);
-  ex.Row("lid lifted off the rim, largest height [m]", "the jar is opened", kNaN, lid_lift_max,
-         "> 0.05 m", lid_lift_max > 0.05, src);
+  ex.Row("lid taken off: its largest distance from its seat on the rim [m]", "the jar is opened",
+         kNaN, lid_lift_max, "> 0.05 m", lid_lift_max > 0.05, src);
   ex.Row("largest jar tilt [deg]", "the jar is tilted to pour", kNaN, tilt_max, "> 100°",
          tilt_max > 100, src);
   ex.Row("marbles in the bowl at the end", "all (task success)", 16, in_bowl, "16 of 16",
