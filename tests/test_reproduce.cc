@@ -237,6 +237,24 @@ TEST(Reproduce, SoftBubbleGripperQuick) {
             FindRow(r, "faces per step while slipping at 1 N (mean)").value);
 }
 
+TEST(Reproduce, DualArmJarQuick) {
+  // The whole 160-DOF jar task (3600 steps, a few seconds). Timing rows are not asserted.
+  const ExperimentResult r = RunReproduceExperiment("dual_arm_jar", Quick());
+  ExpectAgrees(r, "velocity dimension (DOF)");
+  ExpectAgrees(r, "failed steps (contact solve or free motion)");
+  ExpectAgrees(r, "mean Newton iterations per step");
+  ExpectAgrees(r, "max momentum error e_m over all steps");
+  ExpectAgrees(r, "mean momentum error e_m");
+  ExpectAgrees(r, "lid taken off: its largest distance from its seat on the rim [m]");
+  ExpectAgrees(r, "largest jar tilt [deg]");
+  ExpectAgrees(r, "marbles in the bowl at the end");
+  ExpectAgrees(r, "lid back on the jar: lid centre off the jar's axis [m]");
+  ExpectAgrees(r, "jar set down upright: tilt at the end [deg]");
+  // The jar-lid pressure field is in the problem while the lid is on.
+  EXPECT_GT(FindRow(r, "pressure-field faces per step (mean over all steps)").value, 10);
+  EXPECT_GE(FindRow(r, "contact constraints per step (max)").value, 100);
+}
+
 TEST(Reproduce, RobotDishPileCompletes) {
   // 6 s of a 47-DOF arm + hand manipulating the dish pile (≈3 s wall time). Timing rows are not
   // asserted (machine load); the physics rows are.
@@ -402,6 +420,14 @@ TEST(SlowReproduce, ClutterFull) {
 TEST(SlowReproduce, ClutterScalingFull) {
   const ExperimentResult r = RunReproduceExperiment("clutter_scaling", Full());
   ExpectAgrees(r, "max e_m over all sizes");
+}
+
+TEST(SlowReproduce, DualArmJarToleranceSweepFull) {
+  // The jar task at ε_r = 1e-5 … 0.5 (six runs of 3600 steps).
+  const ExperimentResult r = RunReproduceExperiment("dual_arm_jar", Full());
+  ExpectAgrees(r, "tolerance sweep: mean iterations at ε_r = 1e-5 over those at 1e-1");
+  ExpectAgrees(r, "tolerance sweep: largest ε_r at which the task succeeds");
+  ExpectAgrees(r, "marbles in the bowl at the end");
 }
 
 TEST(SlowReproduce, SigmaSweepFull) {

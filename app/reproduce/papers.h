@@ -15,6 +15,7 @@ void Clutter(Experiment& ex, const ReproduceOptions& opt);         // §VI-C
 void ClutterScaling(Experiment& ex, const ReproduceOptions& opt);  // §VI-C
 void SigmaSweep(Experiment& ex, const ReproduceOptions& opt);      // §VI-C
 void SoftBubbleGripper(Experiment& ex, const ReproduceOptions& opt);  // §VI-D
+void DualArmJar(Experiment& ex, const ReproduceOptions& opt);         // Figs. 1, 18-21
 
 // irrotational_paper.cc: seed 004, irrotational contact fields (Castro, Han, Masterjohn).
 void ConveyorBelt(Experiment& ex, const ReproduceOptions& opt);      // §IX-A

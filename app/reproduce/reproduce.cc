@@ -48,6 +48,9 @@ const ExperimentDef kExperiments[] = {
     {"soft_bubble_gripper", "000", "Soft-bubble gripper: slip control (pressure-field contact)",
      "SAP paper §VI-D (Figs. 16-17)", "seed_000_sap.md §6.3", "6 s (one grip period)",
      "12 s (two grip periods)", SoftBubbleGripper},
+    {"dual_arm_jar", "000", "Dual-arm jar: open, pour, close (160 DOF, pressure-field jar-lid)",
+     "SAP paper, dual-arm manipulation (Figs. 1, 18-21)", "seed_000_sap.md §6.4",
+     "18 s (the whole task, as full)", "18 s (the whole task)", DualArmJar},
     // irrotational_paper.cc
     {"conveyor_belt", "004", "Oscillating conveyor belt (stick-slip)",
      "Irrotational contact fields §IX-A (Figs. 2-3)", "seed_004_irrotational.md §7 (IX-A)",
