@@ -295,12 +295,24 @@ TEST(PressureRange, HoldIsSetOnceFromTheFirstStepWithPressureAndHeld) {
   EXPECT_TRUE(s.held);
   EXPECT_EQ(s.held_step, 3);
   EXPECT_EQ(PressureRangeOf(s), (std::array<double, 2>{0, 500}));
-  // Held: neither a higher nor a lower pressure rescales it.
-  for (double p : {9000.0, 12.0, 0.0, 1e9}) {
+  // Held: a lower pressure never rescales it, nor one within it.
+  for (double p : {499.0, 12.0, 0.0, 500.0}) {
     s = UpdatePressureRange(s, p, 10);
     EXPECT_EQ(PressureRangeOf(s), (std::array<double, 2>{0, 500})) << p;
     EXPECT_EQ(s.held_step, 3);
   }
+  // A higher one grows it to its 1-2-5 ceiling (instead of saturating), and it stays there.
+  s = UpdatePressureRange(s, 1400, 7);
+  EXPECT_EQ(PressureRangeOf(s), (std::array<double, 2>{0, 2000}));
+  EXPECT_EQ(s.held_step, 7);
+  for (double p : {1900.0, 300.0, 0.0}) {
+    s = UpdatePressureRange(s, p, 10);
+    EXPECT_EQ(PressureRangeOf(s), (std::array<double, 2>{0, 2000})) << p;
+  }
+  s = UpdatePressureRange(s, INFINITY, 10);
+  EXPECT_EQ(PressureRangeOf(s)[1], 2000) << "a non-finite pressure never grows it";
+  s.held_max = 500;  // as before, for the refit below
+  s.held_step = 3;
   // Refit: waits for a step with pressure, then takes it once.
   s.refit_requested = true;
   s = UpdatePressureRange(s, 0, 11);
@@ -450,6 +462,7 @@ TEST(PressureDraw, SimulatedBoxOnFloor) {
   PressureDrawOptions o;
   o.p_max = NicePressureCeiling(MaxSurfacePressure(record.surfaces));
   o.force_scale = 10.0 * scene.settings.time_step;  // impulse scale 10 m/(N s)
+  o.moment_arrows = false;  // checked in PatchResultantHoldsTheBoxAndDrawsItsMoment
   RecordingDebugDraw rec;
   DrawPressureSurfaces(record, o, &rec);
   size_t triangles = 0;
@@ -476,6 +489,54 @@ TEST(PressureDraw, SimulatedBoxOnFloor) {
   const auto pick = PickPressure(record.surfaces, Vec3(0.01, 0.02, 1), Vec3(0, 0, -1));
   ASSERT_TRUE(pick);
   EXPECT_NEAR(pick->pressure, 2.0 * 9.81 / 0.04, 0.25 * 2.0 * 9.81 / 0.04);
+}
+
+// The solve's resultant of a patch: at rest the floor patch's contact forces (pressure and
+// friction) hold the box's weight with no moment about the centre of pressure; the moment arrow
+// is moment_scale · M from the centre of pressure, in its own colour.
+TEST(PressureDraw, PatchResultantHoldsTheBoxAndDrawsItsMoment) {
+  const Scene scene = LoadHydroScene("box_on_floor.yaml");
+  Simulator sim(scene.model, scene.settings);
+  StepRecord record;
+  for (int i = 0; i < 600; ++i) record = sim.Step();
+  ASSERT_EQ(record.surfaces.size(), 1u);
+  const PatchResultant r = PatchResultantOf(record, 0);
+  ASSERT_TRUE(r.solved);
+  const double W = 2.0 * 9.81;
+  // Settled for 0.6 s (the box's normal mode is damped in milliseconds): the residual motion
+  // and the solver's tolerance bound the error.
+  EXPECT_NEAR(r.force.z(), W, 1e-4 * W);
+  EXPECT_NEAR(r.force.head<2>().norm(), 0, 1e-4 * W);
+  EXPECT_LT(r.moment.norm(), 1e-4 * W * 0.1);  // 0.1 m: the half side
+  EXPECT_TRUE(r.point.isApprox(record.surfaces[0].CentreOfPressure()));
+  EXPECT_FALSE(PatchResultantOf(record, 1).solved) << "no such patch";
+  // The drawn moment arrow, with a hand-made record whose single face pushes off-centre.
+  StepRecord one = record;
+  PressureDrawOptions o;
+  o.surfaces = false;
+  o.force_arrows = false;
+  o.centre_of_pressure = false;
+  o.moment_scale = 3.0;
+  const PatchResultant solved = PatchResultantOf(one, 0);
+  RecordingDebugDraw rec;
+  DrawPressureSurfaces(one, o, &rec);
+  if (solved.moment.norm() > 0) {
+    ASSERT_EQ(rec.arrows.size(), 1u);
+    EXPECT_TRUE(rec.arrows[0].from.isApprox(solved.point));
+    EXPECT_LT((rec.arrows[0].to - solved.point - 3.0 * solved.moment).norm(), 1e-15);
+    EXPECT_TRUE(SameColor(rec.arrows[0].color, kPatchMomentColor));
+  }
+  // A friction impulse added to one face's constraint makes a moment r × f about the centre.
+  ASSERT_FALSE(one.problem.constraints.empty());
+  const ConstraintData& cd = one.problem.constraints.front();
+  const Contact& c = one.contacts[cd.source];
+  const double dt = one.after.time - one.before.time;
+  const Vec3 extra_world = ContactFrame(c.normal).transpose() * Vec3(0.5, 0, 0);  // [N]
+  one.result.gamma(cd.first_row) += 0.5 * dt;  // +0.5 N along the first tangent
+  const PatchResultant pushed = PatchResultantOf(one, 0);
+  EXPECT_LT((pushed.force - solved.force - extra_world).norm(), 1e-9);
+  EXPECT_LT((pushed.moment - solved.moment - (c.point - solved.point).cross(extra_world)).norm(),
+            1e-9);
 }
 
 // The timeline replays patches: the history keeps each step's surfaces, so drawing a recorded
@@ -507,8 +568,9 @@ TEST(PressureDraw, TimelineRecordsReplayTheirPatches) {
       ASSERT_EQ(a.triangles[k].a, b.triangles[k].a);
       ASSERT_TRUE(SameColor(a.triangles[k].color_a, b.triangles[k].color_a));
     }
-    ASSERT_EQ(a.arrows.size(), 1u);
-    EXPECT_EQ(a.arrows[0].to, b.arrows[0].to);
+    ASSERT_EQ(a.arrows.size(), b.arrows.size());  // force, and moment when it is not zero
+    ASSERT_GE(a.arrows.size(), 1u);
+    for (size_t k = 0; k < a.arrows.size(); ++k) EXPECT_EQ(a.arrows[k].to, b.arrows[k].to);
   }
   // The pressure grows while the box settles: step 5's patch is not step 39's.
   EXPECT_LT(MaxSurfacePressure(history.At(5).surfaces),

@@ -57,6 +57,9 @@ bool DrawPressurePanel(const PressurePanelView& view, PressureOverlay* o) {
     cell("force arrows", &d.force_arrows,
          "per patch: its resultant pressure force (sum of A_e p0 n) at the centre of pressure");
     cell("centre of pressure", &d.centre_of_pressure, "per patch: a dot at its centre of pressure");
+    cell("moment arrows", &d.moment_arrows,
+         "per patch: the moment of the solved contact forces (pressure and friction) about the "
+         "centre of pressure, along its axis (violet; 1 m per N m)");
     cell("face glyphs", &o->face_glyphs,
          "also the glyphs of each face's contact (point, cone, impulse arrows): one per face");
     cell("hover pressure", &o->hover, "the pressure under the mouse in a tooltip");
@@ -200,8 +203,9 @@ bool DrawPatchInspector(const std::vector<PatchRow>& rows, const StepRecord& rec
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
   static const char* kHeaders[] = {"patch",        "body A",       "body B",
                                    "faces",        "area [m^2]",   "sum A p0 [N]",
-                                   "max p0",       "mean p0",      "stiction",
-                                   "sliding",      "no_contact",   ""};
+                                   "max p0",       "mean p0",      "|F| solved [N]",
+                                   "|M| [N m]",    "stiction",     "sliding",
+                                   "no_contact",   ""};
   constexpr int kColumns = sizeof(kHeaders) / sizeof(kHeaders[0]);
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   const float height = row_h * (std::min<int>(static_cast<int>(rows.size()), 3) + 1.5f);
@@ -231,6 +235,10 @@ bool DrawPatchInspector(const std::vector<PatchRow>& rows, const StepRecord& rec
       ImGui::TextUnformatted(FormatPressure(r.max_pressure).c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(FormatPressure(r.mean_pressure).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4g", r.solved_force);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3g", r.moment);
       ImGui::TableNextColumn();
       ImGui::TextColored(ToVec4(kStictionColor), "%d", r.regimes[0]);
       ImGui::TableNextColumn();

@@ -1,5 +1,7 @@
 #include "ui/ui_data.h"
 
+#include "engine/inspect/pressure_draw.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
@@ -328,6 +330,9 @@ std::vector<PatchRow> BuildPatchRows(const Model& model, const StepRecord& recor
     for (const ContactFace& f : s.faces) r.max_pressure = std::max(r.max_pressure, f.p0);
     r.mean_pressure = r.area > 0 ? r.normal_force / r.area : 0.0;
     r.skipped = r.faces;
+    const PatchResultant res = PatchResultantOf(record, static_cast<int>(i));
+    r.solved_force = res.solved ? res.force.norm() : std::nan("");
+    r.moment = res.solved ? res.moment.norm() : std::nan("");
   }
   const auto regimes = ContactRegimes(record);
   for (size_t ci = 0; ci < record.contacts.size(); ++ci) {

@@ -147,6 +147,10 @@ struct PatchRow {
   double normal_force = 0;     // Σ A_e p0 [N]
   double max_pressure = 0;     // largest face p0 [Pa]
   double mean_pressure = 0;    // area-weighted mean p0 = Σ A_e p0 / Σ A_e [Pa]
+  // The solve's resultant on body B (PatchResultantOf): |force| [N] with friction, and |moment|
+  // about the centre of pressure [N m]; NaN without a result.
+  double solved_force = 0;
+  double moment = 0;
   // Faces by the regime of their contact's constraint in the solve [stiction, sliding, no
   // contact]; a face without a constraint or a result counts as no contact. `skipped`: faces that
   // became no contact at all (gradient below kMinFaceGradient).

@@ -56,6 +56,7 @@ std::vector<Field> Fields(ViewerSettings* s) {
       {nullptr, "pressure.outlines", Type::kBool, &s->pressure_outlines},
       {nullptr, "pressure.force_arrows", Type::kBool, &s->pressure_force_arrows},
       {nullptr, "pressure.centre_of_pressure", Type::kBool, &s->pressure_centre_of_pressure},
+      {nullptr, "pressure.moment_arrows", Type::kBool, &s->pressure_moment_arrows},
       {nullptr, "pressure.face_glyphs", Type::kBool, &s->pressure_face_glyphs},
       {nullptr, "pressure.hover", Type::kBool, &s->pressure_hover},
       {nullptr, "pressure.tets", Type::kBool, &s->pressure_tets},
@@ -420,6 +421,7 @@ void ApplyPressureSettings(const ViewerSettings& s, PressureOverlay* p) {
   p->draw.outlines = s.pressure_outlines;
   p->draw.force_arrows = s.pressure_force_arrows;
   p->draw.centre_of_pressure = s.pressure_centre_of_pressure;
+  p->draw.moment_arrows = s.pressure_moment_arrows;
   p->face_glyphs = s.pressure_face_glyphs;
   p->hover = s.pressure_hover;
   p->tets = s.pressure_tets;
@@ -431,6 +433,7 @@ void CollectPressureSettings(const PressureOverlay& p, ViewerSettings* s) {
   s->pressure_outlines = p.draw.outlines;
   s->pressure_force_arrows = p.draw.force_arrows;
   s->pressure_centre_of_pressure = p.draw.centre_of_pressure;
+  s->pressure_moment_arrows = p.draw.moment_arrows;
   s->pressure_face_glyphs = p.face_glyphs;
   s->pressure_hover = p.hover;
   s->pressure_tets = p.tets;

@@ -38,6 +38,7 @@ struct ViewerSettings {
   bool pressure_outlines = false;
   bool pressure_force_arrows = true;
   bool pressure_centre_of_pressure = true;
+  bool pressure_moment_arrows = true;
   bool pressure_face_glyphs = false;
   bool pressure_hover = true;
   bool pressure_tets = false;

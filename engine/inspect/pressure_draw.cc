@@ -22,9 +22,41 @@ Vec3 FaceOffsetDirection(const ContactFace& face) {
   return std::isinf(face.g_b) && !std::isinf(face.g_a) ? Vec3(-face.normal) : face.normal;
 }
 
+PatchResultant PatchResultantOf(const StepRecord& record, int surface) {
+  PatchResultant r;
+  if (surface < 0 || surface >= static_cast<int>(record.surfaces.size())) return r;
+  const ContactSurface& s = record.surfaces[surface];
+  r.point = s.CentreOfPressure();
+  const double dt = record.after.time - record.before.time;
+  if (!(dt > 0)) return r;
+  bool any = false;
+  for (const ConstraintData& cd : record.problem.constraints) {
+    if (cd.kind != ConstraintKind::kFrictionCone || cd.source < 0 ||
+        cd.source >= static_cast<int>(record.contacts.size()) ||
+        cd.first_row + 3 > record.result.gamma.size()) {
+      continue;
+    }
+    const Contact& c = record.contacts[cd.source];
+    if (c.surface != surface) continue;
+    const Vec3 f = ContactFrame(c.normal).transpose() *
+                   record.result.gamma.segment<3>(cd.first_row) / dt;
+    r.force += f;
+    r.moment += (c.point - r.point).cross(f);
+    any = true;
+  }
+  r.solved = any;
+  return r;
+}
+
 void DrawPressureSurfaces(const StepRecord& record, const PressureDrawOptions& options,
                           DebugDraw* out) {
   DrawPressureSurfaces(record.surfaces, options, out);
+  if (!options.moment_arrows) return;
+  for (int i = 0; i < static_cast<int>(record.surfaces.size()); ++i) {
+    const PatchResultant r = PatchResultantOf(record, i);
+    if (!r.solved || !(r.moment.norm() > 0)) continue;
+    out->Arrow(r.point, r.point + options.moment_scale * r.moment, kPatchMomentColor);
+  }
 }
 
 void DrawPressureSurfaces(const std::vector<ContactSurface>& surfaces,
@@ -131,6 +163,12 @@ PressureRangeState UpdatePressureRange(const PressureRangeState& state, double s
     s.held_max = NicePressureCeiling(step_max_pressure);
     s.held_step = step;
     s.refit_requested = false;
+  } else if (s.held && std::isfinite(step_max_pressure) && step_max_pressure > s.held_max &&
+             step_max_pressure > std::max(0.0, noise_floor)) {
+    // A pressure above the held range would saturate: the range grows to its 1-2-5 ceiling
+    // (and never shrinks), so it changes a few times in a run, not every frame.
+    s.held_max = NicePressureCeiling(step_max_pressure);
+    s.held_step = step;
   }
   return s;
 }

@@ -22,6 +22,9 @@ struct StepRecord;
 // map's family, clear of every other glyph colour (colormap.h).
 constexpr Color kPatchForceColor{0.68f, 0.84f, 0.18f, 1.0f};
 constexpr Color kCentreOfPressureColor{0.87f, 0.98f, 0.52f, 1.0f};
+// Patch moment arrows (the solved contact moment about the centre of pressure): violet, clear of
+// the normal (light blue) and normal-impulse (magenta) colours.
+constexpr Color kPatchMomentColor{0.55f, 0.35f, 0.95f, 1.0f};
 // Face outlines: dark, half transparent, so that the colours stay readable under them.
 constexpr Color kFaceOutlineColor{0.02f, 0.03f, 0.02f, 0.55f};
 // Tet mesh edges: a light neutral grey, half transparent.
@@ -42,6 +45,10 @@ struct PressureDrawOptions {
   // from a rigid body's surface, which they lie on), so that they do not z-fight with it.
   double offset = 5e-4;
   double force_scale = 1e-3;  // arrow length per newton [m/N]
+  // Per patch (record overload only): the moment of the solved contact forces about the centre
+  // of pressure (PatchResultantOf), drawn along its axis from the centre, moment_scale [m/(N m)].
+  bool moment_arrows = true;
+  double moment_scale = 1.0;
   double marker_size = 12;    // centre-of-pressure marker [px]
 };
 
@@ -59,6 +66,18 @@ Vec3 FaceOffsetDirection(const ContactFace& face);
 // the centre of pressure. A record without surfaces draws nothing.
 void DrawPressureSurfaces(const StepRecord& record, const PressureDrawOptions& options,
                           DebugDraw* out);
+
+// What the solve made of a patch: the force of its faces' constraints on body B, normal and
+// friction parts (Σ Cᵀγ / δt over the faces that became contacts, δt the record's step), and its
+// moment about the centre of pressure Σ (c_e − cop) × f_e (the torsional friction that holds a
+// gripped object, for example). `solved` is false without a result for the record.
+struct PatchResultant {
+  Vec3 force = Vec3::Zero();   // [N]
+  Vec3 moment = Vec3::Zero();  // [N m], about `point`
+  Vec3 point = Vec3::Zero();   // the centre of pressure [m]
+  bool solved = false;
+};
+PatchResultant PatchResultantOf(const StepRecord& record, int surface);
 void DrawPressureSurfaces(const std::vector<ContactSurface>& surfaces,
                           const PressureDrawOptions& options, DebugDraw* out);
 
@@ -97,7 +116,10 @@ double NicePressureCeiling(double p);
 // bodies that barely touch carries round-off pressures such as 1e-10 Pa, which no range should
 // be fitted to. Hold: when no range is held yet, or a refit was requested, and the step has
 // pressure, the range becomes [0, NicePressureCeiling(step_max_pressure)] and the request is
-// cleared; otherwise nothing changes (a refit waits for a step with pressure). Fixed: unchanged.
+// cleared (a refit waits for a step with pressure); a held range grows to
+// NicePressureCeiling(step_max_pressure) when a step exceeds it (a landing sets a range that the
+// resting load would saturate) and never shrinks, so it changes a few times in a run at most.
+// Fixed: unchanged.
 PressureRangeState UpdatePressureRange(const PressureRangeState& state, double step_max_pressure,
                                        int step, double noise_floor = 0);
 // The noise floor for UpdatePressureRange: a millionth of the largest hydroelastic modulus
