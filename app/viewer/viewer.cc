@@ -323,11 +323,10 @@ void Viewer::DrawPressureOverlay(const StepRecord* shown) {
     }
   }
   if (!shown || !pressure_.show || shown->surfaces.empty()) return;
-  // A refit asked for while paused applies to the step on screen.
-  if (pressure_.range.refit_requested || !pressure_.range.held) {
-    pressure_.range = UpdatePressureRange(pressure_.range, MaxSurfacePressure(shown->surfaces),
-                                          shown->step, PressureNoiseFloor());
-  }
+  // A refit asked for while paused applies to the step on screen; a shown step above the held
+  // range grows it (UpdatePressureRange).
+  pressure_.range = UpdatePressureRange(pressure_.range, MaxSurfacePressure(shown->surfaces),
+                                        shown->step, PressureNoiseFloor());
   // Patch force arrows have their own scale (a patch carries the load of all its faces, which
   // the impulse arrows' scale draws one by one): the longest is about a body size, refitted
   // only when it leaves [1/4, 3/2] of that (AutoImpulseScale's hysteresis), and named in the

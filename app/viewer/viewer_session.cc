@@ -191,8 +191,9 @@ void Viewer::ConsumeBatch(PhysicsBatch batch) {
   if (pressure_.tets) RefreshTetMeshes();
   for (StepRecord& r : batch.records) {
     AddStepTimings(r.timings, &profile_accum_);
-    // The legend's held range comes from the first step with pressure, shown or not.
-    if (!pressure_.range.held && !r.surfaces.empty()) {
+    // The legend's held range comes from the first step with pressure, shown or not, and grows
+    // when a step exceeds it.
+    if (!r.surfaces.empty()) {
       pressure_.range = UpdatePressureRange(pressure_.range, MaxSurfacePressure(r.surfaces),
                                             r.step, PressureNoiseFloor());
     }
