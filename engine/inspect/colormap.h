@@ -47,14 +47,18 @@ constexpr std::array<Color, 5> kSaturationMapPoints{{
     {0.95f, 0.08f, 0.12f, 1.0f},
 }};
 
-inline Color SaturationColor(double s) {
-  if (!(s > 0)) s = 0;  // also catches NaN
-  if (s > 1) s = 1;
-  const double x = s * (kSaturationMapPoints.size() - 1);
-  const std::size_t i =
-      std::min<std::size_t>(static_cast<std::size_t>(x), kSaturationMapPoints.size() - 2);
-  return Lerp(kSaturationMapPoints[i], kSaturationMapPoints[i + 1], static_cast<float>(x - i));
+// Colour at t of a map of N equally spaced control points (t clamped to [0, 1], NaN maps to 0).
+template <std::size_t N>
+inline Color SampleColorMap(const std::array<Color, N>& pts, double t) {
+  static_assert(N >= 2, "a colour map needs two control points");
+  if (!(t > 0)) t = 0;  // also catches NaN
+  if (t > 1) t = 1;
+  const double x = t * (N - 1);
+  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(x), N - 2);
+  return Lerp(pts[i], pts[i + 1], static_cast<float>(x - i));
 }
+
+inline Color SaturationColor(double s) { return SampleColorMap(kSaturationMapPoints, s); }
 
 // Pressure maps of pressure-field contact surfaces, on t in [0, 1] (the caller maps its pressure
 // range onto it; outside values are clamped, NaN maps to 0). Control points are equally spaced.
@@ -86,12 +90,8 @@ constexpr std::array<Color, 5> kViridisMapPoints{{
 }};
 
 inline Color PressureMapColor(PressureColorMap map, double t) {
-  const auto& pts = map == PressureColorMap::kViridis ? kViridisMapPoints : kLimeMapPoints;
-  if (!(t > 0)) t = 0;  // also catches NaN
-  if (t > 1) t = 1;
-  const double x = t * (pts.size() - 1);
-  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(x), pts.size() - 2);
-  return Lerp(pts[i], pts[i + 1], static_cast<float>(x - i));
+  return SampleColorMap(map == PressureColorMap::kViridis ? kViridisMapPoints : kLimeMapPoints,
+                        t);
 }
 
 // Rec. 709 relative luminance of the RGB part.
