@@ -316,9 +316,8 @@ void Viewer::DrawPressureOverlay(const StepRecord* shown) {
       const TetMeshCache& cache = tet_meshes_[g];
       if (cache.edges.empty()) continue;
       const Geom& geom = model_.geoms[g];
-      const Pose X_WG = geom.body >= 0 && geom.body < static_cast<int>(X_WB.size())
-                            ? X_WB[geom.body] * geom.local
-                            : geom.local;
+      const Pose X_WG =
+          geom.body < static_cast<int>(X_WB.size()) ? GeomPose(geom, X_WB) : geom.local;
       DrawTetMeshEdges(cache.vertices, cache.edges, X_WG, kTetEdgeColor, glyphs_.get());
     }
   }
