@@ -1286,6 +1286,96 @@ TEST(CanalSolver, ExactGuessTakesZeroIterations) {
   }
 }
 
+// The warm start follows constraints, not rows: the converged problem re-solved with its
+// constraints in another order (keys as the simulator sets them) starts at its fixed point and
+// takes 0 AL iterations; without keys (the row-count rule) the shuffled λ^0 belongs to other
+// constraints and the AL has to iterate (the control: it shows the test can fail).
+TEST(CanalSolver, KeyedWarmStartFollowsReorderedConstraints) {
+  std::mt19937 rng(14);
+  int unkeyed_iterations = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    ContactProblem p = FeasibleRandomProblem(rng, 3, 6);
+    std::vector<int> perm(p.constraints.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(perm.size() - 1 - i);
+    for (bool keyed : {true, false}) {
+      ContactProblem a = p;
+      for (size_t i = 0; keyed && i < a.constraints.size(); ++i) {
+        a.constraints[i].key = ConstraintKeyOfContact(static_cast<int>(i), 99);
+        a.constraints[i].anchor = Vec3(0, 0, static_cast<double>(i));
+      }
+      CanalSolver solver(Canal());
+      SolverResult r1, r2;
+      ASSERT_EQ(solver.Solve(a, a.v0, &r1), SolverStatus::kConverged) << r1.stats.message;
+      ContactProblem b = a;
+      b.constraints.clear();
+      VecX gamma_b(a.num_rows);
+      int row = 0;
+      for (int i : perm) {
+        ConstraintData c = a.constraints[i];
+        gamma_b.segment(row, c.num_rows) = r1.gamma.segment(c.first_row, c.num_rows);
+        c.first_row = row;
+        row += c.num_rows;
+        b.constraints.push_back(c);
+      }
+      ASSERT_EQ(solver.Solve(b, r1.v, &r2), SolverStatus::kConverged) << r2.stats.message;
+      if (keyed) {
+        EXPECT_EQ(r2.stats.iterations, 0) << "trial " << trial;
+        // λ^0 went through the contact frame and back (C Cᵀ = I up to round-off).
+        EXPECT_LT((r2.gamma - gamma_b).norm(), 1e-12 * (1 + gamma_b.norm())) << "trial " << trial;
+      } else {
+        unkeyed_iterations += r2.stats.iterations;
+      }
+    }
+  }
+  EXPECT_GT(unkeyed_iterations, 0);
+}
+
+// penalty_scaling: delassus gives constraint i the penalty β/w_i: the surrogate's compliance is
+// R + w_i/β on every row of i and its bias shift λ w_i/β. The fixed point does not depend on the
+// penalty (at λ^{l+1} = λ^l the surrogate's conditions are the problem's), so both scalings
+// reach the same solution of these uniquely solvable problems, to the AL tolerance 1e-9 m/s
+// over the Delassus scale (velocities; impulses relative).
+TEST(CanalSolver, DelassusPenaltyScalingGivesEachConstraintBetaOverW) {
+  std::mt19937 rng(23);
+  ContactProblem p = FeasibleRandomProblem(rng, 3, 6);
+  CanalParameters prm = Canal();
+  prm.penalty_scaling = CanalParameters::PenaltyScaling::kDelassus;
+  CanalLawConstants law;
+  ASSERT_EQ(PrepareCanalLaw(p, prm, &law), "");
+  const double beta = 30;
+  ConstraintBundle laws;
+  LawParameters lp;
+  laws.Prepare(p, lp);
+  SetCanalSurrogateLaws(p, law, beta, &laws);
+  ContactProblem work = p;
+  const VecX lambda = test_problems::RandomMatrix(rng, p.num_rows, 1).col(0);
+  SetCanalSurrogateShift(p, law, lambda, VecX::Zero(p.constraints.size()), beta, &work);
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    ASSERT_GT(c.w, 0);
+    const int r = c.first_row;
+    if (const LinearConeLaw::Constants* K = laws.MutableLinearCone(static_cast<int>(i))) {
+      EXPECT_DOUBLE_EQ(K->Rn, law.R(r + 2) + c.w / beta);
+      EXPECT_DOUBLE_EQ(K->Rt, law.R(r) + c.w / beta);
+    }
+    for (int k = 0; k < c.num_rows; ++k) {
+      EXPECT_DOUBLE_EQ(work.constraints[i].bias(k), c.bias(k) - lambda(r + k) * c.w / beta);
+    }
+  }
+  for (int trial = 0; trial < 10; ++trial) {
+    const ContactProblem q = FeasibleRandomProblem(rng, 3, 6);
+    CanalParameters scaled = Canal();
+    scaled.penalty_scaling = CanalParameters::PenaltyScaling::kDelassus;
+    scaled.beta0 = 30;
+    scaled.beta_max = 3000;
+    const SolverResult a = SolveCanal(q, q.v0), b = SolveCanal(q, q.v0, scaled);
+    ASSERT_EQ(a.stats.status, SolverStatus::kConverged) << a.stats.message;
+    ASSERT_EQ(b.stats.status, SolverStatus::kConverged) << b.stats.message;
+    EXPECT_LT((a.v - b.v).norm(), 1e-7 * (1 + a.v.norm())) << "trial " << trial;
+    EXPECT_LT((a.gamma - b.gamma).norm(), 1e-6 * (1 + a.gamma.norm())) << "trial " << trial;
+  }
+}
+
 TEST(CanalSolver, EmptyProblemReturnsTheFreeMotion) {
   std::mt19937 rng(5);
   ContactProblem p = test_problems::RandomProblem(rng, 3, 1, {});

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "engine/common/math.h"
@@ -82,7 +83,24 @@ struct ConstraintData {
   double w = 0;      // Delassus estimate ‖W_ii‖_F / num_rows [1/kg] (or [1/(kg m²)])
   double beta = -1;  // near-rigid parameter for this constraint; < 0 = solver default
   int source = -1;   // index of the Contact (cones) or Joint (limits) it came from
+  // Identity across time steps (the solvers' dual warm start, solvers/common/impulse_memory.h):
+  // what the constraint acts between (ConstraintKeyOfContact, ConstraintKeyOfLimit; 0 = none),
+  // where (a cone's contact point in world [m]) and its normal (the frame is ContactFrame(normal)).
+  std::uint64_t key = 0;
+  Vec3 anchor = Vec3::Zero();
+  Vec3 normal = Vec3::UnitZ();
 };
+
+// Constraint keys: a contact between geometries a and b (ids as in the model, in the order the
+// collision detector reports them), and side 0 (lower) or 1 (upper) of joint j's limit. Never 0.
+inline std::uint64_t ConstraintKeyOfContact(int geom_a, int geom_b) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(geom_a + 1)) << 32) |
+         static_cast<std::uint32_t>(geom_b + 1);
+}
+inline std::uint64_t ConstraintKeyOfLimit(int joint, int side) {
+  return (std::uint64_t{1} << 63) | (static_cast<std::uint64_t>(joint) << 1) |
+         static_cast<std::uint64_t>(side & 1);
+}
 
 // Per tree, L⁻¹ with M_t = L Lᵀ (6 x 6, as InverseCholesky6 writes it) where `valid` is set;
 // storage is kept when the flags are reset.

@@ -636,6 +636,9 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     cd.hunt_crossley_dissipation = c.hunt_crossley_dissipation;
     cd.phi0 = c.phi;
     cd.source = ci;
+    cd.key = ConstraintKeyOfContact(c.geom_a, c.geom_b);
+    cd.anchor = c.point;
+    cd.normal = c.normal;
     const Mat3 C = ContactFrame(c.normal);
     // Body B contributes +J, body A −J; same tree: one block.
     auto add_block = [&](int body, int tree, double sign) {
@@ -694,6 +697,9 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
       cd.dissipation_time = 0;
       cd.phi0 = side == 0 ? qj - bound : bound - qj;
       cd.source = ji;
+      cd.key = ConstraintKeyOfLimit(ji, side);
+      cd.anchor.setZero();
+      cd.normal = Vec3::UnitZ();
       row += 1;
     }
   }

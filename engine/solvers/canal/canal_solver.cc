@@ -14,6 +14,7 @@
 #include "engine/contact/constraint_laws.h"
 #include "engine/solvers/canal/anderson.h"
 #include "engine/solvers/canal/canal_parameter_table.h"
+#include "engine/solvers/common/impulse_memory.h"
 #include "engine/solvers/common/problem_checks.h"
 
 namespace contactlab {
@@ -146,6 +147,7 @@ struct CanalSolver::Scratch {
   VecX vc_shift;    // num_rows, J v + b' (surrogate biases) [m/s]
   VecX gamma_eval;  // num_rows, the surrogate's λ(v) at the guess [N s]
   VecX jc;          // nv, Jᵀλ
+  VecX beta_row;    // num_rows, β_i of each row [kg]
   std::vector<Regime> regime;
   // The iterate returned on the iteration cap (smallest AL residual) and on convergence (last).
   VecX v_best, gamma_best;
@@ -157,9 +159,8 @@ struct CanalSolver::Scratch {
   VecX aa_x, aa_f, aa_next;
   // The plain step (λ^{l+1}, p^{l+1}) and v^{l+1} that an extrapolation replaced.
   VecX lambda_plain, p_plain, v_plain;
-  // λ of the previous solve (warm start when the next problem has the same num_rows).
-  VecX warm_gamma;
-  bool have_warm = false;
+  // λ of the previous solve, recalled per constraint identity (impulse_memory.h).
+  DualWarmStart warm;
   // Island path: one child CanalSolver per island slot.
   IslandSplitter islands;
 };
@@ -177,8 +178,7 @@ void CanalSolver::set_parameters(const CanalParameters& p) {
 }
 
 void CanalSolver::ClearWarmStart() {
-  scratch_->have_warm = false;
-  scratch_->warm_gamma.resize(0);
+  scratch_->warm.Clear();
 }
 
 std::string PrepareCanalLaw(const ContactProblem& p, const CanalParameters& prm,
@@ -193,6 +193,8 @@ std::string PrepareCanalLaw(const ContactProblem& p, const CanalParameters& prm,
   v_hat->resize(p.num_rows);
   mu->assign(nc, 0.0);
   near_rigid->assign(nc, 0);
+  out->penalty_unit.assign(nc, 1.0);
+  const bool delassus = prm.penalty_scaling == CanalParameters::PenaltyScaling::kDelassus;
   for (int i = 0; i < nc; ++i) {
     const ConstraintData& c = p.constraints[i];
     const bool cone = c.kind == ConstraintKind::kFrictionCone;
@@ -229,6 +231,7 @@ std::string PrepareCanalLaw(const ContactProblem& p, const CanalParameters& prm,
       }
     }
     const int r = c.first_row;
+    if (delassus) out->penalty_unit[i] = c.w > 0 ? c.w : 1.0;
     if (cone) {
       const double w = c.w > 0 ? c.w : 1.0;  // w = 0 (J_i = 0): SAP's convention
       (*R)(r) = (*R)(r + 1) = prm.sigma * w;
@@ -244,14 +247,23 @@ std::string PrepareCanalLaw(const ContactProblem& p, const CanalParameters& prm,
   return {};
 }
 
+void CanalRowPenalties(const ContactProblem& p, const CanalLawConstants& law, double beta,
+                       VecX* beta_row) {
+  beta_row->resize(p.num_rows);
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintData& c = p.constraints[i];
+    beta_row->segment(c.first_row, c.num_rows).setConstant(beta / law.penalty_unit[i]);
+  }
+}
+
 void SetCanalSurrogateLaws(const ContactProblem& p, const CanalLawConstants& law, double beta,
                            ConstraintBundle* laws) {
   const VecX& R = law.R;
   const VecX& v_hat = law.v_hat;
   const std::vector<char>& near_rigid = law.near_rigid;
-  const double inv_beta = 1.0 / beta;
   for (int i = 0; i < static_cast<int>(p.constraints.size()); ++i) {
     const int r = p.constraints[i].first_row;
+    const double inv_beta = law.penalty_unit[i] / beta;
     if (LinearConeLaw::Constants* K = laws->MutableLinearCone(i)) {
       K->Rt = R(r) + inv_beta;
       K->Rn = R(r + 2) + inv_beta;
@@ -275,14 +287,15 @@ void SetCanalSurrogateBiases(const ContactProblem& p, const CanalLawConstants& l
                              ContactProblem* work) {
   VecX de_saxce;
   CanalDeSaxceTerm(p, law, v_tilde, &de_saxce);
-  SetCanalSurrogateShift(p, lambda, de_saxce, beta, work);
+  SetCanalSurrogateShift(p, law, lambda, de_saxce, beta, work);
 }
 
-void SetCanalSurrogateShift(const ContactProblem& p, const VecX& lambda, const VecX& de_saxce,
-                            double beta, ContactProblem* work) {
-  const double inv_beta = 1.0 / beta;
+void SetCanalSurrogateShift(const ContactProblem& p, const CanalLawConstants& law,
+                            const VecX& lambda, const VecX& de_saxce, double beta,
+                            ContactProblem* work) {
   for (size_t i = 0; i < p.constraints.size(); ++i) {
     const ConstraintData& c = p.constraints[i];
+    const double inv_beta = law.penalty_unit[i] / beta;
     ConstraintData& w = work->constraints[i];
     const int r = c.first_row;
     for (int k = 0; k < c.num_rows; ++k) w.bias(k) = c.bias(k) - lambda(r + k) * inv_beta;
@@ -460,8 +473,7 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
     StoreRegimeCounts({}, row);
     stats.status = SolverStatus::kConverged;
     stats.momentum_error = MomentumError(problem, result->v, result->gamma);
-    s.warm_gamma.resize(0);
-    s.have_warm = true;
+    s.warm.Store(problem, result->gamma);
     return stats.status;
   }
 
@@ -484,13 +496,9 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   // Working copy of the problem (copied once per solve; only its biases change per iteration).
   s.work = problem;
 
-  // λ^0: the previous solve's impulses when the row count matches (constraints are not matched
-  // between steps: a wrong start only costs AL iterations), else 0 (a soft first surrogate).
-  if (s.have_warm && s.warm_gamma.size() == nr && s.warm_gamma.allFinite()) {
-    s.lambda = s.warm_gamma;
-  } else {
-    s.lambda.setZero(nr);
-  }
+  // λ^0: the previous solve's impulses matched per constraint (impulse_memory.h; a wrong start
+  // only costs AL iterations), 0 for a new constraint (a soft first surrogate there).
+  s.warm.Recall(problem, &s.lambda);
   double beta = prm.beta0;
   s.v = v_guess;
   problem.ConstraintVelocities(s.v, &s.vc);
@@ -506,7 +514,7 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   if (tresca) {
     // No De Saxcé term: p = 0, the friction disks μλ_n^0.
     s.p.setZero(nc);
-    SetCanalSurrogateShift(problem, s.lambda, s.p, beta, &s.work);
+    SetCanalSurrogateShift(problem, s.law, s.lambda, s.p, beta, &s.work);
     SetCanalTrescaBounds(problem, s.law, s.lambda, &s.laws);
   } else {
     SetCanalSurrogateBiases(problem, s.law, s.lambda, s.v_tilde, beta, &s.work);
@@ -521,7 +529,8 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
     double gnorm, scale;
     MomentumNorms(problem, s.D, s.v, s.lambda, &s.jc, &gnorm, &scale);
     // p^0 is p(ṽ^0) of the guess itself: no cascade lag at row 0.
-    const double residual = (s.gamma_eval - s.lambda).norm() / beta;
+    CanalRowPenalties(problem, s.law, beta, &s.beta_row);
+    const double residual = (s.gamma_eval - s.lambda).cwiseQuotient(s.beta_row).norm();
     double* row = log.AddRow();
     row[kCanalAlResidual] = residual;
     row[kCanalSlackResidual] = residual;
@@ -631,8 +640,9 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
     // used (0 for unilateral rows in both).
     s.v = ir.v;
     problem.ConstraintVelocities(s.v, &s.vc);
-    const double slack = (ir.gamma - s.lambda).norm() / beta;
-    s.v_tilde = s.vc + (ir.gamma - s.lambda) / beta - s.law.v_hat + s.law.R.cwiseProduct(ir.gamma);
+    CanalRowPenalties(problem, s.law, beta, &s.beta_row);
+    const double slack = (ir.gamma - s.lambda).cwiseQuotient(s.beta_row).norm();
+    s.v_tilde = s.vc + (ir.gamma - s.lambda).cwiseQuotient(s.beta_row) - s.law.v_hat + s.law.R.cwiseProduct(ir.gamma);
     if (tresca) {
       s.p_next.setZero(nc);
     } else {
@@ -680,8 +690,8 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
       // x = (λ^l/β, p^l) and its image F(x) = (λ^{l+1}/β, p^{l+1}): ‖F(x) − x‖ is the AL residual.
       s.aa_x.resize(nr + nc);
       s.aa_f.resize(nr + nc);
-      s.aa_x << s.lambda / beta, s.p;
-      s.aa_f << ir.gamma / beta, s.p_next;
+      s.aa_x << s.lambda.cwiseQuotient(s.beta_row), s.p;
+      s.aa_f << ir.gamma.cwiseQuotient(s.beta_row), s.p_next;
     }
     s.lambda = ir.gamma;
     s.p = s.p_next;
@@ -787,7 +797,7 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
             s.lambda_plain = s.lambda;
             s.p_plain = s.p;
             s.v_plain = s.v;
-            s.lambda = beta * s.aa_next.head(nr);
+            s.lambda = s.beta_row.cwiseProduct(s.aa_next.head(nr));
             s.p = s.aa_next.tail(nc).cwiseMax(0.0);  // μ‖ṽ_t‖ >= 0
             extrapolated = true;
           }
@@ -816,7 +826,7 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
         s.residual_best = std::numeric_limits<double>::infinity();
       }
     }
-    SetCanalSurrogateShift(problem, s.lambda, s.p, beta, &s.work);
+    SetCanalSurrogateShift(problem, s.law, s.lambda, s.p, beta, &s.work);
     if (tresca) SetCanalTrescaBounds(problem, s.law, s.lambda, &s.laws);
   }
 
@@ -843,14 +853,13 @@ SolverStatus CanalSolver::SolveMonolithic(const ContactProblem& problem, const V
   os << iterations << " AL iterations, " << total_newton << " Newton steps";
   if (aa_restarts > 0) os << ", " << aa_restarts << " Anderson restarts";
   stats.message = os.str();
-  s.warm_gamma = result->gamma;
-  s.have_warm = true;
+  s.warm.Store(problem, result->gamma);
   return stats.status;
 }
 
 // Islands (engine/solvers/common/islands.h): each island is solved by a child CanalSolver with
-// the parent's parameters (islands off) and its own β schedule, stopping test and warm start
-// (island slots are matched by size between steps). The merged log's row m combines the islands'
+// the parent's parameters (islands off) and its own β schedule and stopping test; its λ^0 comes
+// from the parent's warm start (the whole problem's last impulses, matched per constraint). The merged log's row m combines the islands'
 // rows at iteration min(m, iterations_island): the residuals and ‖D r‖ as root-sum-squares (the
 // 2-norm over all rows, as one solve defines them), e_m as SAP's merge does (‖D r‖ over the
 // root-sum-square of the islands' eq. 26 scales), β the largest, regime counts and cumulative
@@ -867,6 +876,7 @@ bool CanalSolver::SolveIslands(const ContactProblem& problem, const VecX& v_gues
     CanalSolver& child = static_cast<CanalSolver&>(solver);
     child.params_ = child_params;
     child.contact_ = contact_;
+    child.scratch_->warm.set_parent(&s.warm);
   };
   if (!SolveByIslands(&s.islands, problem, v_guess, make_child, prepare_child, result)) {
     return false;
@@ -914,8 +924,7 @@ bool CanalSolver::SolveIslands(const ContactProblem& problem, const VecX& v_gues
   os << stats.islands.size() << " islands, at most " << stats.iterations << " AL iterations, "
      << total_newton << " Newton steps in all";
   stats.message = os.str();
-  s.warm_gamma = result->gamma;
-  s.have_warm = true;
+  s.warm.Store(problem, result->gamma);
   return true;
 }
 

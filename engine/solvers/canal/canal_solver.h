@@ -86,9 +86,10 @@
 // iterations, then continues with kAnderson from the last surrogate's iterate (p = μ‖ṽ_t‖
 // there, a fresh history and a fresh best residual).
 //
-// Warm start: v^0 = v_guess; λ^0 = the previous solve's λ when the problem has the same num_rows
-// (constraint order is not matched between steps: a wrong start only costs iterations), else
-// λ^0 = 0, which makes the first surrogate a soft contact with penalty β (the paper's remark).
+// Warm start: v^0 = v_guess; λ^0 = the previous solve's λ of the same constraint, matched by its
+// identity (key, anchor; engine/solvers/common/impulse_memory.h; for problems without keys: the
+// previous λ when the row count matches), and λ^0_i = 0 for a new constraint, which makes the
+// first surrogate a soft contact with penalty β there (the paper's remark).
 // Row 0 of the log is the guess (v_guess, λ^0): the first surrogate evaluated there. If λ^0 is
 // already a fixed point there (AL residual < al_tolerance) and momentum holds at (v_guess, λ^0)
 // (SAP eq. 26 with newton_tolerance), the solve stops with 0 iterations and returns them as is.
@@ -156,6 +157,11 @@ struct CanalParameters {
   Cascade cascade = Cascade::kAnderson;
   // Iterations that Anderson acceleration combines (its memory m). Range [1, 50].
   int anderson_memory = 5;
+  // How β applies to the rows: kAbsolute is the paper's one β [kg] for all rows; kDelassus
+  // gives constraint i the penalty β/w_i (w_i its Delassus estimate; β then dimensionless, the
+  // same β_i w_i for every constraint, whatever the bodies' masses).
+  enum class PenaltyScaling { kAbsolute, kDelassus };
+  PenaltyScaling penalty_scaling = PenaltyScaling::kAbsolute;
   // Take back a β raise that did not shrink ‖J v − z‖ by ζ at the next iteration, and raise no
   // more in this solve (ours; false: Alg. 1's schedule as above).
   bool beta_revert = true;
@@ -169,6 +175,8 @@ struct CanalParameters {
 // clamp set R_n.
 struct CanalLawConstants {
   VecX R, v_hat;                 // num_rows
+  // Per constraint, 1/β_i = penalty_unit_i/β: 1 [1/kg] (absolute) or w_i [1/kg] (delassus).
+  std::vector<double> penalty_unit;
   std::vector<double> mu;        // per constraint (0 for unilateral rows)
   std::vector<char> near_rigid;  // per constraint
 };
@@ -187,10 +195,13 @@ void SetCanalSurrogateLaws(const ContactProblem& problem, const CanalLawConstant
 void SetCanalSurrogateBiases(const ContactProblem& problem, const CanalLawConstants& law,
                              const VecX& lambda, const VecX& v_tilde, double beta,
                              ContactProblem* work);
-// The same with the De Saxcé term given per constraint: b'_i = b_i + p_i e_n − λ_i/β (p_i is
+// The same with the De Saxcé term given per constraint: b'_i = b_i + p_i e_n − λ_i/β_i (p_i is
 // ignored for unilateral rows). `p` has one entry per constraint.
-void SetCanalSurrogateShift(const ContactProblem& problem, const VecX& lambda, const VecX& p,
-                            double beta, ContactProblem* work);
+void SetCanalSurrogateShift(const ContactProblem& problem, const CanalLawConstants& law,
+                            const VecX& lambda, const VecX& p, double beta, ContactProblem* work);
+// β_i = β/penalty_unit_i per row (num_rows) for the scalar β.
+void CanalRowPenalties(const ContactProblem& problem, const CanalLawConstants& law, double beta,
+                       VecX* beta_row);
 // The Tresca surrogate's friction disks: r_i = μ_i max(0, λ_i,n) on every cone of `laws`
 // (prepared for `problem` with the linear model), from the impulses `lambda` (num_rows).
 void SetCanalTrescaBounds(const ContactProblem& problem, const CanalLawConstants& law,

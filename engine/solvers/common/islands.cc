@@ -167,7 +167,8 @@ int IslandSplitter::Split(const ContactProblem& problem, const VecX& v_guess) {
       // next constraint that fills this slot (it is never read: every use is under num_blocks).
       // The binding names every field: one added to ConstraintData stops the build here.
       const auto& [kind, first_row, num_rows, num_blocks, blocks, bias, stiffness, dissipation_time,
-                   friction, hunt_crossley_dissipation, phi0, w, beta, source] = c;
+                   friction, hunt_crossley_dissipation, phi0, w, beta, source, key, anchor,
+                   normal] = c;
       static_cast<void>(first_row);  // renumbered
       d.kind = kind;
       d.first_row = rows;
@@ -189,6 +190,9 @@ int IslandSplitter::Split(const ContactProblem& problem, const VecX& v_guess) {
       d.w = w;
       d.beta = beta;
       d.source = source;
+      d.key = key;
+      d.anchor = anchor;
+      d.normal = normal;
       rows += c.num_rows;
     }
     sub.num_rows = rows;

@@ -64,9 +64,10 @@ ParamTable<PgsParameters> MakePgsTable() {
       Bind<&PgsParameters::warm_start>(Describe(
           EnumParam("warm_start", {"impulses", "guess", "zero"}, static_cast<int>(Warm::kImpulses)),
           "", "",
-          "impulses: the previous solve's impulses when the problem has as many rows (contacts "
-          "are not matched between steps), else as guess; guess: the laws' impulses at the "
-          "guessed velocities; zero: γ = 0 (v = v*).")),
+          "impulses: each constraint's impulse from the previous solve, matched by its identity "
+          "(geometry pair or joint limit, nearest contact point), and as guess for a constraint "
+          "without a match; guess: the laws' impulses at the guessed velocities; zero: γ = 0 "
+          "(v = v*).")),
   };
   return t;
 }

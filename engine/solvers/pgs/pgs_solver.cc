@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "engine/common/small_kernels.h"
+#include "engine/solvers/common/impulse_memory.h"
 #include "engine/solvers/common/problem_checks.h"
 #include "engine/solvers/pgs/pgs_parameter_table.h"
 
@@ -332,9 +333,10 @@ struct PgsSolver::Scratch {
   VecX jc;                            // nv, Jᵀγ(v_c) [N s]
   VecX dv, Adv, Mv;                   // nv
   std::vector<Regime> regime, regime_prev;
-  // Warm start: the last solve's γ (valid when warm_valid).
-  VecX warm_gamma;
-  bool warm_valid = false;
+  // Warm start: the last solve's γ per constraint identity (impulse_memory.h), and which
+  // constraints of this solve were recalled.
+  DualWarmStart warm;
+  std::vector<char> recalled;
 };
 
 PgsSolver::PgsSolver(const PgsParameters& params, const ContactModelParameters& contact)
@@ -466,10 +468,7 @@ SolverStatus PgsSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     result->vc = s.vc;
     result->gamma = s.gamma;
     result->regime = s.regime;
-    if (s.gamma.allFinite()) {
-      s.warm_gamma = s.gamma;
-      s.warm_valid = true;
-    }
+    if (s.gamma.allFinite()) s.warm.Store(problem, s.gamma);
     stats.solve_ms = MsSince(t_start);
     return status;
   };
@@ -568,19 +567,22 @@ SolverStatus PgsSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   });
 
   // Start: γ from the previous solve, the laws at the guess, or zero (PgsParameters::warm_start).
-  // Contacts are not matched between steps: the previous γ of another contact set is only a
-  // worse start.
-  const bool from_previous = prm.warm_start == PgsParameters::WarmStart::kImpulses &&
-                             s.warm_valid && s.warm_gamma.size() == nr;
-  if (from_previous) {
-    s.gamma = s.warm_gamma;
-    s.h_known.assign(nc, 0);  // h_i(γ_i) of an impulse not produced by these laws: unknown
-  } else if (prm.warm_start != PgsParameters::WarmStart::kZero) {
+  // The previous solve's impulses are matched per constraint (impulse_memory.h); a constraint
+  // without a match starts from the laws at the guess.
+  int recalled = 0;
+  if (prm.warm_start == PgsParameters::WarmStart::kImpulses) {
+    recalled = s.warm.Recall(problem, &s.gamma, &s.recalled);
+    for (int i = 0; i < nc; ++i) {
+      if (s.recalled[i]) s.h_known[i] = 0;  // h_i(γ_i) of an impulse not produced by these laws
+    }
+  }
+  if (prm.warm_start != PgsParameters::WarmStart::kZero && recalled < nc) {
     problem.ConstraintVelocities(v_guess, &s.vc);
     for (const SegmentRef& ref : s.segments) {
       Dispatch(ref, [&](auto law, const auto* K) {
         using Law = decltype(law);
         for (int i = ref.seg.begin; i < ref.seg.end; ++i) {
+          if (recalled > 0 && s.recalled[i]) continue;
           const int r = problem.constraints[i].first_row;
           Vec3 x = Vec3::Zero(), g = Vec3::Zero();
           x.head<Law::kRows>() = s.vc.segment<Law::kRows>(r);

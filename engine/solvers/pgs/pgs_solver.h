@@ -42,10 +42,10 @@
 // SolverStats::momentum_error is the e_m above (the last kPgsMomentumResidual), not e_m at
 // (v, γ); complementarity_error the laws' e_μ at PGS's (v_c, γ); cost ℓ_p(v).
 //
-// Warm start (PgsParameters::warm_start): the previous solve's γ when it has the same number of
-// rows, else the laws' impulses at the guess, γ_i(J_i v_guess + b_i). Contacts are not matched
-// between steps: a start from another contact set is as valid as any other γ, it only costs
-// sweeps.
+// Warm start (PgsParameters::warm_start): each constraint's γ from the previous solve, matched
+// by its identity (key and anchor: engine/solvers/common/impulse_memory.h), and the laws'
+// impulses at the guess, γ_i(J_i v_guess + b_i), for a constraint without a match. A wrong
+// start is as valid as any other γ: it only costs sweeps.
 #pragma once
 
 #include <memory>

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/common/small_kernels.h"
+#include "engine/solvers/common/impulse_memory.h"
 #include "engine/solvers/common/problem_checks.h"
 #include "engine/solvers/subadmm/subadmm_parameter_table.h"
 
@@ -208,7 +209,7 @@ struct SubAdmmSolver::Scratch {
   std::vector<Regime> regime;         // per constraint, at λ
   VecX v_best, lambda_best;           // the iterate with the smallest θ_p + θ_d
   std::vector<Regime> regime_best;
-  VecX warm_lambda;      // the last solve's returned λ (empty: none)
+  DualWarmStart warm;    // the last solve's returned λ, per constraint (impulse_memory.h)
   double warm_beta = 0;  // the last solve's final β [kg]
 };
 
@@ -226,7 +227,7 @@ void SubAdmmSolver::set_parameters(const SubAdmmParameters& p) {
 }
 
 void SubAdmmSolver::ResetWarmStart() {
-  scratch_->warm_lambda.resize(0);
+  scratch_->warm.Clear();
   scratch_->warm_beta = 0;
 }
 
@@ -322,7 +323,7 @@ SolverStatus SubAdmmSolver::Solve(const ContactProblem& problem, const VecX& v_g
     add_row(0, 0, kNaN, 0, zeros);
     stats.status = SolverStatus::kConverged;
     stats.momentum_error = MomentumError(problem, result->v, result->gamma);
-    s.warm_lambda.resize(0);
+    s.warm.Clear();
     stats.solve_ms = MsSince(t_start);
     return stats.status;
   }
@@ -436,17 +437,13 @@ SolverStatus SubAdmmSolver::Solve(const ContactProblem& problem, const VecX& v_g
   }
   const double beta_min = beta / kBetaRange, beta_max = beta * kBetaRange;
 
-  // Starting λ: the previous solve's when its size matches. Constraints are not matched between
-  // steps (their order may change): a wrong start only costs iterations, never the solution.
-  const bool warm = prm.warm_start && s.warm_lambda.size() == nr;
+  // Starting λ: the previous solve's, matched per constraint (impulse_memory.h; 0 for a new
+  // constraint): a wrong start only costs iterations, never the solution.
+  const bool warm = prm.warm_start && s.warm.Recall(problem, &s.lambda) > 0;
+  if (!warm) s.lambda.setZero(nr);
   // β too: the previous solve's final β balanced the residuals of a problem of the same shape,
   // where the pseudo-density is only a first estimate (kept within kBetaRange of this β₀).
   if (warm && s.warm_beta > 0) beta = std::clamp(s.warm_beta, beta_min, beta_max);
-  if (warm) {
-    s.lambda = s.warm_lambda;
-  } else {
-    s.lambda.setZero(nr);
-  }
   s.lambda_prev.resize(nr);
   s.z.resize(2 * nr);
   s.jv.resize(2 * nr);
@@ -680,7 +677,7 @@ SolverStatus SubAdmmSolver::Solve(const ContactProblem& problem, const VecX& v_g
   stats.momentum_error = MomentumError(problem, result->v, result->gamma);
   stats.complementarity_error =
       SccComplementarityError(problem, s.R, s.v_hat, result->v, result->vc, result->gamma);
-  s.warm_lambda = s.lambda_best;
+  s.warm.Store(problem, s.lambda_best);
   s.warm_beta = beta;
   stats.solve_ms = MsSince(t_start);
   return status;

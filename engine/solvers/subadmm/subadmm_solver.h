@@ -74,7 +74,8 @@ struct SubAdmmParameters {
   int beta_update_interval = 10;  // Range [1, 10000].
   double sigma = 0.0;             // σ [-], R_t = σ w; 0: exact Coulomb. Range [0, 1].
   double near_rigid_beta = 0.0;  // β [-] of the clamp R_n ≥ β²w/(4π²); 0: off. Range [0, 10].
-  // Start λ and β from the previous solve's when the new problem has the same num_rows.
+  // Start λ from the previous solve's, matched per constraint (impulse_memory.h; 0 for a new
+  // one), and β from the previous solve's final β when any constraint was matched.
   bool warm_start = true;
 
   // Throws std::invalid_argument naming the field and its valid range (SubAdmmParameterTable).
