@@ -13,6 +13,7 @@
 
 #include "app/params.h"
 #include "app/scene.h"
+#include "engine/sim/solver_registry.h"
 
 namespace contactlab {
 namespace {
@@ -326,8 +327,9 @@ void WriteIterationsJson(const StepRecord& record, std::ostream& out) {
   out << j.dump() << '\n';
 }
 
-void ExportStepProblem(const StepRecord& record, const SapParameters& params,
+void ExportStepProblem(const StepRecord& record, const StepSettings& settings,
                        const std::string& dir) {
+  const SapParameters& params = settings.sap;
   namespace fs = std::filesystem;
   const fs::path d(dir);
   std::error_code ec;
@@ -453,6 +455,9 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
   Json solver = ParamValuesJson(SapParameterTable(), params);
   solver["name"] = "SAP";
   j["solver"] = solver;
+  j["solver_type"] = SolverTypeName(settings.solver_type);
+  j["solved_by"] = SolverDisplayName(settings.solver_type);
+  j["parameters"] = StepParamsJson(settings);
   j["result"] = {{"status", SolverStatusName(r.stats.status)},
                  {"iterations", r.stats.iterations},
                  {"momentum_error", JNum(r.stats.momentum_error)},
@@ -472,7 +477,8 @@ void ExportStepProblem(const StepRecord& record, const SapParameters& params,
   }
 }
 
-int ExportStepFromRun(const std::string& scene_path, int step, const std::string& dir) {
+int ExportStepFromRun(const std::string& scene_path, int step, const std::string& dir,
+                      const std::vector<std::string>& overrides) {
   if (step < 0) {
     std::cerr << "export-step: --step " << step << " is out of range [0, ...)\n";
     return 2;
@@ -486,7 +492,7 @@ int ExportStepFromRun(const std::string& scene_path, int step, const std::string
   }
   Scene scene;
   try {
-    scene = LoadScene(scene_path);
+    scene = LoadScene(scene_path, overrides);
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';
     return 2;
@@ -498,7 +504,7 @@ int ExportStepFromRun(const std::string& scene_path, int step, const std::string
     const StepRecord& rec = sim.Step();
     if (rec.step != step) continue;
     try {
-      ExportStepProblem(rec, sim.settings().sap, dir);
+      ExportStepProblem(rec, sim.settings(), dir);
     } catch (const std::exception& e) {
       std::cerr << "export-step: " << e.what() << '\n';
       return 1;

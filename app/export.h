@@ -50,19 +50,24 @@ void WriteIterationsJson(const StepRecord& record, std::ostream& out);
 //     centre of pressure, max and mean pressure, Σ γ_n of its faces' constraints) and faces.csv
 //     (one row per face: patch, constraint, centroid, normal, area, p0, g_a, g_b, k, φ0, f0, γ);
 //     header lines only when the step has no pressure-field contact. Columns in README.txt.
-// `params` are the solver parameters the step was solved with (StepSettings::sap).
+// `settings` are those the step was solved with: problem.json's "solver" holds SAP's table
+// (StepSettings::sap, the keys a re-solve with SAP reads), "solved_by" and "solver_type" name the
+// solver that produced the recorded result, and "parameters" holds every table that applies
+// (the step's, SAP's, the chosen solver's, the contact model's: as `run --stats` writes them).
 // Throws std::runtime_error when a file cannot be written.
-void ExportStepProblem(const StepRecord& record, const SapParameters& params,
+void ExportStepProblem(const StepRecord& record, const StepSettings& settings,
                        const std::string& dir);
 
 // The names of the files ExportStepProblem writes into its directory.
 const std::vector<std::string>& ExportStepFileNames();
 
-// `contactlab export-step SCENE --step N --out DIR`: loads SCENE, runs it from its default state
+// `contactlab export-step SCENE --step N --out DIR [--set KEY=VALUE ...]`: loads SCENE (with the
+// `--set` overrides, as `contactlab run` applies them), runs it from its default state
 // through step N (StepRecord::step, 0 = the first step, i.e. N + 1 steps; the line with
 // "step": N + 1 in `contactlab run --stats`) and exports that step with ExportStepProblem.
 // Prints one line naming the directory to stdout and errors to stderr. Returns 0 on success,
 // 2 for a bad scene or a negative step, 1 when the files cannot be written.
-int ExportStepFromRun(const std::string& scene, int step, const std::string& dir);
+int ExportStepFromRun(const std::string& scene, int step, const std::string& dir,
+                      const std::vector<std::string>& overrides = {});
 
 }  // namespace contactlab

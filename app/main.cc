@@ -165,6 +165,8 @@ int main(int argc, char** argv) {
   export_cmd->add_option("scene", scene_path, "Scene file (YAML)")->required();
   export_cmd->add_option("--step", export_step, "Step index (0 = first step)")->required();
   export_cmd->add_option("--out", export_dir, "Output directory")->required();
+  export_cmd->add_option("--set", overrides, "Override a scene value, e.g. solver.type=canal")
+      ->allow_extra_args(false);
   contactlab::AddReproduceCommand(app, &run_options);
   // reproduce --out: checked once its options are parsed, before its callback runs anything.
   for (CLI::App* sub : app.get_subcommands({})) {
@@ -303,7 +305,7 @@ int main(int argc, char** argv) {
                          ": out of range (valid range [0, " +
                          std::to_string(contactlab::kMaxRunSteps - 1) + "])");
       }
-      const contactlab::Scene scene = contactlab::LoadScene(scene_path);
+      const contactlab::Scene scene = contactlab::LoadScene(scene_path, overrides);
       std::vector<contactlab::CliFile> outputs;
       for (const std::string& name : contactlab::ExportStepFileNames()) {
         outputs.push_back({"--out", (std::filesystem::path(export_dir) / name).string()});
@@ -316,7 +318,7 @@ int main(int argc, char** argv) {
       std::cerr << "error: " << e.what() << std::endl;
       return kExitFailure;
     }
-    return contactlab::ExportStepFromRun(scene_path, export_step, export_dir);
+    return contactlab::ExportStepFromRun(scene_path, export_step, export_dir, overrides);
   }
 
   try {

@@ -148,7 +148,7 @@ TEST(ExportStep, RoundTripsExactlyAndResolvesToTheSameVelocities) {
   const StepRecord rec = sim.Step();
   ASSERT_GT(rec.metrics.num_contacts, 10);
   const fs::path d = TempDir("clutter");
-  ExportStepProblem(rec, scene.settings.sap, d.string());
+  ExportStepProblem(rec, scene.settings, d.string());
 
   for (const char* f : {"A.mtx", "M.mtx", "J.mtx", "v_star.txt", "v0.txt", "R.txt", "v_hat.txt",
                         "mu.txt", "phi0.txt", "stiffness.txt", "dissipation_time.txt",
@@ -227,7 +227,7 @@ TEST(ExportStep, JointLimitsExportAsUnilateralRowsWithInfiniteStiffness) {
     has_limit |= c.kind == ConstraintKind::kUnilateral;
   if (!has_limit) GTEST_SKIP() << "the gripper scene has no limit rows in 400 steps";
   const fs::path d = TempDir("limits");
-  ExportStepProblem(*rec, scene.settings.sap, d.string());
+  ExportStepProblem(*rec, scene.settings, d.string());
   const ContactProblem q = Import(d);
   ASSERT_EQ(q.constraints.size(), rec->problem.constraints.size());
   for (size_t i = 0; i < q.constraints.size(); ++i) {
@@ -356,7 +356,7 @@ TEST(ExportStep, PressureFieldPatchesAndFaces) {
   const ContactSurface& surf = rec.surfaces[0];
   ASSERT_GT(surf.faces.size(), 4u);
   const fs::path d = TempDir("hydro");
-  ExportStepProblem(rec, scene.settings.sap, d.string());
+  ExportStepProblem(rec, scene.settings, d.string());
 
   const Csv patches = ReadCsv(d / "patches.csv");
   const Csv faces = ReadCsv(d / "faces.csv");
@@ -445,6 +445,18 @@ TEST(ExportStepFromRun, WritesTheRequestedStepAndReportsBadInput) {
   EXPECT_NEAR(ReadJson(d / "problem.json").at("time").get<double>(), 5e-3, 1e-15);
   EXPECT_EQ(ExportStepFromRun(scene, -1, d.string()), 2);
   EXPECT_EQ(ExportStepFromRun(scene + ".missing", 1, d.string()), 2);
+  EXPECT_EQ(ReadJson(d / "problem.json").at("solved_by").get<std::string>(), "SAP");
+  // --set reaches the run, and problem.json names the solver that solved the step with its
+  // parameters (SAP's table stays under "solver").
+  EXPECT_EQ(ExportStepFromRun(scene, 5, d.string(),
+                              {"solver.type=canal", "solver.canal.al_tolerance=1e-6"}),
+            0);
+  const nlohmann::json j = ReadJson(d / "problem.json");
+  EXPECT_EQ(j.at("solver_type").get<std::string>(), "canal");
+  EXPECT_EQ(j.at("solved_by").get<std::string>(), "CANAL");
+  EXPECT_EQ(j.at("parameters").at("canal").at("al_tolerance").get<double>(), 1e-6);
+  EXPECT_EQ(j.at("solver").at("name").get<std::string>(), "SAP");
+  EXPECT_EQ(ExportStepFromRun(scene, 5, d.string(), {"solver.type=nonsense"}), 2);
 }
 
 }  // namespace

@@ -448,7 +448,7 @@ void Viewer::HandleExport(const ExportRequest& request) {
         break;
       case ExportKind::kProblem:
         if (!shown) return;
-        ExportStepProblem(*shown, edit_settings_.sap, request.path);
+        ExportStepProblem(*shown, edit_settings_, request.path);
         break;
       case ExportKind::kNone:
         return;
