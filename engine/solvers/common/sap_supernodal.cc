@@ -105,14 +105,24 @@ void SubtractOuter(const double* Bi, int ri, const double* Bj, int rj, int n, do
 bool BlockSparseCholesky::SetPattern(const std::vector<int>& tree_nv,
                                      const std::vector<std::pair<int, int>>& pairs,
                                      bool keep_order) {
-  pairs_scratch_.clear();
-  for (const auto& [a, b] : pairs) {
-    if (a == b) continue;
-    pairs_scratch_.emplace_back(std::max(a, b), std::min(a, b));
+  // Pairs given as (max, min), strictly increasing (as the SAP solver builds them) are taken as
+  // they are; others are normalized, sorted and made unique.
+  bool canonical = true;
+  for (size_t k = 0; canonical && k < pairs.size(); ++k) {
+    canonical = pairs[k].first > pairs[k].second && (k == 0 || pairs[k - 1] < pairs[k]);
   }
-  std::sort(pairs_scratch_.begin(), pairs_scratch_.end());
-  pairs_scratch_.erase(std::unique(pairs_scratch_.begin(), pairs_scratch_.end()),
-                       pairs_scratch_.end());
+  if (canonical) {
+    pairs_scratch_.assign(pairs.begin(), pairs.end());
+  } else {
+    pairs_scratch_.clear();
+    for (const auto& [a, b] : pairs) {
+      if (a == b) continue;
+      pairs_scratch_.emplace_back(std::max(a, b), std::min(a, b));
+    }
+    std::sort(pairs_scratch_.begin(), pairs_scratch_.end());
+    pairs_scratch_.erase(std::unique(pairs_scratch_.begin(), pairs_scratch_.end()),
+                         pairs_scratch_.end());
+  }
   // A refused pattern is analysed again (the budget may have been raised since).
   if (analyzed_ && !over_budget_ && tree_nv == tree_nv_ && pairs_scratch_ == pairs_) return false;
   keep_order = keep_order && analyzed_ && tree_nv == tree_nv_;
@@ -285,7 +295,6 @@ void BlockSparseCholesky::BuildAdjacency() {
     adj_[a].push_back(b);
     adj_[b].push_back(a);
   }
-  for (auto& l : adj_) std::sort(l.begin(), l.end());
 }
 
 void BlockSparseCholesky::SymbolicWithOrder() {
@@ -327,32 +336,68 @@ void BlockSparseCholesky::SymbolicWithOrder() {
 void BlockSparseCholesky::MinimumDegreeOrder() {
   const int nt = num_trees();
   // Minimum-degree elimination on the tree graph (degree weighted by dofs, ties by index). The
-  // neighbors of a tree when it is eliminated are the row trees of its column of L. The tree of
-  // least weight comes from a heap with lazy deletion (an entry is stale once its tree is
-  // eliminated or its weight changed), which picks the same tree as a scan would.
+  // neighbors of a tree when it is eliminated are the row trees of its column of L. The trees not
+  // yet eliminated sit in a binary heap indexed by tree (key: weight, then index), whose top is
+  // the tree a scan for the least (weight, index) would pick; a neighbour's key is moved in place
+  // when its weight changes. Adjacency lists are unordered sets: a neighbour's list gains the
+  // eliminated tree's other neighbours it lacks (found with a stamp array) and its weight is
+  // updated by the dofs gained and lost, the same integers a recount would give.
   eliminated_.assign(nt, 0);
   order_.clear();
   position_.assign(nt, -1);
-  auto weight = [&](int t) {
+  w_cache_.resize(nt);
+  for (int t = 0; t < nt; ++t) {
     std::int64_t w = 0;
     for (int u : adj_[t]) w += tree_nv_[u];
-    return w;
-  };
-  w_cache_.resize(nt);
-  heap_.clear();
-  for (int t = 0; t < nt; ++t) {
-    w_cache_[t] = weight(t);
-    heap_.emplace_back(w_cache_[t], t);
+    w_cache_[t] = w;
   }
-  const auto heap_order = std::greater<std::pair<std::int64_t, int>>();
-  std::make_heap(heap_.begin(), heap_.end(), heap_order);
+  auto less = [&](int a, int b) {
+    return w_cache_[a] < w_cache_[b] || (w_cache_[a] == w_cache_[b] && a < b);
+  };
+  std::vector<int>& heap = heap_tree_;
+  std::vector<int>& where = heap_pos_;
+  heap.resize(nt);
+  where.resize(nt);
+  std::iota(heap.begin(), heap.end(), 0);
+  // Sorted by (weight, index) is a valid heap.
+  std::sort(heap.begin(), heap.end(), less);
+  for (int i = 0; i < nt; ++i) where[heap[i]] = i;
+  auto place = [&](int i, int t) {
+    heap[i] = t;
+    where[t] = i;
+  };
+  auto sift_up = [&](int i) {
+    const int t = heap[i];
+    while (i > 0) {
+      const int p = (i - 1) / 2;
+      if (!less(t, heap[p])) break;
+      place(i, heap[p]);
+      i = p;
+    }
+    place(i, t);
+  };
+  auto sift_down = [&](int i) {
+    const int n = static_cast<int>(heap.size());
+    const int t = heap[i];
+    for (;;) {
+      int c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && less(heap[c + 1], heap[c])) ++c;
+      if (!less(heap[c], t)) break;
+      place(i, heap[c]);
+      i = c;
+    }
+    place(i, t);
+  };
+  mark_.assign(nt, -1);
+  int stamp = 0;
   for (int step = 0; step < nt; ++step) {
-    int best = -1;
-    while (best < 0) {
-      std::pop_heap(heap_.begin(), heap_.end(), heap_order);
-      const auto [w, t] = heap_.back();
-      heap_.pop_back();
-      if (!eliminated_[t] && w == w_cache_[t]) best = t;
+    const int best = heap[0];
+    const int last = heap.back();
+    heap.pop_back();
+    if (!heap.empty()) {
+      place(0, last);
+      sift_down(0);
     }
     eliminated_[best] = 1;
     position_[best] = step;
@@ -363,16 +408,32 @@ void BlockSparseCholesky::MinimumDegreeOrder() {
     adj_[best].clear();
     for (int u : nbrs) {
       // adj[u] := adj[u] ∪ nbrs \ {u, best}
-      merged_.clear();
-      std::set_union(adj_[u].begin(), adj_[u].end(), nbrs.begin(), nbrs.end(),
-                     std::back_inserter(merged_));
-      merged_.erase(std::remove_if(merged_.begin(), merged_.end(),
-                                   [&](int x) { return x == u || x == best; }),
-                    merged_.end());
-      adj_[u].assign(merged_.begin(), merged_.end());
-      w_cache_[u] = weight(u);
-      heap_.emplace_back(w_cache_[u], u);
-      std::push_heap(heap_.begin(), heap_.end(), heap_order);
+      std::vector<int>& au = adj_[u];
+      ++stamp;
+      std::int64_t w = w_cache_[u];
+      for (size_t k = 0; k < au.size();) {
+        if (au[k] == best) {
+          au[k] = au.back();
+          au.pop_back();
+          w -= tree_nv_[best];
+          continue;
+        }
+        mark_[au[k]] = stamp;
+        ++k;
+      }
+      for (int x : nbrs) {
+        if (x != u && mark_[x] != stamp) {
+          au.push_back(x);
+          w += tree_nv_[x];
+        }
+      }
+      const std::int64_t old = w_cache_[u];
+      w_cache_[u] = w;
+      if (w < old) {
+        sift_up(where[u]);
+      } else if (w > old) {
+        sift_down(where[u]);
+      }
     }
   }
 }
@@ -437,7 +498,8 @@ void BlockSparseCholesky::Layout() {
   }
   col_begin_[nt] = static_cast<int>(block_offset_.size());
   for (auto& l : lookup_) std::sort(l.begin(), l.end());
-  values_.assign(offset, 0.0);
+  // Not zeroed here: SetZero() precedes every assembly.
+  values_.resize(offset);
   inv_diag_.assign(tree_start_[nt], 0.0);
   work_.resize(tree_start_[nt]);
   slot_.assign(nt, -1);

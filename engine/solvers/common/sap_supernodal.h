@@ -108,7 +108,8 @@ class BlockSparseCholesky {
 
   // Sets the block pattern: tree sizes and coupled pairs (ti != tj, any order, duplicates allowed).
   // Redoes the symbolic analysis only if the sizes or the set of pairs differ from the last call.
-  // Returns true if the analysis was redone.
+  // Returns true if the analysis was redone. After an analysis the block values are unspecified
+  // until SetZero().
   //
   // With keep_order (and unchanged tree sizes), the elimination order of the last minimum-degree
   // ordering is kept and only the symbolic factorization is redone (fill pattern and update
@@ -185,7 +186,7 @@ class BlockSparseCholesky {
   std::vector<int> merged_, slot_, mark_, child_head_, child_next_;
   std::vector<char> eliminated_;
   std::vector<std::int64_t> w_cache_;
-  std::vector<std::pair<std::int64_t, int>> heap_;
+  std::vector<int> heap_tree_, heap_pos_;  // minimum-degree heap: trees, and each tree's slot
   std::vector<std::int64_t> row_nv_scratch_;
   std::vector<int> component_;
   int num_components_ = 0;
