@@ -183,7 +183,6 @@ void BlockSparseCholesky::Analyze(bool keep_order) {
     block_row_tree_.clear();
     block_col_tree_.clear();
     col_begin_.assign(nt + 1, 0);
-    for (auto& l : lookup_) l.clear();
     std::vector<double>().swap(values_);
   };
   if (incomplete_) {
@@ -359,8 +358,7 @@ void BlockSparseCholesky::MinimumDegreeOrder() {
   heap.resize(nt);
   where.resize(nt);
   std::iota(heap.begin(), heap.end(), 0);
-  // Sorted by (weight, index) is a valid heap.
-  std::sort(heap.begin(), heap.end(), less);
+  std::make_heap(heap.begin(), heap.end(), [&](int a, int b) { return less(b, a); });
   for (int i = 0; i < nt; ++i) where[heap[i]] = i;
   auto place = [&](int i, int t) {
     heap[i] = t;
@@ -467,8 +465,6 @@ void BlockSparseCholesky::Layout() {
   block_offset_.clear();
   block_rows_.clear();
   block_cols_.clear();
-  lookup_.resize(nt);
-  for (auto& l : lookup_) l.clear();
   std::int64_t offset = 0;
   block_row_tree_.reserve(layout_.blocks);
   block_col_tree_.reserve(layout_.blocks);
@@ -483,8 +479,6 @@ void BlockSparseCholesky::Layout() {
     block_rows_.push_back(tree_nv_[row_tree]);
     block_cols_.push_back(tree_nv_[col_tree]);
     offset += static_cast<std::int64_t>(tree_nv_[row_tree]) * tree_nv_[col_tree];
-    lookup_[col_tree].emplace_back(row_tree, b);
-    if (row_tree != col_tree) lookup_[row_tree].emplace_back(col_tree, b);
     return b;
   };
   for (int k = 0; k < nt; ++k) {
@@ -497,7 +491,6 @@ void BlockSparseCholesky::Layout() {
     for (int r : rows) add_block(r, t);
   }
   col_begin_[nt] = static_cast<int>(block_offset_.size());
-  for (auto& l : lookup_) std::sort(l.begin(), l.end());
   // Not zeroed here: SetZero() precedes every assembly.
   values_.resize(offset);
   inv_diag_.assign(tree_start_[nt], 0.0);
@@ -511,11 +504,22 @@ int BlockSparseCholesky::BlockIndex(int ti, int tj, bool* transposed) const {
     *transposed = false;
     return col_begin_[position_[ti]];
   }
-  const auto& l = lookup_[ti];
-  const auto it = std::lower_bound(l.begin(), l.end(), std::make_pair(tj, -1));
-  if (it == l.end() || it->first != tj) return -1;
-  *transposed = block_row_tree_[it->second] != ti;
-  return it->second;
+  // The block lies in the column of the tree eliminated first, whose row blocks are sorted by
+  // the elimination position of their row trees.
+  const int pi = position_[ti], pj = position_[tj];
+  const int k = std::min(pi, pj), row_pos = std::max(pi, pj);
+  int lo = col_begin_[k] + 1, hi = col_begin_[k + 1];
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (position_[block_row_tree_[mid]] < row_pos) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == col_begin_[k + 1] || position_[block_row_tree_[lo]] != row_pos) return -1;
+  *transposed = block_row_tree_[lo] != ti;
+  return lo;
 }
 
 void BlockSparseCholesky::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }

@@ -178,9 +178,6 @@ class BlockSparseCholesky {
   std::vector<int> block_row_tree_, block_col_tree_;  // per block, row and column tree
   std::vector<std::int64_t> block_offset_;            // per block, offset into values_
   std::vector<int> block_rows_, block_cols_;
-  // Lookup of stored blocks per tree: sorted (other tree, block) lists of the lower blocks in the
-  // tree's column and of the blocks where the tree is the row.
-  std::vector<std::vector<std::pair<int, int>>> lookup_;  // per tree: (other tree, block)
   // Analysis scratch, kept so that repeated analyses do not reallocate.
   std::vector<std::vector<int>> adj_, col_rows_;
   std::vector<int> merged_, slot_, mark_, child_head_, child_next_;
