@@ -134,6 +134,10 @@ class BlockSparseCholesky {
 
   // Factorizes in place. Returns false if a diagonal pivot is not positive (H not SPD).
   bool Factor();
+  // Whether Factor may use 256-bit vector kernels for 6 x 6 blocks where the processor has them
+  // (default true). They give the same results to the bit as the 128-bit ones; the switch is for
+  // the test that checks it.
+  void set_wide_kernels(bool on) { wide_kernels_ = on; }
   // x = H⁻¹ b (b, x: Σ tree_nv in tree order; may alias).
   void Solve(const VecX& b, VecX* x);
 
@@ -205,6 +209,7 @@ class BlockSparseCholesky {
   std::int64_t fill_work_limit_ = 0;
   bool over_fill_limit_ = false;
   bool incomplete_ = false;
+  bool wide_kernels_ = true;
   std::vector<double> matrix_;  // SaveMatrix(): the assembled H, for Multiply
 };
 
