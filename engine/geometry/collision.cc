@@ -570,9 +570,13 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
   }
   // The sweep's pairs are sorted already (others is increasing, so the map keeps their order):
   // only the half-space pairs need sorting before the merge.
-  std::sort(candidate_pairs_.begin() + num_swept, candidate_pairs_.end());
-  std::inplace_merge(candidate_pairs_.begin(), candidate_pairs_.begin() + num_swept,
-                     candidate_pairs_.end());
+  if (num_swept < static_cast<std::ptrdiff_t>(candidate_pairs_.size())) {
+    std::sort(candidate_pairs_.begin() + num_swept, candidate_pairs_.end());
+    merged_pairs_.resize(candidate_pairs_.size());  // kept storage (std::inplace_merge allocates)
+    std::merge(candidate_pairs_.begin(), candidate_pairs_.begin() + num_swept,
+               candidate_pairs_.begin() + num_swept, candidate_pairs_.end(), merged_pairs_.begin());
+    candidate_pairs_.swap(merged_pairs_);
+  }
 
   double max_pair_margin = margin;
   hydro_pairs_.clear();
