@@ -363,7 +363,9 @@ TEST(BlockSparseCholesky, MinimumDegreeOrderIsTheDefinitionsAndBlockIndexFindsEv
     for (int a = 0; a < nt; ++a) {
       for (int b = 0; b < nt; ++b) {
         bool transposed;
-        if (!stored[a][b]) EXPECT_EQ(chol.BlockIndex(a, b, &transposed), -1);
+        if (!stored[a][b]) {
+          EXPECT_EQ(chol.BlockIndex(a, b, &transposed), -1);
+        }
       }
     }
   }

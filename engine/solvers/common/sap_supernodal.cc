@@ -126,6 +126,39 @@ __attribute__((target("avx"))) void SubtractOuter666Avx(const double* Bi, const 
   }
 }
 
+// B (6 x 6) := B L⁻ᵀ (SolveRightLowerTranspose<6, 6>) with 256-bit vectors: per column j of B,
+// B(:, j) −= B(:, p) L(j, p) for p = 0, ..., j − 1, then B(:, j) *= 1 / L(j, j), the same
+// operations in the same order.
+__attribute__((target("avx"))) void SolveRightLowerTranspose66Avx(const double* L,
+                                                                  const double* inv_diag,
+                                                                  double* B) {
+  for (int j = 0; j < 6; ++j) {
+    __m256d lo = _mm256_loadu_pd(B + 6 * j);
+    __m128d hi = _mm_loadu_pd(B + 6 * j + 4);
+    for (int p = 0; p < j; ++p) {
+      const double l = L[j + 6 * p];
+      lo = _mm256_sub_pd(lo, _mm256_mul_pd(_mm256_loadu_pd(B + 6 * p), _mm256_set1_pd(l)));
+      hi = _mm_sub_pd(hi, _mm_mul_pd(_mm_loadu_pd(B + 6 * p + 4), _mm_set1_pd(l)));
+    }
+    _mm256_storeu_pd(B + 6 * j, _mm256_mul_pd(lo, _mm256_set1_pd(inv_diag[j])));
+    _mm_storeu_pd(B + 6 * j + 4, _mm_mul_pd(hi, _mm_set1_pd(inv_diag[j])));
+  }
+}
+
+// y (6) −= B (6 x 6) x with 256-bit vectors, as Eigen's 128-bit lazy product does it: the
+// products B(:, k) x(k) summed for k = 0, ..., 5 in order, then subtracted from y.
+__attribute__((target("avx"))) void SubtractMatVec66Avx(const double* B, const double* x,
+                                                        double* y) {
+  __m256d lo = _mm256_mul_pd(_mm256_loadu_pd(B), _mm256_set1_pd(x[0]));
+  __m128d hi = _mm_mul_pd(_mm_loadu_pd(B + 4), _mm_set1_pd(x[0]));
+  for (int k = 1; k < 6; ++k) {
+    lo = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(B + 6 * k), _mm256_set1_pd(x[k])), lo);
+    hi = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(B + 6 * k + 4), _mm_set1_pd(x[k])), hi);
+  }
+  _mm256_storeu_pd(y, _mm256_sub_pd(_mm256_loadu_pd(y), lo));
+  _mm_storeu_pd(y + 4, _mm_sub_pd(_mm_loadu_pd(y + 4), hi));
+}
+
 bool CpuHasAvx() {
   static const bool has = __builtin_cpu_supports("avx");
   return has;
@@ -577,6 +610,12 @@ bool BlockSparseCholesky::Factor() {
     for (int b = b0; b < b1; ++b) {
       double* B = v + block_offset_[b];
       if (six && block_rows_[b] == 6) {
+#ifdef CONTACTLAB_AVX_KERNELS
+        if (avx) {
+          SolveRightLowerTranspose66Avx(L, inv, B);
+          continue;
+        }
+#endif
         SolveRightLowerTranspose<6, 6>(L, inv, n, B, 6);
       } else if (six) {
         SolveRightLowerTranspose<6>(L, inv, n, B, block_rows_[b]);
@@ -738,6 +777,7 @@ void BackwardDiagonal(const double* L, const double* inv, int n_dyn, double* yt)
 
 void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
   const int nt = num_trees();
+  const bool avx = wide_kernels_ && CpuHasAvx();
   work_ = b;
   double* y = work_.data();
   const double* v = values_.data();
@@ -758,6 +798,12 @@ void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
       const double* B = v + block_offset_[b];
       double* yr = y + tree_start_[block_row_tree_[b]];
       if (n == 6 && r == 6) {
+#ifdef CONTACTLAB_AVX_KERNELS
+        if (avx) {
+          SubtractMatVec66Avx(B, yt, yr);
+          continue;
+        }
+#endif
         Eigen::Map<Eigen::Matrix<double, 6, 1>>(yr).noalias() -=
             BlockMap<6, 6>(const_cast<double*>(B)) *
             Eigen::Map<const Eigen::Matrix<double, 6, 1>>(yt);
