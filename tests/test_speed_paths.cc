@@ -280,6 +280,47 @@ std::vector<std::pair<int, int>> Grid3dPairs(int nx, int ny, int nz) {
   return pairs;
 }
 
+// The Delassus estimates of free-body contacts: w = ‖Σ_k X_k X_kᵀ‖_F / 3 with X_k = J_k L_k⁻ᵀ, to
+// the bit as Eigen's fixed-size products give it (the estimate's kernel skips the zeros of L⁻ᵀ).
+TEST(ContactProblem, DelassusEstimatesOfFreeBodiesAreEigensProductsToTheBit) {
+  std::mt19937 rng(11);
+  ContactProblem p;
+  const int nt = 5;
+  p.tree_nv.assign(nt, 6);
+  for (int t = 0; t < nt; ++t) {
+    p.tree_v_start.push_back(6 * t);
+    const MatX B = RandomMatrix(rng, 6, 6);
+    p.M.push_back(B * B.transpose() + 0.5 * MatX::Identity(6, 6));
+    p.A.push_back(p.M.back());
+  }
+  p.nv = 6 * nt;
+  for (int i = 0; i < 40; ++i) {
+    ConstraintData c;
+    c.num_rows = 3;
+    c.first_row = 3 * i;
+    c.num_blocks = 1 + i % 2;
+    for (int k = 0; k < c.num_blocks; ++k) {
+      c.blocks[k].tree = (i + 2 * k) % nt;
+      c.blocks[k].J = RandomMatrix(rng, 3, 6);
+    }
+    p.constraints.push_back(c);
+  }
+  p.num_rows = 3 * 40;
+  p.ComputeDelassusEstimates();
+  for (const ConstraintData& c : p.constraints) {
+    Eigen::Matrix3d W = Eigen::Matrix3d::Zero();
+    for (int k = 0; k < c.num_blocks; ++k) {
+      MatX Li(6, 6);
+      InverseCholesky6(p.M[c.blocks[k].tree].data(), Li.data());
+      const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J(c.blocks[k].J.data());
+      const Eigen::Matrix<double, 3, 6> X =
+          J * Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Li.data()).transpose();
+      W.noalias() += X * X.transpose();
+    }
+    EXPECT_EQ(c.w, W.topLeftCorner(c.num_rows, c.num_rows).norm() / c.num_rows);
+  }
+}
+
 // Elimination order of the current pattern: the trees of the diagonal blocks in block order
 // (each column of the factor starts with its diagonal block).
 std::vector<int> EliminationOrder(const BlockSparseCholesky& chol) {

@@ -9,6 +9,9 @@
 #include "engine/contact/contact_problem.h"
 
 #include <Eigen/Cholesky>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,6 +31,49 @@ MatX DenseBlockDiagonal(const ContactProblem& p, const std::vector<MatX>& blocks
   }
   return out;
 }
+
+#if defined(__x86_64__)
+// W (3 x 3, column-major) += X Xᵀ with X = J Liᵀ (J: 3 x 6, Li: 6 x 6 lower triangular with exact
+// zeros above the diagonal, as InverseCholesky6 writes it; all column-major). The same result to
+// the bit as Eigen's fixed-size products `X = J * Li.transpose(); W += X * X.transpose()` with
+// 128-bit vectors, which evaluate rows 0-1 of each product as a vector summed over k in order and
+// row 2 as a scalar sum in the pairwise order ((t0 + (t1 + t2)) + (t3 + (t4 + t5))); here the
+// terms with Li(c, k) = 0 (k > c), which add exact zeros there, are skipped.
+void AddDelassusBlock36(const double* J, const double* Li, double* W) {
+  double X[18];  // column-major 3 x 6
+  for (int c = 0; c < 6; ++c) {
+    const double* l = Li + c;  // l[6 k] = Li(c, k), zero for k > c
+    __m128d x01 = _mm_mul_pd(_mm_loadu_pd(J), _mm_set1_pd(l[0]));
+    for (int k = 1; k <= c; ++k) {
+      x01 = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(J + 3 * k), _mm_set1_pd(l[6 * k])), x01);
+    }
+    _mm_storeu_pd(X + 3 * c, x01);
+    double t[6];
+    for (int k = 0; k <= c; ++k) t[k] = J[2 + 3 * k] * l[6 * k];
+    double x2;
+    switch (c) {
+      case 0: x2 = t[0]; break;
+      case 1: x2 = t[0] + t[1]; break;
+      case 2: x2 = t[0] + (t[1] + t[2]); break;
+      case 3: x2 = (t[0] + (t[1] + t[2])) + t[3]; break;
+      case 4: x2 = (t[0] + (t[1] + t[2])) + (t[3] + t[4]); break;
+      default: x2 = (t[0] + (t[1] + t[2])) + (t[3] + (t[4] + t[5])); break;
+    }
+    X[2 + 3 * c] = x2;
+  }
+  for (int j = 0; j < 3; ++j) {
+    __m128d w01 = _mm_mul_pd(_mm_loadu_pd(X), _mm_set1_pd(X[j]));
+    for (int k = 1; k < 6; ++k) {
+      w01 = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(X + 3 * k), _mm_set1_pd(X[j + 3 * k])), w01);
+    }
+    _mm_storeu_pd(W + 3 * j, _mm_add_pd(_mm_loadu_pd(W + 3 * j), w01));
+    double t[6];
+    for (int k = 0; k < 6; ++k) t[k] = X[2 + 3 * k] * X[j + 3 * k];
+    W[2 + 3 * j] += (t[0] + (t[1] + t[2])) + (t[3] + (t[4] + t[5]));
+  }
+}
+#define CONTACTLAB_DELASSUS_KERNEL 1
+#endif
 
 }  // namespace
 
@@ -209,6 +255,10 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
         inverted[b.tree] = 1;
       }
       if (r == 3 && n == 6) {
+#ifdef CONTACTLAB_DELASSUS_KERNEL
+        AddDelassusBlock36(b.J.data(), Minv[b.tree].data(), W.data());
+        continue;
+#endif
         const kernels::CMap<3, 6> J(b.J.data());
         const Eigen::Matrix<double, 3, 6> X =
             J * kernels::CMap<6, 6>(Minv[b.tree].data()).transpose();
