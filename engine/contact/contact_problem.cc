@@ -211,6 +211,7 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   constexpr int kLargeTreeDofs = 64;
   constexpr int kChunkRows = 192;
   thread_local std::vector<MatX> Minv;  // per tree, L⁻¹
+  thread_local std::vector<const double*> li_of;  // per 6-dof tree, its L⁻¹ (Minv or the caller's)
   thread_local std::vector<char> inverted;
   thread_local std::vector<MatX> factor;       // per tree, storage of the in-place Cholesky factor
   thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
@@ -224,6 +225,7 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
   inverted.assign(num_trees(), 0);
+  li_of.resize(num_trees());
   const int nc = static_cast<int>(constraints.size());
   W_acc.resize(nc);
   bool any_large = false;
@@ -240,11 +242,13 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
       }
       if (!inverted[b.tree]) {
         if (n == 6) {
-          Minv[b.tree].resize(6, 6);  // holds L⁻¹ for a free body
+          // A free body's L⁻¹: the caller's (read in place) or computed into Minv.
           if (known && known->Has(b.tree)) {
-            Minv[b.tree] = known->Li[b.tree];
+            li_of[b.tree] = known->Li[b.tree].data();
           } else {
+            Minv[b.tree].resize(6, 6);
             InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
+            li_of[b.tree] = Minv[b.tree].data();
           }
         } else {
           factor[b.tree] = M[b.tree];
@@ -256,17 +260,17 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
       }
       if (r == 3 && n == 6) {
 #ifdef CONTACTLAB_DELASSUS_KERNEL
-        AddDelassusBlock36(b.J.data(), Minv[b.tree].data(), W.data());
+        AddDelassusBlock36(b.J.data(), li_of[b.tree], W.data());
         continue;
 #endif
         const kernels::CMap<3, 6> J(b.J.data());
-        const Eigen::Matrix<double, 3, 6> X =
-            J * kernels::CMap<6, 6>(Minv[b.tree].data()).transpose();
+        const Eigen::Matrix<double, 3, 6> X = J * kernels::CMap<6, 6>(li_of[b.tree]).transpose();
         W.noalias() += X * X.transpose();
       } else {
         x_storage.resize(static_cast<size_t>(r) * n);
         Eigen::Map<MatX> X(x_storage.data(), r, n);
-        X.noalias() = b.J * Minv[b.tree].transpose();
+        const Eigen::Map<const MatX> Li(n == 6 ? li_of[b.tree] : Minv[b.tree].data(), n, n);
+        X.noalias() = b.J * Li.transpose();
         W.topLeftCorner(r, r).noalias() += X * X.transpose();
       }
     }
