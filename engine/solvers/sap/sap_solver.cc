@@ -126,6 +126,8 @@ struct SapSolver::Scratch {
   // per solve, so that the coupled pairs of an iterate come out sorted without a sort.
   std::vector<std::pair<int, int>> all_pairs;
   std::vector<int> pair_con_begin, pair_con;
+  std::vector<int> con_pair;    // per constraint: its index in all_pairs, or -1
+  std::vector<int> pair_block;  // per entry of all_pairs: its block in the pattern, or -1
   std::vector<std::pair<std::pair<int, int>, int>> pair_sort;  // scratch: (pair, constraint)
   BlockSparseCholesky chol;
   // PCG path: H on the no-fill pattern (coupled pairs only), its IC(0) or block-Jacobi factor as
@@ -571,12 +573,14 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       s.all_pairs.clear();
       s.pair_con_begin.clear();
       s.pair_con.resize(s.pair_sort.size());
+      s.con_pair.assign(nc, -1);
       for (size_t k = 0; k < s.pair_sort.size(); ++k) {
         if (k == 0 || s.pair_sort[k].first != s.pair_sort[k - 1].first) {
           s.all_pairs.push_back(s.pair_sort[k].first);
           s.pair_con_begin.push_back(static_cast<int>(k));
         }
         s.pair_con[k] = s.pair_sort[k].second;
+        s.con_pair[s.pair_sort[k].second] = static_cast<int>(s.all_pairs.size()) - 1;
       }
       s.pair_con_begin.push_back(static_cast<int>(s.pair_sort.size()));
       pairs_indexed = true;
@@ -638,6 +642,14 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     }
     const bool refresh = analyzed || !s.pattern_valid;
     s.pattern_valid = true;
+    if (refresh) {
+      // Each coupled pair's block once; its constraints take it below.
+      s.pair_block.resize(s.all_pairs.size());
+      for (size_t k = 0; k < s.all_pairs.size(); ++k) {
+        bool tr;
+        s.pair_block[k] = ch.BlockIndex(s.all_pairs[k].first, s.all_pairs[k].second, &tr);
+      }
+    }
     for (int i = 0; i < nc; ++i) {
       const ConstraintData& c = problem.constraints[i];
       Scratch::ConstraintBlocks& cb = s.cblocks[i];
@@ -651,7 +663,14 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = ch.BlockIndex(c.blocks[k].tree,
                                                                          c.blocks[k].tree, &tr);
       if (c.num_blocks == 2) {
-        cb.off = ch.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
+        const int k = refresh ? s.con_pair[i] : -1;
+        if (k >= 0) {
+          // Stored transposed when its row tree is not the constraint's first tree.
+          cb.off = s.pair_block[k];
+          cb.transposed = cb.off >= 0 && ch.BlockRowTree(cb.off) != c.blocks[0].tree;
+        } else {
+          cb.off = ch.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
+        }
       }
     }
     return true;
