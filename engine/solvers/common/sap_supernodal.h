@@ -122,6 +122,8 @@ class BlockSparseCholesky {
   // is stored transposed (stored blocks are those of the lower triangle in elimination order).
   // Returns -1 if the pair is not in the pattern.
   int BlockIndex(int ti, int tj, bool* transposed) const;
+  // BlockIndex(t, t) for a tree of the current pattern (0 <= t < num_trees(), not over budget).
+  int DiagonalBlock(int t) const { return col_begin_[position_[t]]; }
 
   void SetZero();
   // Pointer to the column-major values of block `b` (rows x cols as given by BlockRows/Cols).

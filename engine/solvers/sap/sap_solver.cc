@@ -658,10 +658,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       if (!refresh && (s.regime[i] == Regime::kNoContact || c.num_blocks < 2 || cb.off >= 0)) {
         continue;
       }
-      bool tr = false;
       cb = Scratch::ConstraintBlocks{};
-      for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = ch.BlockIndex(c.blocks[k].tree,
-                                                                         c.blocks[k].tree, &tr);
+      for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = ch.DiagonalBlock(c.blocks[k].tree);
       if (c.num_blocks == 2) {
         const int k = refresh ? s.con_pair[i] : -1;
         if (k >= 0) {
@@ -772,8 +770,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     BlockSparseCholesky& ch = *ch_cur;
     ch.SetZero();
     for (int t = 0; t < problem.num_trees(); ++t) {
-      bool tr;
-      const int b = ch.BlockIndex(t, t, &tr);
+      const int b = ch.DiagonalBlock(t);
       const int n = problem.tree_nv[t];
       if (n == 6) {
         kernels::Map<6, 6>(ch.BlockData(b)) += kernels::CMap<6, 6>(problem.A[t].data());
