@@ -137,9 +137,8 @@ class BlockSparseCholesky {
   // Factorizes in place. Returns false if a diagonal pivot is not positive (H not SPD).
   bool Factor();
   // Whether Factor and Solve may use 256-bit vector kernels for 6 x 6 blocks where the processor
-  // has them
-  // (default true). They give the same results to the bit as the 128-bit ones; the switch is for
-  // the test that checks it.
+  // has them (default true). They give the same results to the bit as the 128-bit ones; the
+  // switch is for the test that checks it.
   void set_wide_kernels(bool on) { wide_kernels_ = on; }
   // x = H⁻¹ b (b, x: Σ tree_nv in tree order; may alias).
   void Solve(const VecX& b, VecX* x);
