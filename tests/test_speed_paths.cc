@@ -280,6 +280,176 @@ std::vector<std::pair<int, int>> Grid3dPairs(int nx, int ny, int nz) {
   return pairs;
 }
 
+// The Delassus estimates of free-body contacts: w = ‖Σ_k X_k X_kᵀ‖_F / 3 with X_k = J_k L_k⁻ᵀ, to
+// the bit as Eigen's fixed-size products give it (the estimate's kernel skips the zeros of L⁻ᵀ).
+TEST(ContactProblem, DelassusEstimatesOfFreeBodiesAreEigensProductsToTheBit) {
+  std::mt19937 rng(11);
+  ContactProblem p;
+  const int nt = 5;
+  p.tree_nv.assign(nt, 6);
+  for (int t = 0; t < nt; ++t) {
+    p.tree_v_start.push_back(6 * t);
+    const MatX B = RandomMatrix(rng, 6, 6);
+    p.M.push_back(B * B.transpose() + 0.5 * MatX::Identity(6, 6));
+    p.A.push_back(p.M.back());
+  }
+  p.nv = 6 * nt;
+  for (int i = 0; i < 40; ++i) {
+    ConstraintData c;
+    c.num_rows = 3;
+    c.first_row = 3 * i;
+    c.num_blocks = 1 + i % 2;
+    for (int k = 0; k < c.num_blocks; ++k) {
+      c.blocks[k].tree = (i + 2 * k) % nt;
+      c.blocks[k].J = RandomMatrix(rng, 3, 6);
+    }
+    p.constraints.push_back(c);
+  }
+  p.num_rows = 3 * 40;
+  p.ComputeDelassusEstimates();
+  for (const ConstraintData& c : p.constraints) {
+    Eigen::Matrix3d W = Eigen::Matrix3d::Zero();
+    for (int k = 0; k < c.num_blocks; ++k) {
+      MatX Li(6, 6);
+      InverseCholesky6(p.M[c.blocks[k].tree].data(), Li.data());
+      const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J(c.blocks[k].J.data());
+      const Eigen::Matrix<double, 3, 6> X =
+          J * Eigen::Map<const Eigen::Matrix<double, 6, 6>>(Li.data()).transpose();
+      W.noalias() += X * X.transpose();
+    }
+    EXPECT_EQ(c.w, W.topLeftCorner(c.num_rows, c.num_rows).norm() / c.num_rows);
+  }
+}
+
+// Elimination order of the current pattern: the trees of the diagonal blocks in block order
+// (each column of the factor starts with its diagonal block).
+std::vector<int> EliminationOrder(const BlockSparseCholesky& chol) {
+  std::vector<int> order;
+  for (int b = 0; b < chol.num_blocks(); ++b) {
+    if (chol.BlockRowTree(b) == chol.BlockColTree(b)) order.push_back(chol.BlockRowTree(b));
+  }
+  return order;
+}
+
+// Minimum degree as its definition reads: repeatedly eliminate the tree of least weight (the
+// dofs of its neighbours; ties by the smaller index), its neighbours becoming a clique.
+std::vector<int> ReferenceMinimumDegreeOrder(const std::vector<int>& nv,
+                                             const std::vector<std::pair<int, int>>& pairs) {
+  const int nt = static_cast<int>(nv.size());
+  std::vector<std::vector<char>> adj(nt, std::vector<char>(nt, 0));
+  for (const auto& [a, b] : pairs) {
+    if (a == b) continue;
+    adj[a][b] = adj[b][a] = 1;
+  }
+  std::vector<char> done(nt, 0);
+  std::vector<int> order;
+  for (int step = 0; step < nt; ++step) {
+    int best = -1;
+    long best_w = 0;
+    for (int t = 0; t < nt; ++t) {
+      if (done[t]) continue;
+      long w = 0;
+      for (int u = 0; u < nt; ++u) w += adj[t][u] ? nv[u] : 0;
+      if (best < 0 || w < best_w) {
+        best = t;
+        best_w = w;
+      }
+    }
+    done[best] = 1;
+    order.push_back(best);
+    std::vector<int> nbrs;
+    for (int u = 0; u < nt; ++u) {
+      if (adj[best][u]) nbrs.push_back(u);
+      adj[best][u] = adj[u][best] = 0;
+    }
+    for (int a : nbrs) {
+      for (int b : nbrs) {
+        if (a != b) adj[a][b] = 1;
+      }
+    }
+  }
+  return order;
+}
+
+// The heap-based minimum degree picks the trees the definition picks, on grids with long-range
+// pairs and mixed tree sizes (ties included: uniform sizes on a grid have many), and BlockIndex
+// finds every stored block from either side and nothing else.
+TEST(BlockSparseCholesky, MinimumDegreeOrderIsTheDefinitionsAndBlockIndexFindsEveryBlock) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int side = 4 + trial;  // 16 .. 81 trees
+    const int nt = side * side;
+    std::vector<int> nv(nt, 6);
+    if (trial % 2 == 1) {
+      for (int& k : nv) k = std::uniform_int_distribution<int>(1, 7)(rng);
+    }
+    std::vector<std::pair<int, int>> pairs = GridPairs(side);
+    for (int k = 0; k < side; ++k) pairs.emplace_back(rng() % nt, rng() % nt);
+    BlockSparseCholesky chol;
+    chol.set_amd_min_flops(-1);  // minimum degree only
+    chol.SetPattern(nv, pairs);
+    EXPECT_EQ(EliminationOrder(chol), ReferenceMinimumDegreeOrder(nv, pairs)) << "trial " << trial;
+    std::vector<std::vector<char>> stored(nt, std::vector<char>(nt, 0));
+    for (int b = 0; b < chol.num_blocks(); ++b) {
+      const int r = chol.BlockRowTree(b), c = chol.BlockColTree(b);
+      stored[r][c] = stored[c][r] = 1;
+      bool transposed = true;
+      EXPECT_EQ(chol.BlockIndex(r, c, &transposed), b);
+      EXPECT_FALSE(transposed);
+      if (r != c) {
+        EXPECT_EQ(chol.BlockIndex(c, r, &transposed), b);
+        EXPECT_TRUE(transposed);
+      }
+    }
+    for (int a = 0; a < nt; ++a) {
+      for (int b = 0; b < nt; ++b) {
+        bool transposed;
+        if (!stored[a][b]) {
+          EXPECT_EQ(chol.BlockIndex(a, b, &transposed), -1);
+        }
+      }
+    }
+  }
+}
+
+// The 256-bit 6 x 6 Schur-update kernel (used where the processor has AVX) gives the factor and
+// the solution of the 128-bit kernel to the bit.
+TEST(BlockSparseCholesky, WideKernelsGiveTheSameFactorToTheBit) {
+  std::mt19937 rng(17);
+  const int side = 7;
+  const std::vector<int> nv(side * side, 6);
+  std::vector<std::pair<int, int>> pairs = GridPairs(side);
+  for (int k = 0; k < side; ++k) pairs.emplace_back(rng() % (side * side), rng() % (side * side));
+  std::vector<int> start;
+  const MatX H = RandomDominantH(rng, nv, pairs, &start);
+  const VecX rhs = RandomMatrix(rng, H.rows(), 1).col(0);
+  std::vector<std::vector<double>> factors;
+  std::vector<VecX> solutions;
+  for (const bool wide : {false, true}) {
+    BlockSparseCholesky chol;
+    chol.set_wide_kernels(wide);
+    chol.SetPattern(nv, pairs);
+    chol.SetZero();
+    for (int b = 0; b < chol.num_blocks(); ++b) {
+      const int ti = chol.BlockRowTree(b), tj = chol.BlockColTree(b);
+      Eigen::Map<MatX>(chol.BlockData(b), 6, 6) = H.block(start[ti], start[tj], 6, 6);
+    }
+    ASSERT_TRUE(chol.Factor());
+    std::vector<double> values;
+    for (int b = 0; b < chol.num_blocks(); ++b) {
+      values.insert(values.end(), chol.BlockData(b), chol.BlockData(b) + 36);
+    }
+    factors.push_back(values);
+    VecX x;
+    chol.Solve(rhs, &x);
+    solutions.push_back(x);
+  }
+  ASSERT_EQ(factors[0].size(), factors[1].size());
+  EXPECT_TRUE(factors[0] == factors[1]);
+  EXPECT_TRUE(solutions[0] == solutions[1]);
+  EXPECT_LT(RelativeDifference(solutions[1], H.llt().solve(rhs)), 1e-12);
+}
+
 // A 3-D pile's contact graph: the AMD order is kept where it needs fewer multiply-adds than
 // minimum degree, and its factor solves like a dense LLT (2-dof trees keep the dense reference
 // small: 8 x 8 x 8 trees, 1024 dofs, plus long-range pairs and one isolated tree).

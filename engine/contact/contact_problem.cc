@@ -9,6 +9,9 @@
 #include "engine/contact/contact_problem.h"
 
 #include <Eigen/Cholesky>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,6 +31,49 @@ MatX DenseBlockDiagonal(const ContactProblem& p, const std::vector<MatX>& blocks
   }
   return out;
 }
+
+#if defined(__x86_64__)
+// W (3 x 3, column-major) += X Xᵀ with X = J Liᵀ (J: 3 x 6, Li: 6 x 6 lower triangular with exact
+// zeros above the diagonal, as InverseCholesky6 writes it; all column-major). The same result to
+// the bit as Eigen's fixed-size products `X = J * Li.transpose(); W += X * X.transpose()` with
+// 128-bit vectors, which evaluate rows 0-1 of each product as a vector summed over k in order and
+// row 2 as a scalar sum in the pairwise order ((t0 + (t1 + t2)) + (t3 + (t4 + t5))); here the
+// terms with Li(c, k) = 0 (k > c), which add exact zeros there, are skipped.
+void AddDelassusBlock36(const double* J, const double* Li, double* W) {
+  double X[18];  // column-major 3 x 6
+  for (int c = 0; c < 6; ++c) {
+    const double* l = Li + c;  // l[6 k] = Li(c, k), zero for k > c
+    __m128d x01 = _mm_mul_pd(_mm_loadu_pd(J), _mm_set1_pd(l[0]));
+    for (int k = 1; k <= c; ++k) {
+      x01 = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(J + 3 * k), _mm_set1_pd(l[6 * k])), x01);
+    }
+    _mm_storeu_pd(X + 3 * c, x01);
+    double t[6];
+    for (int k = 0; k <= c; ++k) t[k] = J[2 + 3 * k] * l[6 * k];
+    double x2;
+    switch (c) {
+      case 0: x2 = t[0]; break;
+      case 1: x2 = t[0] + t[1]; break;
+      case 2: x2 = t[0] + (t[1] + t[2]); break;
+      case 3: x2 = (t[0] + (t[1] + t[2])) + t[3]; break;
+      case 4: x2 = (t[0] + (t[1] + t[2])) + (t[3] + t[4]); break;
+      default: x2 = (t[0] + (t[1] + t[2])) + (t[3] + (t[4] + t[5])); break;
+    }
+    X[2 + 3 * c] = x2;
+  }
+  for (int j = 0; j < 3; ++j) {
+    __m128d w01 = _mm_mul_pd(_mm_loadu_pd(X), _mm_set1_pd(X[j]));
+    for (int k = 1; k < 6; ++k) {
+      w01 = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(X + 3 * k), _mm_set1_pd(X[j + 3 * k])), w01);
+    }
+    _mm_storeu_pd(W + 3 * j, _mm_add_pd(_mm_loadu_pd(W + 3 * j), w01));
+    double t[6];
+    for (int k = 0; k < 6; ++k) t[k] = X[2 + 3 * k] * X[j + 3 * k];
+    W[2 + 3 * j] += (t[0] + (t[1] + t[2])) + (t[3] + (t[4] + t[5]));
+  }
+}
+#define CONTACTLAB_DELASSUS_KERNEL 1
+#endif
 
 }  // namespace
 
@@ -165,6 +211,7 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   constexpr int kLargeTreeDofs = 64;
   constexpr int kChunkRows = 192;
   thread_local std::vector<MatX> Minv;  // per tree, L⁻¹
+  thread_local std::vector<const double*> li_of;  // per 6-dof tree, its L⁻¹ (Minv or the caller's)
   thread_local std::vector<char> inverted;
   thread_local std::vector<MatX> factor;       // per tree, storage of the in-place Cholesky factor
   thread_local std::vector<double> x_storage;  // J L⁻ᵀ, r x n
@@ -178,6 +225,7 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
   inverted.assign(num_trees(), 0);
+  li_of.resize(num_trees());
   const int nc = static_cast<int>(constraints.size());
   W_acc.resize(nc);
   bool any_large = false;
@@ -194,11 +242,13 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
       }
       if (!inverted[b.tree]) {
         if (n == 6) {
-          Minv[b.tree].resize(6, 6);  // holds L⁻¹ for a free body
+          // A free body's L⁻¹: the caller's (read in place) or computed into Minv.
           if (known && known->Has(b.tree)) {
-            Minv[b.tree] = known->Li[b.tree];
+            li_of[b.tree] = known->Li[b.tree].data();
           } else {
+            Minv[b.tree].resize(6, 6);
             InverseCholesky6(M[b.tree].data(), Minv[b.tree].data());
+            li_of[b.tree] = Minv[b.tree].data();
           }
         } else {
           factor[b.tree] = M[b.tree];
@@ -209,14 +259,18 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
         inverted[b.tree] = 1;
       }
       if (r == 3 && n == 6) {
+#ifdef CONTACTLAB_DELASSUS_KERNEL
+        AddDelassusBlock36(b.J.data(), li_of[b.tree], W.data());
+        continue;
+#endif
         const kernels::CMap<3, 6> J(b.J.data());
-        const Eigen::Matrix<double, 3, 6> X =
-            J * kernels::CMap<6, 6>(Minv[b.tree].data()).transpose();
+        const Eigen::Matrix<double, 3, 6> X = J * kernels::CMap<6, 6>(li_of[b.tree]).transpose();
         W.noalias() += X * X.transpose();
       } else {
         x_storage.resize(static_cast<size_t>(r) * n);
         Eigen::Map<MatX> X(x_storage.data(), r, n);
-        X.noalias() = b.J * Minv[b.tree].transpose();
+        const Eigen::Map<const MatX> Li(n == 6 ? li_of[b.tree] : Minv[b.tree].data(), n, n);
+        X.noalias() = b.J * Li.transpose();
         W.topLeftCorner(r, r).noalias() += X * X.transpose();
       }
     }

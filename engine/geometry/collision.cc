@@ -442,7 +442,22 @@ void SweepAndPrune(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi,
       }
     }
   }
-  std::sort(pairs->begin(), pairs->end());
+  // Sorted by (first, second): a counting sort on the first box, then each box's few partners
+  // sorted (the pairs are distinct, so the order is the one std::sort gives).
+  thread_local std::vector<int> start;
+  thread_local std::vector<std::pair<int, int>> sorted;
+  start.assign(n + 1, 0);
+  for (const auto& pr : *pairs) ++start[pr.first + 1];
+  for (int i = 0; i < n; ++i) start[i + 1] += start[i];
+  sorted.resize(pairs->size());
+  for (const auto& pr : *pairs) sorted[start[pr.first]++] = pr;
+  // start[i] is now the end of box i's run (the begin of box i + 1's).
+  int begin = 0;
+  for (int i = 0; i < n; ++i) {
+    std::sort(sorted.begin() + begin, sorted.begin() + start[i]);
+    begin = start[i];
+  }
+  pairs->swap(sorted);
 }
 
 CollisionDetector::CollisionDetector(const Model* model) : model_(model) {}
@@ -536,6 +551,7 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
     int gi = std::min(others[i], others[j]), gj = std::max(others[i], others[j]);
     if (allowed(gi, gj)) candidate_pairs_.emplace_back(gi, gj);
   }
+  const std::ptrdiff_t num_swept = static_cast<std::ptrdiff_t>(candidate_pairs_.size());
   // Half-spaces against every geom whose inflated box reaches below the boundary plane.
   for (int h : half_spaces) {
     const Pose& X_WH = poses[h];
@@ -552,7 +568,15 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
       if (allowed(gi, gj)) candidate_pairs_.emplace_back(gi, gj);
     }
   }
-  std::sort(candidate_pairs_.begin(), candidate_pairs_.end());
+  // The sweep's pairs are sorted already (others is increasing, so the map keeps their order):
+  // only the half-space pairs need sorting before the merge.
+  if (num_swept < static_cast<std::ptrdiff_t>(candidate_pairs_.size())) {
+    std::sort(candidate_pairs_.begin() + num_swept, candidate_pairs_.end());
+    merged_pairs_.resize(candidate_pairs_.size());  // kept storage (std::inplace_merge allocates)
+    std::merge(candidate_pairs_.begin(), candidate_pairs_.begin() + num_swept,
+               candidate_pairs_.begin() + num_swept, candidate_pairs_.end(), merged_pairs_.begin());
+    candidate_pairs_.swap(merged_pairs_);
+  }
 
   double max_pair_margin = margin;
   hydro_pairs_.clear();

@@ -98,6 +98,7 @@ class CollisionDetector {
  private:
   const Model* model_;
   std::vector<std::pair<int, int>> candidate_pairs_;  // scratch
+  std::vector<std::pair<int, int>> merged_pairs_;     // scratch of the candidates' merge
   // Scratch of FindContacts, kept so that a query does not allocate once sizes are settled.
   std::vector<std::pair<int, int>> jointed_, local_pairs_;
   std::vector<Pose> poses_;

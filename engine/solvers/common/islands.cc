@@ -178,7 +178,8 @@ int IslandSplitter::Split(const ContactProblem& problem, const VecX& v_guess) {
         d.blocks[b].tree = tree_local[blocks[b].tree];
         d.blocks[b].J = blocks[b].J;
         d.blocks[b].leaf = blocks[b].leaf;
-        d.blocks[b].W = blocks[b].W;
+        // The spatial form means something only with a leaf (TreeJacobianBlock).
+        if (blocks[b].leaf >= 0) d.blocks[b].W = blocks[b].W;
       }
       for (int b = num_blocks; b < 2; ++b) d.blocks[b].tree = -1;
       d.bias = bias;

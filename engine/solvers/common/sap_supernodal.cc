@@ -5,6 +5,10 @@
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseCore>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -100,19 +104,92 @@ void SubtractOuter(const double* Bi, int ri, const double* Bj, int rj, int n, do
   }
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CONTACTLAB_AVX_KERNELS 1
+// T (6 x 6) -= Bi (6 x 6) Bjᵀ with 256-bit vectors: the same operations per entry, in the same
+// order, as Eigen's 128-bit lazy product of SubtractOuter<6, 6, 6> (per column j: the products
+// Bi(:, k) Bj(j, k) summed for k = 0, ..., 5 as ((p0 + p1) + p2) + ..., then subtracted from
+// T(:, j)), separate multiplies and adds (no fused multiply-add), so the results are the same to
+// the bit. Rows 0-3 in a 256-bit vector, rows 4-5 in a 128-bit one.
+__attribute__((target("avx"))) void SubtractOuter666Avx(const double* Bi, const double* Bj,
+                                                        double* T) {
+  for (int j = 0; j < 6; ++j) {
+    __m256d lo = _mm256_mul_pd(_mm256_loadu_pd(Bi), _mm256_set1_pd(Bj[j]));
+    __m128d hi = _mm_mul_pd(_mm_loadu_pd(Bi + 4), _mm_set1_pd(Bj[j]));
+    for (int k = 1; k < 6; ++k) {
+      const double b = Bj[j + 6 * k];
+      lo = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(Bi + 6 * k), _mm256_set1_pd(b)), lo);
+      hi = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(Bi + 6 * k + 4), _mm_set1_pd(b)), hi);
+    }
+    _mm256_storeu_pd(T + 6 * j, _mm256_sub_pd(_mm256_loadu_pd(T + 6 * j), lo));
+    _mm_storeu_pd(T + 6 * j + 4, _mm_sub_pd(_mm_loadu_pd(T + 6 * j + 4), hi));
+  }
+}
+
+// B (6 x 6) := B L⁻ᵀ (SolveRightLowerTranspose<6, 6>) with 256-bit vectors: per column j of B,
+// B(:, j) −= B(:, p) L(j, p) for p = 0, ..., j − 1, then B(:, j) *= 1 / L(j, j), the same
+// operations in the same order.
+__attribute__((target("avx"))) void SolveRightLowerTranspose66Avx(const double* L,
+                                                                  const double* inv_diag,
+                                                                  double* B) {
+  for (int j = 0; j < 6; ++j) {
+    __m256d lo = _mm256_loadu_pd(B + 6 * j);
+    __m128d hi = _mm_loadu_pd(B + 6 * j + 4);
+    for (int p = 0; p < j; ++p) {
+      const double l = L[j + 6 * p];
+      lo = _mm256_sub_pd(lo, _mm256_mul_pd(_mm256_loadu_pd(B + 6 * p), _mm256_set1_pd(l)));
+      hi = _mm_sub_pd(hi, _mm_mul_pd(_mm_loadu_pd(B + 6 * p + 4), _mm_set1_pd(l)));
+    }
+    _mm256_storeu_pd(B + 6 * j, _mm256_mul_pd(lo, _mm256_set1_pd(inv_diag[j])));
+    _mm_storeu_pd(B + 6 * j + 4, _mm_mul_pd(hi, _mm_set1_pd(inv_diag[j])));
+  }
+}
+
+// y (6) −= B (6 x 6) x with 256-bit vectors, as Eigen's 128-bit lazy product does it: the
+// products B(:, k) x(k) summed for k = 0, ..., 5 in order, then subtracted from y.
+__attribute__((target("avx"))) void SubtractMatVec66Avx(const double* B, const double* x,
+                                                        double* y) {
+  __m256d lo = _mm256_mul_pd(_mm256_loadu_pd(B), _mm256_set1_pd(x[0]));
+  __m128d hi = _mm_mul_pd(_mm_loadu_pd(B + 4), _mm_set1_pd(x[0]));
+  for (int k = 1; k < 6; ++k) {
+    lo = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(B + 6 * k), _mm256_set1_pd(x[k])), lo);
+    hi = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(B + 6 * k + 4), _mm_set1_pd(x[k])), hi);
+  }
+  _mm256_storeu_pd(y, _mm256_sub_pd(_mm256_loadu_pd(y), lo));
+  _mm_storeu_pd(y + 4, _mm_sub_pd(_mm_loadu_pd(y + 4), hi));
+}
+
+bool CpuHasAvx() {
+  static const bool has = __builtin_cpu_supports("avx");
+  return has;
+}
+#else
+bool CpuHasAvx() { return false; }
+#endif
+
 }  // namespace
 
 bool BlockSparseCholesky::SetPattern(const std::vector<int>& tree_nv,
                                      const std::vector<std::pair<int, int>>& pairs,
                                      bool keep_order) {
-  pairs_scratch_.clear();
-  for (const auto& [a, b] : pairs) {
-    if (a == b) continue;
-    pairs_scratch_.emplace_back(std::max(a, b), std::min(a, b));
+  // Pairs given as (max, min), strictly increasing (as the SAP solver builds them) are taken as
+  // they are; others are normalized, sorted and made unique.
+  bool canonical = true;
+  for (size_t k = 0; canonical && k < pairs.size(); ++k) {
+    canonical = pairs[k].first > pairs[k].second && (k == 0 || pairs[k - 1] < pairs[k]);
   }
-  std::sort(pairs_scratch_.begin(), pairs_scratch_.end());
-  pairs_scratch_.erase(std::unique(pairs_scratch_.begin(), pairs_scratch_.end()),
-                       pairs_scratch_.end());
+  if (canonical) {
+    pairs_scratch_.assign(pairs.begin(), pairs.end());
+  } else {
+    pairs_scratch_.clear();
+    for (const auto& [a, b] : pairs) {
+      if (a == b) continue;
+      pairs_scratch_.emplace_back(std::max(a, b), std::min(a, b));
+    }
+    std::sort(pairs_scratch_.begin(), pairs_scratch_.end());
+    pairs_scratch_.erase(std::unique(pairs_scratch_.begin(), pairs_scratch_.end()),
+                         pairs_scratch_.end());
+  }
   // A refused pattern is analysed again (the budget may have been raised since).
   if (analyzed_ && !over_budget_ && tree_nv == tree_nv_ && pairs_scratch_ == pairs_) return false;
   keep_order = keep_order && analyzed_ && tree_nv == tree_nv_;
@@ -173,7 +250,6 @@ void BlockSparseCholesky::Analyze(bool keep_order) {
     block_row_tree_.clear();
     block_col_tree_.clear();
     col_begin_.assign(nt + 1, 0);
-    for (auto& l : lookup_) l.clear();
     std::vector<double>().swap(values_);
   };
   if (incomplete_) {
@@ -285,7 +361,6 @@ void BlockSparseCholesky::BuildAdjacency() {
     adj_[a].push_back(b);
     adj_[b].push_back(a);
   }
-  for (auto& l : adj_) std::sort(l.begin(), l.end());
 }
 
 void BlockSparseCholesky::SymbolicWithOrder() {
@@ -327,32 +402,67 @@ void BlockSparseCholesky::SymbolicWithOrder() {
 void BlockSparseCholesky::MinimumDegreeOrder() {
   const int nt = num_trees();
   // Minimum-degree elimination on the tree graph (degree weighted by dofs, ties by index). The
-  // neighbors of a tree when it is eliminated are the row trees of its column of L. The tree of
-  // least weight comes from a heap with lazy deletion (an entry is stale once its tree is
-  // eliminated or its weight changed), which picks the same tree as a scan would.
+  // neighbors of a tree when it is eliminated are the row trees of its column of L. The trees not
+  // yet eliminated sit in a binary heap indexed by tree (key: weight, then index), whose top is
+  // the tree a scan for the least (weight, index) would pick; a neighbour's key is moved in place
+  // when its weight changes. Adjacency lists are unordered sets: a neighbour's list gains the
+  // eliminated tree's other neighbours it lacks (found with a stamp array) and its weight is
+  // updated by the dofs gained and lost, the same integers a recount would give.
   eliminated_.assign(nt, 0);
   order_.clear();
   position_.assign(nt, -1);
-  auto weight = [&](int t) {
+  w_cache_.resize(nt);
+  for (int t = 0; t < nt; ++t) {
     std::int64_t w = 0;
     for (int u : adj_[t]) w += tree_nv_[u];
-    return w;
-  };
-  w_cache_.resize(nt);
-  heap_.clear();
-  for (int t = 0; t < nt; ++t) {
-    w_cache_[t] = weight(t);
-    heap_.emplace_back(w_cache_[t], t);
+    w_cache_[t] = w;
   }
-  const auto heap_order = std::greater<std::pair<std::int64_t, int>>();
-  std::make_heap(heap_.begin(), heap_.end(), heap_order);
+  auto less = [&](int a, int b) {
+    return w_cache_[a] < w_cache_[b] || (w_cache_[a] == w_cache_[b] && a < b);
+  };
+  std::vector<int>& heap = heap_tree_;
+  std::vector<int>& where = heap_pos_;
+  heap.resize(nt);
+  where.resize(nt);
+  std::iota(heap.begin(), heap.end(), 0);
+  std::make_heap(heap.begin(), heap.end(), [&](int a, int b) { return less(b, a); });
+  for (int i = 0; i < nt; ++i) where[heap[i]] = i;
+  auto place = [&](int i, int t) {
+    heap[i] = t;
+    where[t] = i;
+  };
+  auto sift_up = [&](int i) {
+    const int t = heap[i];
+    while (i > 0) {
+      const int p = (i - 1) / 2;
+      if (!less(t, heap[p])) break;
+      place(i, heap[p]);
+      i = p;
+    }
+    place(i, t);
+  };
+  auto sift_down = [&](int i) {
+    const int n = static_cast<int>(heap.size());
+    const int t = heap[i];
+    for (;;) {
+      int c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && less(heap[c + 1], heap[c])) ++c;
+      if (!less(heap[c], t)) break;
+      place(i, heap[c]);
+      i = c;
+    }
+    place(i, t);
+  };
+  mark_.assign(nt, -1);
+  int stamp = 0;
   for (int step = 0; step < nt; ++step) {
-    int best = -1;
-    while (best < 0) {
-      std::pop_heap(heap_.begin(), heap_.end(), heap_order);
-      const auto [w, t] = heap_.back();
-      heap_.pop_back();
-      if (!eliminated_[t] && w == w_cache_[t]) best = t;
+    const int best = heap[0];
+    const int last = heap.back();
+    heap.pop_back();
+    if (!heap.empty()) {
+      place(0, last);
+      sift_down(0);
     }
     eliminated_[best] = 1;
     position_[best] = step;
@@ -363,16 +473,32 @@ void BlockSparseCholesky::MinimumDegreeOrder() {
     adj_[best].clear();
     for (int u : nbrs) {
       // adj[u] := adj[u] ∪ nbrs \ {u, best}
-      merged_.clear();
-      std::set_union(adj_[u].begin(), adj_[u].end(), nbrs.begin(), nbrs.end(),
-                     std::back_inserter(merged_));
-      merged_.erase(std::remove_if(merged_.begin(), merged_.end(),
-                                   [&](int x) { return x == u || x == best; }),
-                    merged_.end());
-      adj_[u].assign(merged_.begin(), merged_.end());
-      w_cache_[u] = weight(u);
-      heap_.emplace_back(w_cache_[u], u);
-      std::push_heap(heap_.begin(), heap_.end(), heap_order);
+      std::vector<int>& au = adj_[u];
+      ++stamp;
+      std::int64_t w = w_cache_[u];
+      for (size_t k = 0; k < au.size();) {
+        if (au[k] == best) {
+          au[k] = au.back();
+          au.pop_back();
+          w -= tree_nv_[best];
+          continue;
+        }
+        mark_[au[k]] = stamp;
+        ++k;
+      }
+      for (int x : nbrs) {
+        if (x != u && mark_[x] != stamp) {
+          au.push_back(x);
+          w += tree_nv_[x];
+        }
+      }
+      const std::int64_t old = w_cache_[u];
+      w_cache_[u] = w;
+      if (w < old) {
+        sift_up(where[u]);
+      } else if (w > old) {
+        sift_down(where[u]);
+      }
     }
   }
 }
@@ -406,8 +532,6 @@ void BlockSparseCholesky::Layout() {
   block_offset_.clear();
   block_rows_.clear();
   block_cols_.clear();
-  lookup_.resize(nt);
-  for (auto& l : lookup_) l.clear();
   std::int64_t offset = 0;
   block_row_tree_.reserve(layout_.blocks);
   block_col_tree_.reserve(layout_.blocks);
@@ -422,8 +546,6 @@ void BlockSparseCholesky::Layout() {
     block_rows_.push_back(tree_nv_[row_tree]);
     block_cols_.push_back(tree_nv_[col_tree]);
     offset += static_cast<std::int64_t>(tree_nv_[row_tree]) * tree_nv_[col_tree];
-    lookup_[col_tree].emplace_back(row_tree, b);
-    if (row_tree != col_tree) lookup_[row_tree].emplace_back(col_tree, b);
     return b;
   };
   for (int k = 0; k < nt; ++k) {
@@ -436,8 +558,8 @@ void BlockSparseCholesky::Layout() {
     for (int r : rows) add_block(r, t);
   }
   col_begin_[nt] = static_cast<int>(block_offset_.size());
-  for (auto& l : lookup_) std::sort(l.begin(), l.end());
-  values_.assign(offset, 0.0);
+  // Not zeroed here: SetZero() precedes every assembly.
+  values_.resize(offset);
   inv_diag_.assign(tree_start_[nt], 0.0);
   work_.resize(tree_start_[nt]);
   slot_.assign(nt, -1);
@@ -449,17 +571,29 @@ int BlockSparseCholesky::BlockIndex(int ti, int tj, bool* transposed) const {
     *transposed = false;
     return col_begin_[position_[ti]];
   }
-  const auto& l = lookup_[ti];
-  const auto it = std::lower_bound(l.begin(), l.end(), std::make_pair(tj, -1));
-  if (it == l.end() || it->first != tj) return -1;
-  *transposed = block_row_tree_[it->second] != ti;
-  return it->second;
+  // The block lies in the column of the tree eliminated first, whose row blocks are sorted by
+  // the elimination position of their row trees.
+  const int pi = position_[ti], pj = position_[tj];
+  const int k = std::min(pi, pj), row_pos = std::max(pi, pj);
+  int lo = col_begin_[k] + 1, hi = col_begin_[k + 1];
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (position_[block_row_tree_[mid]] < row_pos) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == col_begin_[k + 1] || position_[block_row_tree_[lo]] != row_pos) return -1;
+  *transposed = block_row_tree_[lo] != ti;
+  return lo;
 }
 
 void BlockSparseCholesky::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }
 
 bool BlockSparseCholesky::Factor() {
   const int nt = num_trees();
+  const bool avx = wide_kernels_ && CpuHasAvx();
   double* v = values_.data();
   for (int k = 0; k < nt; ++k) {
     const int bd = col_begin_[k];
@@ -476,6 +610,12 @@ bool BlockSparseCholesky::Factor() {
     for (int b = b0; b < b1; ++b) {
       double* B = v + block_offset_[b];
       if (six && block_rows_[b] == 6) {
+#ifdef CONTACTLAB_AVX_KERNELS
+        if (avx) {
+          SolveRightLowerTranspose66Avx(L, inv, B);
+          continue;
+        }
+#endif
         SolveRightLowerTranspose<6, 6>(L, inv, n, B, 6);
       } else if (six) {
         SolveRightLowerTranspose<6>(L, inv, n, B, block_rows_[b]);
@@ -507,6 +647,12 @@ bool BlockSparseCholesky::Factor() {
         if (target < 0) continue;  // incomplete mode: no block there, the update is dropped
         double* T = v + block_offset_[target];
         if (six && ri == 6 && rj == 6) {
+#ifdef CONTACTLAB_AVX_KERNELS
+          if (avx) {
+            SubtractOuter666Avx(Bi, Bj, T);
+            continue;
+          }
+#endif
           SubtractOuter<6, 6, 6>(Bi, ri, Bj, rj, n, T);
         } else {
           SubtractOuter<-1, -1, -1>(Bi, ri, Bj, rj, n, T);
@@ -631,6 +777,7 @@ void BackwardDiagonal(const double* L, const double* inv, int n_dyn, double* yt)
 
 void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
   const int nt = num_trees();
+  const bool avx = wide_kernels_ && CpuHasAvx();
   work_ = b;
   double* y = work_.data();
   const double* v = values_.data();
@@ -651,6 +798,12 @@ void BlockSparseCholesky::Solve(const VecX& b, VecX* x) {
       const double* B = v + block_offset_[b];
       double* yr = y + tree_start_[block_row_tree_[b]];
       if (n == 6 && r == 6) {
+#ifdef CONTACTLAB_AVX_KERNELS
+        if (avx) {
+          SubtractMatVec66Avx(B, yt, yr);
+          continue;
+        }
+#endif
         Eigen::Map<Eigen::Matrix<double, 6, 1>>(yr).noalias() -=
             BlockMap<6, 6>(const_cast<double*>(B)) *
             Eigen::Map<const Eigen::Matrix<double, 6, 1>>(yt);

@@ -108,7 +108,8 @@ class BlockSparseCholesky {
 
   // Sets the block pattern: tree sizes and coupled pairs (ti != tj, any order, duplicates allowed).
   // Redoes the symbolic analysis only if the sizes or the set of pairs differ from the last call.
-  // Returns true if the analysis was redone.
+  // Returns true if the analysis was redone. After an analysis the block values are unspecified
+  // until SetZero().
   //
   // With keep_order (and unchanged tree sizes), the elimination order of the last minimum-degree
   // ordering is kept and only the symbolic factorization is redone (fill pattern and update
@@ -121,6 +122,8 @@ class BlockSparseCholesky {
   // is stored transposed (stored blocks are those of the lower triangle in elimination order).
   // Returns -1 if the pair is not in the pattern.
   int BlockIndex(int ti, int tj, bool* transposed) const;
+  // BlockIndex(t, t) for a tree of the current pattern (0 <= t < num_trees(), not over budget).
+  int DiagonalBlock(int t) const { return col_begin_[position_[t]]; }
 
   void SetZero();
   // Pointer to the column-major values of block `b` (rows x cols as given by BlockRows/Cols).
@@ -133,6 +136,10 @@ class BlockSparseCholesky {
 
   // Factorizes in place. Returns false if a diagonal pivot is not positive (H not SPD).
   bool Factor();
+  // Whether Factor and Solve may use 256-bit vector kernels for 6 x 6 blocks where the processor
+  // has them (default true). They give the same results to the bit as the 128-bit ones; the
+  // switch is for the test that checks it.
+  void set_wide_kernels(bool on) { wide_kernels_ = on; }
   // x = H⁻¹ b (b, x: Σ tree_nv in tree order; may alias).
   void Solve(const VecX& b, VecX* x);
 
@@ -177,15 +184,12 @@ class BlockSparseCholesky {
   std::vector<int> block_row_tree_, block_col_tree_;  // per block, row and column tree
   std::vector<std::int64_t> block_offset_;            // per block, offset into values_
   std::vector<int> block_rows_, block_cols_;
-  // Lookup of stored blocks per tree: sorted (other tree, block) lists of the lower blocks in the
-  // tree's column and of the blocks where the tree is the row.
-  std::vector<std::vector<std::pair<int, int>>> lookup_;  // per tree: (other tree, block)
   // Analysis scratch, kept so that repeated analyses do not reallocate.
   std::vector<std::vector<int>> adj_, col_rows_;
   std::vector<int> merged_, slot_, mark_, child_head_, child_next_;
   std::vector<char> eliminated_;
   std::vector<std::int64_t> w_cache_;
-  std::vector<std::pair<std::int64_t, int>> heap_;
+  std::vector<int> heap_tree_, heap_pos_;  // minimum-degree heap: trees, and each tree's slot
   std::vector<std::int64_t> row_nv_scratch_;
   std::vector<int> component_;
   int num_components_ = 0;
@@ -207,6 +211,7 @@ class BlockSparseCholesky {
   std::int64_t fill_work_limit_ = 0;
   bool over_fill_limit_ = false;
   bool incomplete_ = false;
+  bool wide_kernels_ = true;
   std::vector<double> matrix_;  // SaveMatrix(): the assembled H, for Multiply
 };
 

@@ -121,6 +121,14 @@ struct SapSolver::Scratch {
   // Block-sparse path: H in tree blocks, factorized by BlockSparseCholesky (symbolic analysis
   // reused while the coupled tree pairs are unchanged).
   std::vector<std::pair<int, int>> tree_pairs;    // coupled (tree, tree) pairs of the problem
+  // The problem's distinct (max, min) tree pairs of two-tree constraints, sorted, and per pair
+  // the constraints on it (CSR: pair_con[pair_con_begin[k], pair_con_begin[k + 1])); built once
+  // per solve, so that the coupled pairs of an iterate come out sorted without a sort.
+  std::vector<std::pair<int, int>> all_pairs;
+  std::vector<int> pair_con_begin, pair_con;
+  std::vector<int> con_pair;    // per constraint: its index in all_pairs, or -1
+  std::vector<int> pair_block;  // per entry of all_pairs: its block in the pattern, or -1
+  std::vector<std::pair<std::pair<int, int>, int>> pair_sort;  // scratch: (pair, constraint)
   BlockSparseCholesky chol;
   // PCG path: H on the no-fill pattern (coupled pairs only), its IC(0) or block-Jacobi factor as
   // the preconditioner, and the CG vectors (nv each: residual r, preconditioned z, search
@@ -549,20 +557,43 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
   // the problem and the guess, so a solve does not depend on the solves before it.
   // Returns false when the pattern's factor is over the memory budget (nothing allocated).
   std::string pcg_budget_message;  // set when PCG's bound is over the work budget
+  bool pairs_indexed = false;      // s.all_pairs and its constraints built for this problem
   auto update_pattern = [&]() {
    for (;;) {
     BlockSparseCholesky& ch = *ch_cur;
-    s.tree_pairs.clear();
-    for (int i = 0; i < nc; ++i) {
-      const ConstraintData& c = problem.constraints[i];
-      if (c.num_blocks == 2 && s.regime[i] != Regime::kNoContact) {
+    if (!pairs_indexed) {
+      s.pair_sort.clear();
+      for (int i = 0; i < nc; ++i) {
+        const ConstraintData& c = problem.constraints[i];
+        if (c.num_blocks != 2) continue;
         const int a = c.blocks[0].tree, b = c.blocks[1].tree;
-        if (a != b) s.tree_pairs.emplace_back(std::max(a, b), std::min(a, b));
+        if (a != b) s.pair_sort.push_back({{std::max(a, b), std::min(a, b)}, i});
+      }
+      std::sort(s.pair_sort.begin(), s.pair_sort.end());
+      s.all_pairs.clear();
+      s.pair_con_begin.clear();
+      s.pair_con.resize(s.pair_sort.size());
+      s.con_pair.assign(nc, -1);
+      for (size_t k = 0; k < s.pair_sort.size(); ++k) {
+        if (k == 0 || s.pair_sort[k].first != s.pair_sort[k - 1].first) {
+          s.all_pairs.push_back(s.pair_sort[k].first);
+          s.pair_con_begin.push_back(static_cast<int>(k));
+        }
+        s.pair_con[k] = s.pair_sort[k].second;
+        s.con_pair[s.pair_sort[k].second] = static_cast<int>(s.all_pairs.size()) - 1;
+      }
+      s.pair_con_begin.push_back(static_cast<int>(s.pair_sort.size()));
+      pairs_indexed = true;
+    }
+    s.tree_pairs.clear();
+    for (size_t k = 0; k < s.all_pairs.size(); ++k) {
+      for (int e = s.pair_con_begin[k]; e < s.pair_con_begin[k + 1]; ++e) {
+        if (s.regime[s.pair_con[e]] != Regime::kNoContact) {
+          s.tree_pairs.push_back(s.all_pairs[k]);
+          break;
+        }
       }
     }
-    std::sort(s.tree_pairs.begin(), s.tree_pairs.end());
-    s.tree_pairs.erase(std::unique(s.tree_pairs.begin(), s.tree_pairs.end()),
-                       s.tree_pairs.end());
     bool reuse = s.pattern_valid &&
                  4 * static_cast<long>(s.tree_pairs.size()) >= 3L * ch.num_pairs();
     for (size_t k = 0; reuse && k < s.tree_pairs.size(); ++k) {
@@ -611,6 +642,14 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     }
     const bool refresh = analyzed || !s.pattern_valid;
     s.pattern_valid = true;
+    if (refresh) {
+      // Each coupled pair's block once; its constraints take it below.
+      s.pair_block.resize(s.all_pairs.size());
+      for (size_t k = 0; k < s.all_pairs.size(); ++k) {
+        bool tr;
+        s.pair_block[k] = ch.BlockIndex(s.all_pairs[k].first, s.all_pairs[k].second, &tr);
+      }
+    }
     for (int i = 0; i < nc; ++i) {
       const ConstraintData& c = problem.constraints[i];
       Scratch::ConstraintBlocks& cb = s.cblocks[i];
@@ -619,12 +658,17 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       if (!refresh && (s.regime[i] == Regime::kNoContact || c.num_blocks < 2 || cb.off >= 0)) {
         continue;
       }
-      bool tr = false;
       cb = Scratch::ConstraintBlocks{};
-      for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = ch.BlockIndex(c.blocks[k].tree,
-                                                                         c.blocks[k].tree, &tr);
+      for (int k = 0; k < c.num_blocks; ++k) cb.diag[k] = ch.DiagonalBlock(c.blocks[k].tree);
       if (c.num_blocks == 2) {
-        cb.off = ch.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
+        const int k = refresh ? s.con_pair[i] : -1;
+        if (k >= 0) {
+          // Stored transposed when its row tree is not the constraint's first tree.
+          cb.off = s.pair_block[k];
+          cb.transposed = cb.off >= 0 && ch.BlockRowTree(cb.off) != c.blocks[0].tree;
+        } else {
+          cb.off = ch.BlockIndex(c.blocks[0].tree, c.blocks[1].tree, &cb.transposed);
+        }
       }
     }
     return true;
@@ -726,8 +770,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     BlockSparseCholesky& ch = *ch_cur;
     ch.SetZero();
     for (int t = 0; t < problem.num_trees(); ++t) {
-      bool tr;
-      const int b = ch.BlockIndex(t, t, &tr);
+      const int b = ch.DiagonalBlock(t);
       const int n = problem.tree_nv[t];
       if (n == 6) {
         kernels::Map<6, 6>(ch.BlockData(b)) += kernels::CMap<6, 6>(problem.A[t].data());
