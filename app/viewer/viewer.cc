@@ -679,8 +679,9 @@ int Viewer::Run() {
     DrawLabels();
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    // With the profiler on, wait for the GL work so that it counts as render time.
-    if (scripted_ || vsettings_.show_profiler) glFinish();
+    // With the profiler on, wait for the GL work so that it counts as render time (and while
+    // recording, so that the video's read-back time is the read and the pipe alone).
+    if (scripted_ || vsettings_.show_profiler || video_.active()) glFinish();
     const auto render_end = Clock::now();
     // The frame's profile: physics phases of the steps taken this frame, UI and render.
     profile_ = profile_accum_;
