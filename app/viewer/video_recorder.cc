@@ -164,7 +164,7 @@ bool VideoRecorder::AddFrame(const std::vector<std::uint8_t>& rgb, std::string* 
       Reap(&reap_error);
       *error = "video: recording of " + path_ + " stopped after " + std::to_string(frames_) +
                " frames: cannot write to ffmpeg (" + std::strerror(err) + ")" +
-               (reap_error.empty() ? "" : "; " + reap_error);
+               (reap_error.empty() ? "" : "; " + reap_error.substr(7));  // past "video: "
       return false;
     }
     p += n;
@@ -193,6 +193,7 @@ bool VideoRecorder::Reap(std::string* error) {
     return false;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  // Starts with "video: " (AddFrame appends the rest).
   *error = "video: ffmpeg failed on " + path_ +
            (WIFEXITED(status) ? " (exit status " + std::to_string(WEXITSTATUS(status)) + ")"
                               : " (killed by signal " + std::to_string(WTERMSIG(status)) + ")");
