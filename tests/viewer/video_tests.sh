@@ -82,7 +82,7 @@ write_error)
   cat "$out/write_error.out" "$out/write_error.err"
   echo "exit status $status"
   test $status -eq 1
-  grep -q 'stopped after 0 frames: cannot write to ffmpeg' "$out/write_error.err"
+  grep -q 'stopped after 0 frames: cannot write to ffmpeg (Broken pipe); ffmpeg failed' "$out/write_error.err"
   grep -q 'exit status 3' "$out/write_error.err"
   grep -q 'viewer: 10 frames' "$out/write_error.out"
   ;;
