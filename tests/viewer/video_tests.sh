@@ -70,6 +70,23 @@ missing)
   grep -q 'apt-get install ffmpeg' "$out/missing.err"
   test ! -e "$out/missing.mp4"
   ;;
+key_missing)
+  # The key V without ffmpeg on the viewer's PATH: a message under the Record button and on
+  # stderr, no file, and the run goes on (exit 0, its screenshot written).
+  rm -rf "$out/key_missing" && mkdir -p "$out/key_missing"
+  printf '2 key v\n' > "$out/key_missing/v.input"
+  (cd "$out/key_missing" && xvfb-run -a -s "-screen 0 1600x900x24" env PATH=/nonexistent \
+    "$cl" view "$dir/viewer_scene.yaml" --no-settings --frames 5 --input v.input \
+    --screenshot shot.png > out.txt 2> err.txt)
+  cat "$out/key_missing/err.txt"
+  grep -q 'ffmpeg is not on PATH; install Debian.s ffmpeg package' "$out/key_missing/err.txt"
+  grep -q 'viewer: 5 frames' "$out/key_missing/out.txt"
+  test -s "$out/key_missing/shot.png"
+  if ls "$out"/key_missing/*.mp4 > /dev/null 2>&1; then
+    echo "a video was written without ffmpeg" >&2
+    exit 1
+  fi
+  ;;
 write_error)
   # An ffmpeg that dies at once: the pipe closes, the recording stops with a message and the
   # run exits 1 (not killed by SIGPIPE, which would be status 141).
