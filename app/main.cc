@@ -3,7 +3,8 @@
 //                        [--trajectory FILE]
 //   contactlab validate SCENE [--set KEY=VALUE ...]
 //   contactlab export-step SCENE --step N --out DIR
-//   contactlab view SCENE [--frames N] [--screenshot FILE.png] [--set KEY=VALUE ...]
+//   contactlab view SCENE [--frames N] [--screenshot FILE.png] [--video FILE.mp4]
+//                         [--set KEY=VALUE ...]
 //                         [--width W] [--height H] [--msaa N] [--transparent] [--labels]
 //                         [--panel NAME ...] [--select BODY] [--settings FILE] [--no-settings]
 //                         [--seconds S] [--input FILE] [--trajectory FILE]
@@ -189,6 +190,9 @@ int main(int argc, char** argv) {
                    "Scripted mode: run N frames with the overlays on, then exit");
   view->add_option("--screenshot", view_options.screenshot_path,
                    "Scripted mode: write a PNG after the last frame");
+  view->add_option("--video", view_options.video_path,
+                   "Record the run as an H.264 MP4 (through the ffmpeg program) at the scene's "
+                   "real-time rate");
   view->add_option("--set", view_options.overrides, "Override a scene value")
       ->allow_extra_args(false);
   view->add_option("--width", view_options.width, "Window width [px]");

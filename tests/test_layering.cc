@@ -8,7 +8,9 @@
 // - ui/ (ImGui panels of engine data) never includes app/;
 // - the internal headers of app/reproduce/ and app/viewer/ stay inside their folder;
 // - app/scene_reader.h and app/scene_builder.h are included only by the scene files, and only
-//   the scene reader includes yaml-cpp.
+//   the scene reader includes yaml-cpp;
+// - video goes through the ffmpeg program (app/viewer/video_recorder.cc): no source includes
+//   ffmpeg's libraries (libav*, libsw*).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -84,6 +86,19 @@ TEST(Layering, ReproduceIncludesEngineAndAppOnly) {
         EXPECT_NE(inc.rfind("app/viewer/", 0), 0u) << path << ":" << n << " includes " << inc;
       });
   EXPECT_GE(files, 6);  // reproduce, experiment, papers and the four paper files
+}
+
+TEST(Layering, NoSourceIncludesFfmpegLibraries) {
+  int files = 0;
+  for (const char* dir : {"engine", "app", "ui", "render", "bench", "tests"}) {
+    files += ForEachInclude(dir, [&](const std::string& path, int n, const std::string& inc) {
+      for (const char* lib : {"libavcodec/", "libavformat/", "libavutil/", "libswscale/",
+                              "libswresample/", "libavfilter/", "libavdevice/"}) {
+        EXPECT_NE(inc.rfind(lib, 0), 0u) << path << ":" << n << " includes " << inc;
+      }
+    });
+  }
+  EXPECT_GE(files, 10);
 }
 
 TEST(Layering, UiNeverIncludesApp) {

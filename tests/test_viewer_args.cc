@@ -1,12 +1,20 @@
 // Command-line parsing of the viewer (no window is opened).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "app/params.h"
 #include "app/viewer/input_script.h"
+#include "app/viewer/video_recorder.h"
 #include "app/viewer/viewer.h"
 #include "engine/sim/simulator.h"
 
@@ -215,6 +223,153 @@ TEST(ViewerArgs, PressureFlags) {
   ViewerOptions missing;
   EXPECT_FALSE(Parse({"s.yaml", "--pressure-range"}, &missing, &error));
   EXPECT_TRUE(IsViewerPanelName("pressure"));
+}
+
+TEST(ViewerArgs, VideoFlag) {
+  ViewerOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"s.yaml"}, &o, &error)) << error;
+  EXPECT_TRUE(o.video_path.empty()) << "no video by default";
+  ViewerOptions v;
+  ASSERT_TRUE(Parse({"s.yaml", "--frames", "30", "--video", "/tmp/run.mp4", "--screenshot",
+                     "/tmp/run.png"},
+                    &v, &error))
+      << error;
+  EXPECT_EQ(v.frames, 30);
+  EXPECT_EQ(v.video_path, "/tmp/run.mp4");
+  EXPECT_EQ(v.screenshot_path, "/tmp/run.png") << "--video combines with --screenshot";
+  ViewerOptions missing;
+  EXPECT_FALSE(Parse({"s.yaml", "--video"}, &missing, &error));
+  EXPECT_NE(error.find("missing value"), std::string::npos) << error;
+  ViewerOptions empty;
+  EXPECT_FALSE(Parse({"s.yaml", "--video", ""}, &empty, &error));
+  EXPECT_NE(error.find("--video"), std::string::npos) << error;
+}
+
+TEST(Video, FrameRateIsTheSimulationsRealTime) {
+  // Whole steps nearest to 1/60 s per frame; the rate plays them back in real time.
+  EXPECT_EQ(VideoStepsPerFrame(1.0 / 600), 10);
+  EXPECT_NEAR(VideoFrameRate(1.0 / 600), 60.0, 1e-9);
+  EXPECT_EQ(VideoStepsPerFrame(0.01), 2);
+  EXPECT_NEAR(VideoFrameRate(0.01), 50.0, 1e-9);
+  EXPECT_EQ(VideoStepsPerFrame(0.02), 1);
+  EXPECT_NEAR(VideoFrameRate(0.02), 50.0, 1e-9);
+  EXPECT_EQ(VideoStepsPerFrame(0.001), 17);
+  EXPECT_NEAR(VideoFrameRate(0.001), 1000.0 / 17, 1e-9);
+  EXPECT_EQ(VideoStepsPerFrame(0.1), 1) << "at least one step per frame";
+  EXPECT_NEAR(VideoFrameRate(0.1), 10.0, 1e-9);
+  EXPECT_EQ(VideoStepsPerFrame(0.0), 1);
+  EXPECT_EQ(VideoFrameRate(-1.0), 60.0);
+}
+
+TEST(Video, EvenSizesAndDefaultName) {
+  EXPECT_EQ(EvenVideoSize(1600), 1600);
+  EXPECT_EQ(EvenVideoSize(901), 900);
+  EXPECT_EQ(EvenVideoSize(1), 0);
+  std::tm t{};
+  t.tm_year = 2026 - 1900;
+  t.tm_mon = 10;
+  t.tm_mday = 27;
+  t.tm_hour = 8;
+  t.tm_min = 5;
+  t.tm_sec = 9;
+  t.tm_isdst = -1;
+  EXPECT_EQ(DefaultVideoFileName("box_stack", std::mktime(&t)),
+            "contactlab_box_stack_20261127-080509.mp4");
+}
+
+// Sets PATH for the scope of one test.
+class ScopedPath {
+ public:
+  explicit ScopedPath(const std::string& path) {
+    const char* old = std::getenv("PATH");
+    had_ = old != nullptr;
+    if (old) old_ = old;
+    setenv("PATH", path.c_str(), 1);
+  }
+  ~ScopedPath() {
+    if (had_) {
+      setenv("PATH", old_.c_str(), 1);
+    } else {
+      unsetenv("PATH");
+    }
+  }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+std::filesystem::path TempDir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("contactlab_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(Video, MissingFfmpegNamesTheProgramAndThePackage) {
+  const std::filesystem::path dir = TempDir("video_nopath");
+  ScopedPath path(dir.string());  // an empty folder: no ffmpeg
+  EXPECT_EQ(FindProgram("ffmpeg"), "");
+  VideoRecorder recorder;
+  std::string error;
+  EXPECT_FALSE(recorder.Start((dir / "x.mp4").string(), 64, 48, 60, &error));
+  EXPECT_FALSE(recorder.active());
+  EXPECT_NE(error.find("ffmpeg"), std::string::npos) << error;
+  EXPECT_NE(error.find("apt-get install ffmpeg"), std::string::npos) << error;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Video, RefusesOddSizes) {
+  VideoRecorder recorder;
+  std::string error;
+  EXPECT_FALSE(recorder.Start("/tmp/never.mp4", 65, 48, 60, &error));
+  EXPECT_NE(error.find("even"), std::string::npos) << error;
+}
+
+// An ffmpeg that exits at once: the writes fail with EPIPE (no SIGPIPE ends the test), the
+// recording stops with a message naming the file and its exit status.
+TEST(Video, WriteErrorStopsTheRecordingWithAMessage) {
+  const std::filesystem::path dir = TempDir("video_fake");
+  {
+    std::ofstream script(dir / "ffmpeg");
+    script << "#!/bin/sh\nexit 3\n";
+  }
+  std::filesystem::permissions(dir / "ffmpeg", std::filesystem::perms::owner_all);
+  const char* old = std::getenv("PATH");
+  ScopedPath path(dir.string() + ":" + (old ? old : ""));
+  VideoRecorder recorder;
+  std::string error;
+  ASSERT_TRUE(recorder.Start((dir / "x.mp4").string(), 640, 480, 60, &error)) << error;
+  const std::vector<std::uint8_t> frame(640 * 480 * 3, 128);  // more than a pipe holds
+  bool failed = false;
+  for (int i = 0; i < 20 && !failed; ++i) failed = !recorder.AddFrame(frame, &error);
+  EXPECT_TRUE(failed);
+  EXPECT_FALSE(recorder.active());
+  EXPECT_NE(error.find("stopped after"), std::string::npos) << error;
+  EXPECT_NE(error.find("exit status 3"), std::string::npos) << error;
+  std::filesystem::remove_all(dir);
+}
+
+// With Debian's ffmpeg: a few frames make a non-empty file (decoded by the viewer_video test).
+TEST(Video, RecordsAFileWithFfmpeg) {
+  if (FindProgram("ffmpeg").empty()) GTEST_SKIP() << FfmpegMissingMessage();
+  const std::filesystem::path dir = TempDir("video_real");
+  VideoRecorder recorder;
+  std::string error;
+  const std::string file = (dir / "x.mp4").string();
+  ASSERT_TRUE(recorder.Start(file, 64, 48, 50, &error)) << error;
+  std::vector<std::uint8_t> frame(64 * 48 * 3);
+  for (int i = 0; i < 5; ++i) {
+    for (size_t k = 0; k < frame.size(); ++k) frame[k] = static_cast<std::uint8_t>(k + 7 * i);
+    ASSERT_TRUE(recorder.AddFrame(frame, &error)) << error;
+  }
+  EXPECT_EQ(recorder.frames(), 5);
+  ASSERT_TRUE(recorder.Stop(&error)) << error;
+  EXPECT_FALSE(recorder.active());
+  EXPECT_GT(std::filesystem::file_size(file), 0u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -657,6 +657,7 @@ void DrawHelpPanel() {
       {"P", "refit the pressure legend to the shown step (hold mode)"},
       {"A", "show / hide the analysis column"},
       {"C", "centre the camera on the selected body"},
+      {"V", "start / stop recording a video (MP4, in the working directory)"},
       {"Ctrl + R", "reload the scene file"},
       {"R", "re-solve the shown step with the current parameters (paused)"},
       {"Esc", "clear the selection"},

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,7 @@
 
 #include "app/compare.h"
 #include "app/output_files.h"
+#include "app/viewer/video_recorder.h"
 #include "app/viewer/viewer_internal.h"
 #include "render/screenshot.h"
 #include "ui/param_widgets.h"
@@ -431,6 +433,107 @@ void Viewer::DrawLabels() {
   }
 }
 
+int Viewer::VideoStepsThisFrame() const {
+  const double dt = edit_settings_.time_step;
+  if (!(dt > 0) || !(video_.fps() > 0)) return 1;
+  return std::max(1, static_cast<int>(std::lround(1.0 / (video_.fps() * dt))));
+}
+
+bool Viewer::StartVideo(const std::string& path) {
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  // yuv420p needs even sizes: an odd window loses its last column or its bottom row.
+  const int w = EvenVideoSize(fb_w), h = EvenVideoSize(fb_h);
+  std::string error;
+  if (w == 0 || h == 0) {
+    error = "video: the window is too small to record";
+  } else if (video_.Start(path, w, h, VideoFrameRate(edit_settings_.time_step), &error)) {
+    video_ms_total_ = 0;
+    video_status_.clear();
+    video_status_is_error_ = false;
+    std::printf("viewer: recording %s, %dx%d at %.6g fps (%d steps of %.6g s per frame)\n",
+                path.c_str(), w, h, video_.fps(), VideoStepsThisFrame(),
+                edit_settings_.time_step);
+    std::fflush(stdout);
+    return true;
+  }
+  video_status_ = error;
+  video_status_is_error_ = true;
+  std::fprintf(stderr, "viewer: %s\n", error.c_str());
+  return false;
+}
+
+bool Viewer::CaptureVideoFrame() {
+  if (!video_.active()) return true;
+  const auto start = Clock::now();
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  const int w = video_.width(), h = video_.height();
+  std::string error;
+  if (fb_w < w || fb_h < h) {
+    // The window shrank below the video's size: the recording ends with what it has.
+    const int frames = video_.frames();
+    const std::string path = video_.path();
+    const bool ok = video_.Stop(&error);
+    video_status_ = "video: the window shrank below " + std::to_string(w) + "x" +
+                    std::to_string(h) + "; stopped " + path + " after " +
+                    std::to_string(frames) + " frames" + (ok ? "" : "; " + error);
+    video_status_is_error_ = true;
+    std::fprintf(stderr, "viewer: %s\n", video_status_.c_str());
+    return false;
+  }
+  // The top-left w x h pixels of the drawn back buffer, rows bottom first (ffmpeg flips them).
+  video_pixels_.resize(static_cast<size_t>(w) * h * 3);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, fb_h - h, w, h, GL_RGB, GL_UNSIGNED_BYTE, video_pixels_.data());
+  const bool ok = video_.AddFrame(video_pixels_, &error);
+  video_ms_total_ += 1e3 * Seconds(Clock::now() - start);
+  if (!ok) {
+    video_status_ = error;
+    video_status_is_error_ = true;
+    std::fprintf(stderr, "viewer: %s\n", error.c_str());
+  }
+  return ok;
+}
+
+bool Viewer::StopVideo() {
+  if (!video_.active()) return true;
+  const int frames = video_.frames();
+  const std::string path = video_.path();
+  const double ms = frames > 0 ? video_ms_total_ / frames : 0;
+  char line[512];
+  std::snprintf(line, sizeof(line), "%dx%d at %.6g fps, read-back and pipe %.2f ms per frame",
+                video_.width(), video_.height(), video_.fps(), ms);
+  std::string error;
+  const bool ok = video_.Stop(&error);
+  if (ok) {
+    video_status_ = "wrote " + path + ": " + std::to_string(frames) + " frames, " + line;
+    video_status_is_error_ = false;
+    std::printf("viewer: video %s\n", video_status_.c_str());
+  } else {
+    video_status_ = error;
+    video_status_is_error_ = true;
+    std::fprintf(stderr, "viewer: %s\n", error.c_str());
+  }
+  return ok;
+}
+
+void Viewer::ToggleVideo() {
+  if (video_.active()) {
+    StopVideo();
+    return;
+  }
+  // contactlab_<scene>_<date-time>.mp4 in the working directory, never over an existing file.
+  const std::string stem = std::filesystem::path(options_.scene_path).stem().string();
+  std::string path = DefaultVideoFileName(stem, std::time(nullptr));
+  std::error_code ec;
+  for (int n = 2; std::filesystem::exists(path, ec); ++n) {
+    path = DefaultVideoFileName(stem, std::time(nullptr));
+    path = path.substr(0, path.size() - 4) + "_" + std::to_string(n) + ".mp4";
+  }
+  StartVideo(path);
+}
+
 int Viewer::Run() {
   scripted_ = options_.frames > 0;
   if (!options_.input_path.empty()) {
@@ -516,6 +619,7 @@ int Viewer::Run() {
     WriteTrajectoryHeader(trajectory_);
     WriteTrajectoryRows(trajectory_, *multibody_, trajectory_bodies_, 0, live_state_);
   }
+  if (!options_.video_path.empty() && !StartVideo(options_.video_path)) return 1;
 
   int frame = 0;
   auto last = Clock::now();
@@ -536,6 +640,10 @@ int Viewer::Run() {
     if (!input_events_.empty()) InjectInput(frame);
     ImGui::NewFrame();
     if (!scripted_ || !input_events_.empty()) HandleInput();
+    if (video_toggle_requested_) {
+      video_toggle_requested_ = false;
+      ToggleVideo();
+    }
     PollSceneFiles();
     PollConditioning();
     if (playback_.reset_requested) {
@@ -571,8 +679,9 @@ int Viewer::Run() {
     DrawLabels();
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    // With the profiler on, wait for the GL work so that it counts as render time.
-    if (scripted_ || vsettings_.show_profiler) glFinish();
+    // With the profiler on, wait for the GL work so that it counts as render time (and while
+    // recording, so that the video's read-back time is the read and the pipe alone).
+    if (scripted_ || vsettings_.show_profiler || video_.active()) glFinish();
     const auto render_end = Clock::now();
     // The frame's profile: physics phases of the steps taken this frame, UI and render.
     profile_ = profile_accum_;
@@ -582,6 +691,9 @@ int Viewer::Run() {
     profile_.frame_ms = 1e3 * wall_dt;
     ui_ms_total_ += profile_.ui_ms;
     render_ms_total_ += profile_.render_ms;
+    // The frame as drawn (3D view, overlays, panels) into the video; a failed write ends the
+    // recording, and a --video run then exits 1.
+    if (video_.active() && !CaptureVideoFrame() && !options_.video_path.empty()) exit_code = 1;
     if (!pending_screenshot_.empty()) {
       int fb_w = 0, fb_h = 0;
       glfwGetFramebufferSize(window_, &fb_w, &fb_h);
@@ -610,6 +722,7 @@ int Viewer::Run() {
     }
     glfwSwapBuffers(window_);
   }
+  if (video_.active() && !StopVideo() && !options_.video_path.empty()) exit_code = 1;
   if (frame > 0) {
     // Wall time per frame including buffer swaps (the GL work finishes there or in the read).
     const double frame_ms = 1e3 * Seconds(Clock::now() - loop_start) / frame;
@@ -755,7 +868,8 @@ int RunViewer(const ViewerOptions& given) {
     std::vector<CliFile> inputs = SceneInputFiles(scene);
     inputs.push_back({"--input", options.input_path});
     std::vector<CliFile> outputs{{"--screenshot", options.screenshot_path},
-                                 {"--trajectory", options.trajectory_path}};
+                                 {"--trajectory", options.trajectory_path},
+                                 {"--video", options.video_path}};
     // The settings file as Viewer::LoadSettings chooses it.
     std::string settings;
     if (!options.no_settings && !options.settings_path.empty()) {
@@ -772,6 +886,11 @@ int RunViewer(const ViewerOptions& given) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
+  }
+  // ffmpeg is looked for before any window opens: a missing one needs no display to report.
+  if (!options.video_path.empty() && FindProgram("ffmpeg").empty()) {
+    std::fprintf(stderr, "viewer: %s\n", FfmpegMissingMessage().c_str());
+    return 1;
   }
   viewer_internal::Viewer viewer(options, std::move(scene));
   return viewer.Run();
@@ -891,6 +1010,13 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
     } else if (a == "--screenshot") {
       if (!need_value(i)) return false;
       options->screenshot_path = argv[++i];
+    } else if (a == "--video") {
+      if (!need_value(i)) return false;
+      options->video_path = argv[++i];
+      if (options->video_path.empty()) {
+        *error = "--video needs a file name";
+        return false;
+      }
     } else if (a == "--set") {
       if (!need_value(i)) return false;
       options->overrides.push_back(argv[++i]);

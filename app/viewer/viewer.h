@@ -11,9 +11,13 @@ struct ViewerOptions {
   std::string scene_path;
   std::vector<std::string> overrides;  // `key=value` scene overrides (as `--set`)
   // Scripted mode when > 0: run exactly this many frames (each advancing 1/60 s of simulated
-  // time) with the contact overlays on, write `screenshot_path` if set, and return.
+  // time; with video_path, VideoStepsPerFrame whole steps) with the contact overlays on, write
+  // `screenshot_path` if set, and return.
   int frames = -1;
   std::string screenshot_path;
+  // Record an H.264 MP4 video (app/viewer/video_recorder.h) of every frame from the start to
+  // the end of the run (--frames, --seconds or the window closed); empty: none.
+  std::string video_path;
   int width = 1600, height = 900;  // window size [px]
   bool transparent = false;        // start with transparent bodies (contacts inside piles show)
   bool labels = false;             // start with contact index labels
@@ -65,10 +69,11 @@ bool IsViewerPanelName(const std::string& name);
 
 // Opens the window and runs until it is closed (or the scripted frames are done). Returns 0 on
 // success, 2 when the scene cannot be loaded or simulated (the message is printed to stderr),
-// 1 when the window or GL context cannot be created or the screenshot cannot be written.
+// 1 when the window or GL context cannot be created, the screenshot cannot be written, or the
+// video (video_path) cannot be recorded (ffmpeg missing or failing).
 int RunViewer(const ViewerOptions& options);
 
-// Parses `SCENE [--frames N] [--screenshot FILE] [--width W] [--height H] [--msaa N]
+// Parses `SCENE [--frames N] [--screenshot FILE] [--video FILE.mp4] [--width W] [--height H] [--msaa N]
 // [--transparent] [--labels] [--no-pressure] [--tets] [--all-tets] [--pressure-range MIN,MAX]
 // [--set KEY=VALUE]... [--panel NAME]... [--settings FILE]
 // [--no-settings] [--select BODY] [--input FILE] [--trajectory FILE] [--compare CONFIGS]`

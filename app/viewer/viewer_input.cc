@@ -187,6 +187,8 @@ void Viewer::HandleInput() {
       HandleTimelineRequests();
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) FocusSelectedBody();
+    // V: start / stop recording a video (the Record button of the playback panel).
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_V, false)) video_toggle_requested_ = true;
     if (ImGui::IsKeyPressed(GLFW_KEY_A, false)) {
       vsettings_.show_analysis = !vsettings_.show_analysis;
     }

@@ -16,6 +16,7 @@
 #include <imgui.h>
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -31,6 +32,7 @@
 #include "app/viewer/compare_session.h"
 #include "app/viewer/input_script.h"
 #include "app/viewer/physics_worker.h"
+#include "app/viewer/video_recorder.h"
 #include "app/viewer/viewer.h"
 #include "engine/geometry/raycast.h"
 #include "engine/inspect/breakpoints.h"
@@ -129,6 +131,18 @@ class Viewer {
   // iterations, residual per iteration) and whether the re-solve equals the recorded solve.
   void PrintShownSolves() const;
 
+  // Video recording (viewer.cc): the Record button and the key V start and stop it, --video
+  // records the whole run. StartVideo opens ffmpeg on the window's framebuffer size (even-rounded)
+  // at the real-time rate of the scene's time step (VideoFrameRate); CaptureVideoFrame reads
+  // the drawn frame back (panels and overlays included) and pipes it to ffmpeg; StopVideo waits
+  // for the file. Failures land in video_status_ (and, for --video, the exit status).
+  bool StartVideo(const std::string& path);
+  bool CaptureVideoFrame();
+  bool StopVideo();
+  void ToggleVideo();
+  // The physics steps of one recorded frame: 1 / (fps x time_step) rounded, at least 1.
+  int VideoStepsThisFrame() const;
+
   // Physics: the worker thread owns sim_ while a job runs (see physics_worker.h). The UI draws
   // from its own copies: model_ (materials as edited), multibody_ over it, edit_settings_ and
   // the History of records it has taken from the worker.
@@ -186,6 +200,12 @@ class Viewer {
   FileWatcher watcher_;
   ExportPanelState export_panel_;
   std::string pending_screenshot_;  // written after the current frame is drawn
+  VideoRecorder video_;
+  std::vector<std::uint8_t> video_pixels_;  // one frame read back, rows bottom first
+  bool video_toggle_requested_ = false;     // the key V or the Record button, done next frame
+  std::string video_status_;                // the last recording's result or error
+  bool video_status_is_error_ = false;
+  double video_ms_total_ = 0;               // read-back and pipe time of the recording [ms]
   // Analysis column.
   TimeSeries series_;
   int series_count_ = -1, series_newest_ = -2;  // history shape the series was built from

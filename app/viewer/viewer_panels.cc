@@ -90,6 +90,35 @@ void Viewer::BuildUi() {
   playback_.frame_ms = 1e3 * io.DeltaTime;
   if (ImGui::CollapsingHeader("Playback", ImGuiTreeNodeFlags_DefaultOpen)) {
     DrawPlaybackPanel(&playback_);
+    // Video: the Record button (or the key V) starts and stops a recording; while it runs the
+    // button is red and names the file and the frames written.
+    const bool recording = video_.active();
+    if (recording) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.70f, 0.12f, 0.10f, 1.0f));
+      ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.85f, 0.20f, 0.16f, 1.0f));
+    }
+    if (ImGui::Button(recording ? "Stop recording (V)" : "Record video (V)")) {
+      video_toggle_requested_ = true;
+    }
+    if (recording) {
+      ImGui::PopStyleColor(2);
+      ImGui::SameLine();
+      ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "REC %d frames, %.4g fps",
+                         video_.frames(), video_.fps());
+      ImGui::TextDisabled("%s", video_.path().c_str());
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("%dx%d H.264, %d steps per frame: the video plays in real time",
+                          video_.width(), video_.height(), VideoStepsThisFrame());
+      }
+    } else if (!video_status_.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      if (video_status_is_error_) {
+        ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", video_status_.c_str());
+      } else {
+        ImGui::TextDisabled("%s", video_status_.c_str());
+      }
+      ImGui::PopTextWrapPos();
+    }
     ImGui::SetNextItemOpen(vsettings_.show_profiler, ImGuiCond_Once);
     vsettings_.show_profiler = ImGui::TreeNode("Frame profile");
     if (vsettings_.show_profiler) {

@@ -396,11 +396,18 @@ void Viewer::StepPhysics(double wall_dt) {
   // A finished job first: its records join the history (and the ghosts' theirs).
   if (std::optional<PhysicsBatch> batch = worker_->Take()) ConsumeBatch(std::move(*batch));
   if (compare_.active()) compare_.Poll(generation_, &compare_store_);
+  // Recording while playing: every frame advances exactly VideoStepsThisFrame() steps and waits
+  // for them (as scripted frames do), so that the video plays at the simulation's real time
+  // whatever the wall clock does.
+  const bool video_lock = video_.active() && playback_.playing;
+  if (video_lock && !scripted_) WaitIdle();
   // In compare mode a round starts when every configuration is idle (lockstep).
   const bool busy = worker_->busy() || compare_.Busy();
   const double dt = edit_settings_.time_step;
   int steps = 0;
-  if (scripted_ && playback_.playing) {
+  if (video_lock) {
+    steps = VideoStepsThisFrame();
+  } else if (scripted_ && playback_.playing) {
     // Deterministic: 1/60 s of simulated time per frame, whatever the wall clock says.
     steps = StepsForFrame(kScriptedFrameSeconds, 1.0, dt, 1 << 20, &accumulator_);
   } else if (playback_.playing) {
@@ -427,7 +434,7 @@ void Viewer::StepPhysics(double wall_dt) {
     SubmitStepJob(0);  // paused: the edits reach the simulators (and ghosts catch up)
   }
   // Scripted frames wait for their steps so that every frame shows a fixed simulated time.
-  if (scripted_) WaitIdle();
+  if (scripted_ || video_lock) WaitIdle();
   if (playback_.playing || scripted_) rate_meter_.Add(sim_time_this_frame_, wall_dt);
 }
 
