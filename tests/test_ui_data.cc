@@ -67,6 +67,39 @@ TEST(LogAxis, LongRangesThinOutMajorsAndDropMinors) {
   EXPECT_GE(majors, 3) << "still enough labels to read the axis";
 }
 
+TEST(LogAxis, MajorsOfVeryLongRangesAreRoundExponents) {
+  // The objective's gap can reach 1e-308: labels at 1, 2 or 5 × 10^k decades, never 1e-101.
+  for (const LogRange r : {LogRange{-308, 0}, LogRange{-303, 1}, LogRange{-101, 0},
+                           LogRange{-17, 2}, LogRange{-40, -3}}) {
+    for (int max_major : {3, 4, 5, 6}) {
+      const std::vector<AxisTick> t = LogTicks(r, max_major);
+      std::vector<int> exps;
+      for (const AxisTick& tick : t) {
+        if (!tick.major) continue;
+        EXPECT_NE(tick.label, "1e-101");
+        exps.push_back(static_cast<int>(std::lround(std::log10(tick.value))));
+      }
+      ASSERT_GE(exps.size(), 1u);
+      EXPECT_LE(static_cast<int>(exps.size()), max_major);
+      // Consecutive majors one stride of the 1-2-5 series apart, at multiples of it.
+      if (exps.size() >= 2) {
+        const int stride = exps[1] - exps[0];
+        bool nice = false;
+        for (int s : {1, 2, 5, 10, 20, 50, 100, 200, 500}) nice |= stride == s;
+        EXPECT_TRUE(nice) << "stride " << stride;
+        for (size_t i = 0; i < exps.size(); ++i) {
+          EXPECT_EQ(exps[i] % stride, 0);
+          if (i > 0) EXPECT_EQ(exps[i] - exps[i - 1], stride);
+        }
+      }
+    }
+  }
+  const std::vector<AxisTick> t = LogTicks(LogRange{-303, 1}, 5);
+  std::vector<std::string> labels;
+  for (const AxisTick& tick : t) labels.push_back(tick.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"1e-300", "1e-200", "1e-100", "1"}));
+}
+
 TEST(LogAxis, LabelsReadAsPowersOfTen) {
   EXPECT_EQ(PowerOfTenLabel(0), "1");
   EXPECT_EQ(PowerOfTenLabel(1), "10");

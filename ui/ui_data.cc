@@ -49,8 +49,17 @@ std::vector<AxisTick> LogTicks(const LogRange& range, int max_major) {
   const int decades = range.hi_exp - range.lo_exp;
   if (decades <= 0) return ticks;
   max_major = std::max(max_major, 2);
-  // Every `stride`-th decade, aligned to multiples of stride, so majors stay at round exponents.
-  const int stride = std::max(1, (decades + max_major - 1) / (max_major - 1));
+  // Every `stride`-th decade, aligned to multiples of stride, so majors stay at round exponents;
+  // the stride itself is 1, 2 or 5 × 10^k decades, so a long axis reads 1e-100, 1e-50, never a
+  // label such as 1e-101.
+  const int needed = std::max(1, (decades + max_major - 1) / (max_major - 1));
+  int stride = 1;
+  for (int base = 1; stride < needed; base *= 10) {
+    for (int m : {1, 2, 5}) {
+      stride = m * base;
+      if (stride >= needed) break;
+    }
+  }
   const bool minors = decades <= 3;
   for (int e = range.lo_exp; e <= range.hi_exp; ++e) {
     const bool is_major = ((e % stride) + stride) % stride == 0;

@@ -202,6 +202,9 @@ constexpr SeriesSpec kSapSeriesSpecs[] = {
     {"forcing_term", "forcing term eta", "", SeriesAxis::kLog, SeriesType::kReal,
      SeriesRole::kPlain, 0u,
      "Eisenstat-Walker forcing term: the relative residual PCG had to reach"},
+    {"scaled_condition_number", "cond2(DHD) Jacobi-scaled", "", SeriesAxis::kLog,
+     SeriesType::kReal, SeriesRole::kPlain, 0u,
+     "2-norm condition number of D H D, D = diag(H)^(-1/2) (only with compute_condition_number)"},
 };
 static_assert(sizeof(kSapSeriesSpecs) / sizeof(kSapSeriesSpecs[0]) == kNumSapSeries,
               "one SeriesSpec per SapSeries entry");
@@ -898,7 +901,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     stats.message = budget_message(z.bytes, os.str());
   };
 
-  auto condition_number = [&]() {
+  // cond₂(H) and cond₂(D H D), D = diag(H)^(-1/2).
+  auto condition_numbers = [&]() -> std::pair<double, double> {
     MatX Hd;
     if (dense) {
       Hd = s.H;
@@ -921,7 +925,15 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     }
     Eigen::SelfAdjointEigenSolver<MatX> es(Hd, Eigen::EigenvaluesOnly);
     const VecX& ev = es.eigenvalues();
-    return ev.size() > 0 ? ev(ev.size() - 1) / ev(0) : 1.0;
+    const double raw = ev.size() > 0 ? ev(ev.size() - 1) / ev(0) : 1.0;
+    if (Hd.rows() == 0) return {raw, 1.0};
+    const VecX d = Hd.diagonal();
+    if (!(d.minCoeff() > 0)) return {raw, std::numeric_limits<double>::quiet_NaN()};
+    const VecX dinv = d.cwiseSqrt().cwiseInverse();
+    const MatX S = dinv.asDiagonal() * Hd * dinv.asDiagonal();
+    Eigen::SelfAdjointEigenSolver<MatX> ss(S, Eigen::EigenvaluesOnly);
+    const VecX& sv = ss.eigenvalues();
+    return {raw, sv(sv.size() - 1) / sv(0)};
   };
 
   // ℓ(α) and its derivatives along Δv (§IV-B), with the constraints partitioned over an
@@ -1172,7 +1184,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         fail_budget();
         break;
       }
-      log.row(m)[kSapConditionNumber] = condition_number();
+      const auto [raw_cond, scaled_cond] = condition_numbers();
+      log.row(m)[kSapConditionNumber] = raw_cond;
+      log.row(m)[kSapScaledConditionNumber] = scaled_cond;
     }
     if (optimal) {
       stats.status = SolverStatus::kConverged;
