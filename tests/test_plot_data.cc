@@ -158,6 +158,20 @@ TEST(FormatNumber, NegativeZeroPrintsWithoutASign) {
   EXPECT_EQ(FormatNumber("%.2e", std::numeric_limits<double>::quiet_NaN()), "nan");
 }
 
+TEST(FrameSplit, PartsSumToTheFrameWithTheSwapAsItsOwnItem) {
+  // 10 frames over 439 ms: ui 2.7, render 393, swap 31 ms in all; the rest is "other".
+  const FrameSplit f = SplitFrameTime(10, 439.0, 2.7, 393.0, 31.0);
+  EXPECT_DOUBLE_EQ(f.frame_ms, 43.9);
+  EXPECT_DOUBLE_EQ(f.swap_ms, 3.1);
+  EXPECT_NEAR(f.ui_ms + f.render_ms + f.swap_ms + f.other_ms, f.frame_ms, 1e-12);
+  EXPECT_NEAR(f.other_ms, 1.23, 1e-12);
+  EXPECT_EQ(FrameSplitText(f),
+            "43.90 ms per frame = ui 0.27 + render 39.30 + swap 3.10 + other 1.23 ms");
+  // Parts over the frame (timer round-off): other is 0, never negative.
+  EXPECT_EQ(SplitFrameTime(2, 10.0, 4.0, 4.0, 2.5).other_ms, 0.0);
+  EXPECT_EQ(SplitFrameTime(0, 10.0, 1.0, 1.0, 1.0).frame_ms, 0.0);
+}
+
 TEST(CountNoun, SingularOnlyForOne) {
   EXPECT_EQ(CountNoun(1, "iteration", "iterations"), "1 iteration");
   EXPECT_EQ(CountNoun(0, "iteration", "iterations"), "0 iterations");

@@ -10,6 +10,7 @@
 #include "engine/sim/simulator.h"
 #include "engine/solvers/sap/sap_solver.h"
 #include "ui/param_widgets.h"
+#include "ui/plot_data.h"
 
 namespace contactlab {
 
@@ -76,6 +77,17 @@ void LegendArrow(const Color& c, const char* label) {
   ImGui::TextUnformatted(label);
 }
 
+// "12 stiction  3 sliding  5 no_contact" in the regime colours, the names from RegimeName (one
+// spelling everywhere): the solver panel and the contact inspector both draw their counts here.
+void RegimeCountsLine(const int counts[3]) {
+  const Color colors[3] = {kStictionColor, kSlidingColor, kInactiveColor};
+  for (int r = 0; r < 3; ++r) {
+    if (r > 0) ImGui::SameLine();
+    ImGui::TextColored(ToImVec4(colors[r]), "%d %s", counts[r],
+                       RegimeName(static_cast<Regime>(r)));
+  }
+}
+
 }  // namespace
 
 ImU32 ToImU32(const Color& c) { return ImGui::ColorConvertFloat4ToU32(ToImVec4(c)); }
@@ -116,11 +128,12 @@ bool DrawPlaybackPanel(PlaybackState* s) {
 }
 
 void DrawContactLegend() {
-  LegendDot(kStictionColor, "stiction");
+  LegendDot(kStictionColor, RegimeName(Regime::kStiction));
   ImGui::SameLine(0, 14);
-  LegendDot(kSlidingColor, "sliding");
+  LegendDot(kSlidingColor, RegimeName(Regime::kSliding));
   ImGui::SameLine(0, 14);
-  LegendDot(kInactiveColor, "in margin, no impulse");
+  LegendDot(kInactiveColor, RegimeName(Regime::kNoContact));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("in the contact margin, no impulse");
   ImGui::SameLine(0, 14);
   LegendDot(kGapLoadColor, "pushing at phi > 0 (ring)");
   LegendArrow(kNormalImpulseColor, "normal impulse");
@@ -335,7 +348,7 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
       ImGui::TableNextColumn();
       ImGui::TextColored(kDimText, "%s", name);
       ImGui::TableNextColumn();
-      ImGui::Text(fmt, v);
+      ImGui::TextUnformatted(FormatNumber(fmt, v).c_str());
     };
     item("iterations", "%.0f", st.iterations);
     item("contacts", "%.0f", record.metrics.num_contacts);
@@ -368,13 +381,10 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   if (!log.empty()) {
     // Contacts apart from joint limits, as the contact inspector counts them.
     const RegimeCounts rc = CountRegimes(record);
-    ImGui::TextColored(kDimText, "contacts:");
+    ImGui::TextColored(kDimText, "%d contacts:",
+                       rc.contacts[0] + rc.contacts[1] + rc.contacts[2]);
     ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kStictionColor), "%d stiction", rc.contacts[0]);
-    ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", rc.contacts[1]);
-    ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", rc.contacts[2]);
+    RegimeCountsLine(rc.contacts);
     if (rc.limits_active + rc.limits_inactive > 0) {
       ImGui::TextColored(kDimText, "joint limits: %d active, %d inactive", rc.limits_active,
                          rc.limits_inactive);
@@ -551,11 +561,8 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
   const std::vector<int> counts = CountRegimes(rows);
   ImGui::Text("%d contacts:", static_cast<int>(rows.size()));
   ImGui::SameLine();
-  ImGui::TextColored(ToImVec4(kStictionColor), "%d stiction", counts[0]);
-  ImGui::SameLine();
-  ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", counts[1]);
-  ImGui::SameLine();
-  ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", counts[2]);
+  const int regime_counts[3] = {counts[0], counts[1], counts[2]};
+  RegimeCountsLine(regime_counts);
   ImGui::SameLine();
   ImGui::TextColored(ToImVec4(kGapLoadColor), "%d pushing at phi > 0", CountLoadedAtGap(rows));
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |

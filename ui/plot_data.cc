@@ -436,6 +436,24 @@ std::string FormatNumber(const char* format, double value) {
   return out;
 }
 
+FrameSplit SplitFrameTime(int frames, double wall_ms_total, double ui_ms_total,
+                          double render_ms_total, double swap_ms_total) {
+  FrameSplit f;
+  if (frames <= 0) return f;
+  f.frame_ms = wall_ms_total / frames;
+  f.ui_ms = ui_ms_total / frames;
+  f.render_ms = render_ms_total / frames;
+  f.swap_ms = swap_ms_total / frames;
+  f.other_ms = std::max(0.0, f.frame_ms - f.ui_ms - f.render_ms - f.swap_ms);
+  return f;
+}
+
+std::string FrameSplitText(const FrameSplit& f) {
+  return FormatNumber("%.2f", f.frame_ms) + " ms per frame = ui " + FormatNumber("%.2f", f.ui_ms) +
+         " + render " + FormatNumber("%.2f", f.render_ms) + " + swap " +
+         FormatNumber("%.2f", f.swap_ms) + " + other " + FormatNumber("%.2f", f.other_ms) + " ms";
+}
+
 std::string CountNoun(long long count, const char* singular, const char* plural) {
   return std::to_string(count) + " " + (count == 1 ? singular : plural);
 }

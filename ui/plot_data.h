@@ -203,6 +203,20 @@ struct BarSegment {
 // zero, negative or non-finite ms are skipped.
 std::vector<BarSegment> LayoutProfileBar(const FrameProfile& profile, double x0, double x1);
 
+// The main thread's frame time split as the viewer prints it at exit: per frame, UI building,
+// rendering (with glFinish when scripted or profiled), the buffer swap / present (where the GL
+// work and the vsync wait land otherwise) and the rest of the main thread (events, input, the
+// physics hand-off, screenshots), so that ui + render + swap + other = frame. Totals over
+// `frames` frames [ms]; "other" is clamped at 0 (then the parts can exceed the frame by timer
+// round-off).
+struct FrameSplit {
+  double frame_ms = 0, ui_ms = 0, render_ms = 0, swap_ms = 0, other_ms = 0;  // per frame
+};
+FrameSplit SplitFrameTime(int frames, double wall_ms_total, double ui_ms_total,
+                          double render_ms_total, double swap_ms_total);
+// "43.90 ms per frame = ui 0.27 + render 39.30 + swap 3.10 + other 1.23 ms".
+std::string FrameSplitText(const FrameSplit& split);
+
 // ---------------------------------------------------------------------------------------------
 // Sparsity images.
 

@@ -608,17 +608,20 @@ int Viewer::Run() {
       }
       break;
     }
+    const auto swap_start = Clock::now();
     glfwSwapBuffers(window_);
+    swap_ms_total_ += 1e3 * Seconds(Clock::now() - swap_start);
   }
   if (frame > 0) {
-    // Wall time per frame including buffer swaps (the GL work finishes there or in the read).
-    const double frame_ms = 1e3 * Seconds(Clock::now() - loop_start) / frame;
+    // Wall time per frame split into the main thread's parts, the buffer swap (present, vsync
+    // wait and GL work not finished before it) its own item, so the parts sum to the frame.
+    const FrameSplit split = SplitFrameTime(frame, 1e3 * Seconds(Clock::now() - loop_start),
+                                            ui_ms_total_, render_ms_total_, swap_ms_total_);
     std::printf(
-        "viewer: %d frames, %.2f ms per frame (physics %.2f ms on its thread, ui %.2f ms, "
-        "render %.2f ms), %d steps, t = %.4f s [%s, %d samples]\n",
-        frame, frame_ms, physics_ms_total_ / frame, ui_ms_total_ / frame,
-        render_ms_total_ / frame, live_step_count_, live_state_.time, gl_renderer_.c_str(),
-        msaa_samples_);
+        "viewer: %d frames, %s (physics %.2f ms per frame on its thread), %d steps, t = %.4f s "
+        "[%s, %d samples]\n",
+        frame, FrameSplitText(split).c_str(), physics_ms_total_ / frame, live_step_count_,
+        live_state_.time, gl_renderer_.c_str(), msaa_samples_);
     if (frame_ms_list.size() >= 2) {
       std::vector<double> sorted = frame_ms_list;
       std::sort(sorted.begin(), sorted.end());
