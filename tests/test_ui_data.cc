@@ -403,6 +403,19 @@ TEST(UiData, IslandsLineNamesTheSlowestIsland) {
                 island(24, 5, 0, 1, 0.02)};
   EXPECT_EQ(IslandsLine(st),
             "4 islands; slowest: 12 iterations, 20 trees, 57 constraints, 0.210 ms");
+  // Singular counts read singular.
+  SolverStats one;
+  one.islands = {island(0, 1, 1, 1, 0.007), island(1, 1, 1, 1, 0.001)};
+  EXPECT_EQ(IslandsLine(one), "2 islands; slowest: 1 iteration, 1 tree, 1 constraint, 0.007 ms");
+  // Wrapped only after ", " / "; ": every number stays whole in one segment.
+  const std::vector<std::string> seg = WrapSegments(IslandsLine(one));
+  EXPECT_EQ(seg, (std::vector<std::string>{"2 islands; ", "slowest: 1 iteration, ", "1 tree, ",
+                                           "1 constraint, ", "0.007 ms"}));
+  std::string joined;
+  for (const std::string& x : seg) joined += x;
+  EXPECT_EQ(joined, IslandsLine(one));
+  EXPECT_TRUE(WrapSegments("").empty());
+  EXPECT_EQ(WrapSegments("1,5 and 2.5"), (std::vector<std::string>{"1,5 and 2.5"}));
   // By wall time, then iterations (islands 0 and 3 tie on time; 0 iterated more).
   EXPECT_EQ(SlowestIslands(st, 3), (std::vector<int>{1, 0, 3}));
   EXPECT_EQ(SlowestIslands(st, 10).size(), 4u);

@@ -215,33 +215,32 @@ bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* sel
   }
   LegendSwatch(kSeries, "this step");
   if (view.resolved) {
-    ImGui::SameLine(0, 12);
     std::string label = "re-solve";
     const SolverResult& rs = *view.resolved;
     if (!rs.laws.empty() && !cur.laws.empty() && rs.laws.model() != cur.laws.model()) {
       label += std::string(" (") + ContactModelName(rs.laws.model()) +
                ", step: " + ContactModelName(cur.laws.model()) + ")";
     }
+    LegendSameLine(label.c_str());
     LegendSwatch(kResolved, label.c_str(), true);
   }
   if (selection->islands && !cur.stats.islands.empty()) {
-    ImGui::SameLine(0, 12);
     const std::string label =
         "each of " + CountNoun(static_cast<long long>(cur.stats.islands.size()), "island",
                                "islands");
+    LegendSameLine(label.c_str());
     LegendSwatch(kIsland, label.c_str());
   }
   if (!res_earlier.empty()) {
-    ImGui::SameLine(0, 12);
-    char buf[48];
-    std::snprintf(buf, sizeof(buf), "%d earlier", static_cast<int>(res_earlier.size()));
-    LegendSwatch(IM_COL32(150, 160, 175, 200), buf);
+    const std::string label = std::to_string(res_earlier.size()) + " earlier";
+    LegendSameLine(label.c_str());
+    LegendSwatch(IM_COL32(150, 160, 175, 200), label.c_str());
   }
   if (residual_shown) {
     LegendSwatch(kTolerance, "tolerance", true);
-    ImGui::SameLine(0, 12);
+    LegendSameLine("linear");
     LegendSwatch(kLinearRef, "linear", true);
-    ImGui::SameLine(0, 12);
+    LegendSameLine("quadratic");
     LegendSwatch(kQuadRef, "quadratic", true);
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip(
@@ -249,12 +248,11 @@ bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* sel
           "while it decreases), both through the tail's first two points: linear keeps that "
           "ratio, quadratic squares it every iteration.");
     }
-    // Observed order of convergence over the same tail.
+    // Observed order of convergence over the same tail, on its own line.
     const std::vector<double> e = PlottedSeries(cur, table[residual].key);
     const ConvergenceTail tail = ObservedOrder(e);
-    ImGui::SameLine(0, 12);
     if (std::isfinite(tail.order)) {
-      ImGui::TextColored(kDimText, "observed order q = %s (iterations %d-%d)",
+      ImGui::TextColored(kDimText, "observed order q = %s over iterations %d-%d",
                          FormatNumber("%.2f", tail.order).c_str(), tail.start,
                          tail.start + tail.points - 1);
     } else {

@@ -77,6 +77,22 @@ void LegendArrow(const Color& c, const char* label) {
   ImGui::TextUnformatted(label);
 }
 
+// A line wrapped only between its WrapSegments (after ", " and "; "), never inside a number.
+void TextWrappedAtSeparators(const ImVec4& col, const std::string& text) {
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  bool first = true;
+  for (const std::string& seg : WrapSegments(text)) {
+    if (!first) {
+      ImGui::SameLine(0, 0);
+      if (ImGui::GetCursorScreenPos().x + ImGui::CalcTextSize(seg.c_str()).x > right) {
+        ImGui::NewLine();
+      }
+    }
+    ImGui::TextColored(col, "%s", seg.c_str());
+    first = false;
+  }
+}
+
 // "12 stiction  3 sliding  5 no_contact" in the regime colours, the names from RegimeName (one
 // spelling everywhere): the solver panel and the contact inspector both draw their counts here.
 void RegimeCountsLine(const int counts[3]) {
@@ -329,12 +345,15 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
     ImGui::TextColored(kBadText, "warning: %s", diag.message.c_str());
     ImGui::PopTextWrapPos();
   }
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("energy %+.3g J (allowed %.3g J)   penetration %.2g   speed %.2g",
-                      diag.energy_after - diag.energy_before,
-                      diag.elastic_energy + diag.injected_energy + diag.energy_tolerance,
-                      diag.penetration_ratio, diag.speed_ratio);
-  ImGui::PopTextWrapPos();
+  ImGui::BeginGroup();
+  TextWrappedAtSeparators(
+      ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),
+      "energy " + FormatNumber("%+.3g", diag.energy_after - diag.energy_before) + " J (allowed " +
+          FormatNumber("%.3g",
+                       diag.elastic_energy + diag.injected_energy + diag.energy_tolerance) +
+          " J), penetration " + FormatNumber("%.2g", diag.penetration_ratio) + ", speed " +
+          FormatNumber("%.2g", diag.speed_ratio));
+  ImGui::EndGroup();
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip(
         "Divergence checks of the step (docs/debugging.md):\n"
@@ -362,9 +381,9 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   }
   // Islands solved separately: their number and the slowest one; the tooltip lists the five
   // slowest (the step's iteration count is the largest island's).
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(kDimText, "%s", IslandsLine(st).c_str());
-  ImGui::PopTextWrapPos();
+  ImGui::BeginGroup();
+  TextWrappedAtSeparators(kDimText, IslandsLine(st));
+  ImGui::EndGroup();
   if (!st.islands.empty() && ImGui::IsItemHovered()) {
     std::string tip = "slowest islands (first tree: trees, constraints, iterations, ms)";
     for (int k : SlowestIslands(st, 5)) {

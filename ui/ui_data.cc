@@ -143,10 +143,29 @@ std::vector<int> SlowestIslands(const SolverStats& stats, int count) {
 std::string IslandsLine(const SolverStats& stats) {
   if (stats.islands.empty()) return "one problem (no island split)";
   const IslandSummary& s = stats.islands[SlowestIslands(stats, 1).front()];
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%zu islands; slowest: %d iterations, %d trees, %d constraints, %.3f ms",
-                stats.islands.size(), s.iterations, s.trees, s.constraints, s.solve_ms);
-  return buf;
+  auto count = [](long long n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  char ms[48];
+  std::snprintf(ms, sizeof ms, "%.3f ms", s.solve_ms);
+  return count(static_cast<long long>(stats.islands.size()), "island", "islands") +
+         "; slowest: " + count(s.iterations, "iteration", "iterations") + ", " +
+         count(s.trees, "tree", "trees") + ", " +
+         count(s.constraints, "constraint", "constraints") + ", " + ms;
+}
+
+std::vector<std::string> WrapSegments(const std::string& text) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if ((text[i] == ',' || text[i] == ';') && text[i + 1] == ' ') {
+      out.push_back(text.substr(begin, i + 2 - begin));
+      begin = i + 2;
+      ++i;
+    }
+  }
+  if (begin < text.size()) out.push_back(text.substr(begin));
+  return out;
 }
 
 std::string ResolveLegend(const SolverResult& before, const SolverResult& after) {

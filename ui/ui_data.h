@@ -73,6 +73,10 @@ std::vector<double> ResidualSeries(const SolverResult& result);
 // Island line of the solver panel: "one problem (no island split)" when the solve was not split,
 // else "N islands; slowest: I iterations, T trees, C constraints, X ms" (slowest by wall time).
 std::string IslandsLine(const SolverStats& stats);
+// A line split for wrapping only after its ", " and "; " separators (each segment keeps its
+// trailing separator; concatenated they give the text back), so a wrapped line never breaks a
+// number such as "0.007 ms" (ImGui's own wrapping also breaks after '.' and ',').
+std::vector<std::string> WrapSegments(const std::string& text);
 // Indices into stats.islands of the `count` slowest islands (by wall time, then iterations),
 // slowest first.
 std::vector<int> SlowestIslands(const SolverStats& stats, int count);

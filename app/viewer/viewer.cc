@@ -396,8 +396,9 @@ void Viewer::DrawLabels() {
     if (!playback_.playing && !timeline_.break_reason.empty()) {
       mode += "   break at " + timeline_.break_reason;
     }
-    std::snprintf(line, sizeof(line), "t = %.3f s   %d contacts   %d iterations   %s", time,
-                  contacts, iterations, mode.c_str());
+    std::snprintf(line, sizeof(line), "t = %.3f s   %s   %s   %s", time,
+                  CountNoun(contacts, "contact", "contacts").c_str(),
+                  CountNoun(iterations, "iteration", "iterations").c_str(), mode.c_str());
     const ImVec2 pos(vp_x_ + 12.0f, vp_y_ + 10.0f);
     dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 180), line);
     dl->AddText(pos, IM_COL32(235, 238, 242, 255), line);
@@ -652,7 +653,8 @@ std::string SolveSummary(const SolverResult& r) {
   std::string out = "model ";
   out += r.laws.empty() ? "none" : ContactModelName(r.laws.model());
   char buf[64];
-  std::snprintf(buf, sizeof(buf), ", %d iterations (%s), residual ", r.stats.iterations,
+  std::snprintf(buf, sizeof(buf), ", %s (%s), residual ",
+                CountNoun(r.stats.iterations, "iteration", "iterations").c_str(),
                 SolverStatusName(r.stats.status));
   out += buf;
   const std::vector<double> res = ResidualSeries(r);
