@@ -153,6 +153,8 @@ TEST(FormatNumber, NegativeZeroPrintsWithoutASign) {
   EXPECT_EQ(FormatNumber("%.3f", -0.0016), "-0.002");
   EXPECT_EQ(FormatNumber("%.2e", 2e-10), "2.00e-10");  // the exponent's minus stays
   EXPECT_EQ(FormatNumber("e-m %.1f", -0.01), "e-m 0.0");
+  EXPECT_EQ(FormatNumber("% .3e", -0.0), " 0.000e+00");
+  EXPECT_EQ(FormatNumber("% .3e", -2.0), "-2.000e+00");
   EXPECT_EQ(Scientific(-0.0), "0.000e+00");
   EXPECT_EQ(Scientific(-2.5e7, 2), "-2.50e+07");
   EXPECT_EQ(FormatNumber("%.2e", std::numeric_limits<double>::quiet_NaN()), "nan");

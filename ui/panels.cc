@@ -641,20 +641,20 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
       // φ of a contact loaded at a positive gap in the flag's colour.
       ImGui::TableNextColumn();
       if (r.loaded_at_gap) {
-        ImGui::TextColored(ToImVec4(kGapLoadColor), "% .3e", r.phi);
+        ImGui::TextColored(ToImVec4(kGapLoadColor), "%s", FormatNumber("% .3e", r.phi).c_str());
       } else {
-        ImGui::Text("% .3e", r.phi);
+        ImGui::TextUnformatted(FormatNumber("% .3e", r.phi).c_str());
       }
       for (double v : {r.v_n, r.v_t, r.gamma_n, r.gamma_t}) {
         ImGui::TableNextColumn();
-        ImGui::Text("% .3e", v);
+        ImGui::TextUnformatted(FormatNumber("% .3e", v).c_str());
       }
       ImGui::TableNextColumn();
       ImGui::TextColored(ToImVec4(RegimeColor(static_cast<int>(r.regime))), "%s",
                          r.constraint < 0 ? "(none)" : RegimeName(r.regime));
       for (double v : {r.stiffness, r.dissipation_time}) {
         ImGui::TableNextColumn();
-        ImGui::Text("%.3e", v);
+        ImGui::TextUnformatted(FormatNumber("%.3e", v).c_str());
       }
       for (int k = 0; k < num_constants; ++k) {
         ImGui::TableNextColumn();
@@ -663,7 +663,7 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
         if (mc.is_flag) {
           ImGui::TextUnformatted(mc.value != 0 ? "yes" : "no");
         } else {
-          ImGui::Text("% .3e", mc.value);
+          ImGui::TextUnformatted(FormatNumber("% .3e", mc.value).c_str());
         }
       }
     }

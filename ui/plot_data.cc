@@ -429,7 +429,12 @@ std::string FormatNumber(const char* format, double value) {
       }
     }
     if (digits && !nonzero) {
-      out.erase(minus, 1);
+      // A "% " (space flag) format keeps its column: the sign becomes the space it would be.
+      if (std::string(format).find("% ") != std::string::npos) {
+        out[minus] = ' ';
+      } else {
+        out.erase(minus, 1);
+      }
       break;
     }
   }

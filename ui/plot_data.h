@@ -257,7 +257,8 @@ std::string Scientific(double value, int digits = 3);
 
 // printf of one double with `format` (one conversion, e.g. "%.2e", "%.3f ms"), except that a
 // result that reads as zero carries no minus sign: -0.0, and values that round to zero, print
-// "0.00e+00" / "0.000", never "-0.00e+00" / "-0.000". NaN prints "nan", infinities "inf"/"-inf".
+// "0.00e+00" / "0.000", never "-0.00e+00" / "-0.000" (with the space flag, "% .3e", the sign's
+// place becomes a space: " 0.000e+00"). NaN prints "nan", infinities "inf"/"-inf".
 std::string FormatNumber(const char* format, double value);
 
 // "1 iteration", "2 iterations", "0 iterations": count and noun, plural unless count == 1.
