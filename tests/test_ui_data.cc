@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
+#include "app/scene.h"
 #include "engine/inspect/colormap.h"
 #include "engine/inspect/debug_draw.h"
 #include "render/camera.h"
@@ -224,6 +226,40 @@ TEST(ContactRows, FieldsComeFromContactConstraintAndResult) {
   EXPECT_EQ(rows[1].body_b, "ball");
   EXPECT_EQ(rows[1].regime, Regime::kNoContact) << "no constraint: no impulse";
   EXPECT_EQ(CountRegimes(rows), (std::vector<int>{1, 0, 1}));
+}
+
+// The solver panel (CountRegimes of the record: friction cones, joint limits apart) and the
+// contact inspector (CountRegimes of its rows) show the same regime counts at every step of the
+// robot dish pile, whose arm and hand have joint-limit rows (kUnilateral) in the problem.
+TEST(ContactRows, SolverPanelAndInspectorCountsAgreeOnTheRobotDishPile) {
+  Scene scene =
+      LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/paper/robot_dish_pile.yaml");
+  Simulator sim(scene.model, scene.settings);
+  int limit_rows = 0, stiction = 0;
+  for (int i = 0; i < 160; ++i) {
+    const StepRecord r = sim.Step();
+    const RegimeCounts panel = CountRegimes(r);
+    const std::vector<ContactRow> rows = BuildContactRows(scene.model, r);
+    const std::vector<int> inspector = CountRegimes(rows);
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(panel.contacts[k], inspector[k])
+          << "step " << r.step << " regime " << RegimeName(static_cast<Regime>(k));
+    }
+    EXPECT_EQ(panel.contacts[0] + panel.contacts[1] + panel.contacts[2],
+              static_cast<int>(rows.size()))
+        << "step " << r.step;
+    limit_rows += panel.limits_active + panel.limits_inactive;
+    stiction += panel.contacts[0];
+  }
+  EXPECT_GT(limit_rows, 0) << "the scene exercises joint-limit rows";
+  EXPECT_GT(stiction, 0);
+}
+
+// One spelling of each regime.
+TEST(ContactRows, RegimeNamesAreOneSpelling) {
+  EXPECT_STREQ(RegimeName(Regime::kStiction), "stiction");
+  EXPECT_STREQ(RegimeName(Regime::kSliding), "sliding");
+  EXPECT_STREQ(RegimeName(Regime::kNoContact), "no_contact");
 }
 
 TEST(ContactRows, LoadedAtAPositiveGapIsFlagged) {
