@@ -70,9 +70,10 @@ TEST(LogAxis, LongRangesThinOutMajorsAndDropMinors) {
 }
 
 TEST(LogAxis, MajorsOfVeryLongRangesAreRoundExponents) {
-  // The objective's gap can reach 1e-308: labels at 1, 2 or 5 × 10^k decades, never 1e-101.
+  // The objective's gap can reach 1e-308: labels at 1, 2, 3 or 5 × 10^k decades, never 1e-101.
   for (const LogRange r : {LogRange{-308, 0}, LogRange{-303, 1}, LogRange{-101, 0},
-                           LogRange{-17, 2}, LogRange{-40, -3}}) {
+                           LogRange{-17, 2}, LogRange{-40, -3}, LogRange{-4, 4},
+                           LogRange{-7, -1}}) {
     for (int max_major : {3, 4, 5, 6}) {
       const std::vector<AxisTick> t = LogTicks(r, max_major);
       std::vector<int> exps;
@@ -81,13 +82,13 @@ TEST(LogAxis, MajorsOfVeryLongRangesAreRoundExponents) {
         EXPECT_NE(tick.label, "1e-101");
         exps.push_back(static_cast<int>(std::lround(std::log10(tick.value))));
       }
-      ASSERT_GE(exps.size(), 1u);
+      ASSERT_GE(exps.size(), 2u) << "[" << r.lo_exp << ", " << r.hi_exp << "] " << max_major;
       EXPECT_LE(static_cast<int>(exps.size()), max_major);
       // Consecutive majors one stride of the 1-2-5 series apart, at multiples of it.
       if (exps.size() >= 2) {
         const int stride = exps[1] - exps[0];
         bool nice = false;
-        for (int s : {1, 2, 5, 10, 20, 50, 100, 200, 500}) nice |= stride == s;
+        for (int s : {1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500}) nice |= stride == s;
         EXPECT_TRUE(nice) << "stride " << stride;
         for (size_t i = 0; i < exps.size(); ++i) {
           EXPECT_EQ(exps[i] % stride, 0);
@@ -100,6 +101,11 @@ TEST(LogAxis, MajorsOfVeryLongRangesAreRoundExponents) {
   std::vector<std::string> labels;
   for (const AxisTick& tick : t) labels.push_back(tick.label);
   EXPECT_EQ(labels, (std::vector<std::string>{"1e-300", "1e-200", "1e-100", "1"}));
+  // Eight decades (the clutter's spectrum of H): 1e-3, 1, 1e3, not the lone "1" a stride of 5
+  // would leave.
+  std::vector<std::string> spectrum;
+  for (const AxisTick& tick : LogTicks(LogRange{-4, 4}, 5)) spectrum.push_back(tick.label);
+  EXPECT_EQ(spectrum, (std::vector<std::string>{"1e-3", "1", "1e3"}));
 }
 
 TEST(LogAxis, LabelsReadAsPowersOfTen) {

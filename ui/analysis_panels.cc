@@ -309,9 +309,11 @@ bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* sel
           DashedLine(dl, P(a.p0.x, y), P(a.p1.x, y), kTolerance, 1.5f, 4.0f, 4.0f);
         }
         // Reference slopes from the start of the tail whose order is estimated, through its
-        // first two points.
+        // first two points; only when the tail has a third point for them to explain.
         const ConvergenceTail tail = ObservedOrder(ps.cur);
-        const ReferenceSeries refs = AnchoredReferenceSlopes(ps.cur, tail.start, count, range.lo());
+        const ReferenceSeries refs =
+            tail.points >= 3 ? AnchoredReferenceSlopes(ps.cur, tail.start, count, range.lo())
+                             : ReferenceSeries{};
         const auto lin_pts = LogPoints(refs.linear, count, range, a.rect);
         const auto quad_pts = LogPoints(refs.quadratic, count, range, a.rect);
         Polyline(dl, lin_pts, kLinearRef, 1.2f, true);
@@ -655,25 +657,31 @@ void DrawConditioningPanel(const ConditioningReport& report, ImTextureID h_image
     cell("rows of J", std::to_string(report.num_rows));
     cell("lambda_min(H)", Scientific(report.lambda_min) + " kg");
     cell("lambda_max(H)", Scientific(report.lambda_max) + " kg");
-    cell("cond2(H) raw", Scientific(report.condition_number));
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip(
-          "lambda_max / lambda_min of the unscaled H = A + J^T G J. It mixes units (masses in kg "
-          "against moments of inertia in kg m^2), so much of it measures the bodies' sizes.");
-    }
-    cell("cond2(DHD) Jacobi-scaled", std::isfinite(report.scaled_condition_number)
-                                         ? Scientific(report.scaled_condition_number)
-                                         : std::string("n/a (diag(H) not > 0)"));
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip(
-          "cond2 of D H D with D = diag(H)^(-1/2): H with unit diagonal, dimensionless. The "
-          "conditioning left once each dof is measured in its own units (what a Jacobi-"
-          "preconditioned solver sees).");
-    }
     cell("method", report.exact ? std::string("exact (dense)")
                                 : std::string(report.converged && report.scaled_converged
                                                   ? "iterative, converged"
                                                   : "iterative, NOT converged"));
+    ImGui::EndTable();
+  }
+  // The two condition numbers, each on its own labelled row.
+  if (ImGui::BeginTable("cond_values", 2, ImGuiTableFlags_SizingFixedFit)) {
+    auto row = [](const char* name, const std::string& value, const char* help) {
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kDimText, "%s", name);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(value.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+    };
+    row("cond2(H) raw", Scientific(report.condition_number),
+        "lambda_max / lambda_min of the unscaled H = A + J^T G J. It mixes units (masses in kg "
+        "against moments of inertia in kg m^2), so much of it measures the bodies' sizes.");
+    row("cond2(DHD) Jacobi-scaled",
+        std::isfinite(report.scaled_condition_number) ? Scientific(report.scaled_condition_number)
+                                                      : std::string("n/a (diag(H) not > 0)"),
+        "cond2 of D H D with D = diag(H)^(-1/2): H with unit diagonal, dimensionless. The "
+        "conditioning left once each dof is measured in its own units (what a "
+        "Jacobi-preconditioned solver sees).");
     ImGui::EndTable();
   }
   if (!report.exact && !report.converged) {

@@ -50,16 +50,22 @@ std::vector<AxisTick> LogTicks(const LogRange& range, int max_major) {
   if (decades <= 0) return ticks;
   max_major = std::max(max_major, 2);
   // Every `stride`-th decade, aligned to multiples of stride, so majors stay at round exponents;
-  // the stride itself is 1, 2 or 5 × 10^k decades, so a long axis reads 1e-100, 1e-50, never a
-  // label such as 1e-101.
+  // the stride itself is 1, 2, 3 or 5 × 10^k decades (a long axis reads 1e-300, 1e-200,
+  // 1e-100, never a label such as 1e-101): the smallest such stride that keeps at most
+  // max_major majors, or a smaller one when that would leave fewer than two.
   const int needed = std::max(1, (decades + max_major - 1) / (max_major - 1));
-  int stride = 1;
-  for (int base = 1; stride < needed; base *= 10) {
-    for (int m : {1, 2, 5}) {
-      stride = m * base;
-      if (stride >= needed) break;
-    }
+  std::vector<int> strides;
+  for (int base = 1; strides.empty() || strides.back() < needed; base *= 10) {
+    for (int m : {1, 2, 3, 5}) strides.push_back(m * base);
   }
+  auto majors_with = [&](int s) {
+    auto floor_div = [](int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+    return floor_div(range.hi_exp, s) - -floor_div(-range.lo_exp, s) + 1;
+  };
+  size_t pick = 0;
+  while (strides[pick] < needed) ++pick;
+  while (pick > 0 && majors_with(strides[pick]) < 2) --pick;
+  const int stride = strides[pick];
   const bool minors = decades <= 3;
   for (int e = range.lo_exp; e <= range.hi_exp; ++e) {
     const bool is_major = ((e % stride) + stride) % stride == 0;

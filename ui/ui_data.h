@@ -29,8 +29,9 @@ struct LogRange {
 // zeros) count as `floor` (> 0). At least one decade wide. With no usable value: [floor, 1].
 LogRange ComputeLogRange(const std::vector<double>& values, double floor = 1e-16);
 
-// Ticks on a log axis: majors at powers of ten (every k-th decade, k = 1, 2 or 5 × 10^j and the
-// exponents multiples of k, so that at most `max_major` majors show), minors at 2..9 times each decade when the range spans at most
+// Ticks on a log axis: majors at powers of ten (every k-th decade, k = 1, 2, 3 or 5 × 10^j and
+// the exponents multiples of k, so that at most `max_major` majors show, and at least two when
+// the range allows), minors at 2..9 times each decade when the range spans at most
 // three decades. Ordered by increasing value, all within the range.
 std::vector<AxisTick> LogTicks(const LogRange& range, int max_major = 6);
 
