@@ -92,7 +92,9 @@ TEST(LogAxis, MajorsOfVeryLongRangesAreRoundExponents) {
         EXPECT_TRUE(nice) << "stride " << stride;
         for (size_t i = 0; i < exps.size(); ++i) {
           EXPECT_EQ(exps[i] % stride, 0);
-          if (i > 0) EXPECT_EQ(exps[i] - exps[i - 1], stride);
+          if (i > 0) {
+            EXPECT_EQ(exps[i] - exps[i - 1], stride);
+          }
         }
       }
     }

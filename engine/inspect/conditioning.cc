@@ -196,8 +196,10 @@ SparseMat JacobiScaled(const SparseMat& H) {
     d(i) = 1.0 / std::sqrt(d(i));
   }
   SparseMat S = H;
+  // The diagonal is 1 by construction; set exactly (d_i² H_ii rounds to 1 ± 1 ulp).
   for (int k = 0; k < S.outerSize(); ++k)
-    for (SparseMat::InnerIterator it(S, k); it; ++it) it.valueRef() *= d(it.row()) * d(it.col());
+    for (SparseMat::InnerIterator it(S, k); it; ++it)
+      it.valueRef() = it.row() == it.col() ? 1.0 : it.value() * d(it.row()) * d(it.col());
   return S;
 }
 

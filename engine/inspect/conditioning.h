@@ -89,7 +89,8 @@ struct ConditioningReport {
 // so it is the Hessian of the cost the solver minimized. Sparse, symmetric (both triangles), nv x nv [kg].
 SparseMat BuildSapHessian(const ContactProblem& problem, const SolverResult& result,
                           const VecX& v);
-// D H D with D = diag(H)^(-1/2) (the Jacobi scaling): unit diagonal, same sparsity. Returns an
+// D H D with D = diag(H)^(-1/2) (the Jacobi scaling): unit diagonal (exactly 1.0), same
+// sparsity, so a diagonal H scales to the identity (cond₂ exactly 1). Returns an
 // empty (0 x 0) matrix when some diagonal entry of H is not > 0.
 SparseMat JacobiScaled(const SparseMat& H);
 // J as a sparse matrix (num_rows x nv).

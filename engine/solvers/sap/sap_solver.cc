@@ -930,7 +930,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     const VecX d = Hd.diagonal();
     if (!(d.minCoeff() > 0)) return {raw, std::numeric_limits<double>::quiet_NaN()};
     const VecX dinv = d.cwiseSqrt().cwiseInverse();
-    const MatX S = dinv.asDiagonal() * Hd * dinv.asDiagonal();
+    MatX S = dinv.asDiagonal() * Hd * dinv.asDiagonal();
+    S.diagonal().setOnes();  // exactly, as JacobiScaled (engine/inspect/conditioning.h)
     Eigen::SelfAdjointEigenSolver<MatX> ss(S, Eigen::EigenvaluesOnly);
     const VecX& sv = ss.eigenvalues();
     return {raw, sv(sv.size() - 1) / sv(0)};
