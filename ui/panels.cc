@@ -138,8 +138,8 @@ bool DrawPlaybackPanel(PlaybackState* s) {
   ImGui::TextColored(behind ? kBadText : kGoodText, "%.3f", s->real_time_factor);
   ImGui::SameLine();
   ImGui::TextColored(kDimText, "(target %.3g)", s->rate);
-  ImGui::TextColored(kDimText, "frame %.1f ms   physics %.1f ms   %d steps", s->frame_ms,
-                     s->physics_ms, s->steps_last_frame);
+  ImGui::TextColored(kDimText, "frame %.1f ms   physics %.1f ms   %s", s->frame_ms,
+                     s->physics_ms, CountNoun(s->steps_last_frame, "step", "steps").c_str());
   return changed;
 }
 
@@ -400,8 +400,9 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   if (!log.empty()) {
     // Contacts apart from joint limits, as the contact inspector counts them.
     const RegimeCounts rc = CountRegimes(record);
-    ImGui::TextColored(kDimText, "%d contacts:",
-                       rc.contacts[0] + rc.contacts[1] + rc.contacts[2]);
+    ImGui::TextColored(kDimText, "%s:",
+                       CountNoun(rc.contacts[0] + rc.contacts[1] + rc.contacts[2], "contact",
+                                 "contacts").c_str());
     ImGui::SameLine();
     RegimeCountsLine(rc.contacts);
     if (rc.limits_active + rc.limits_inactive > 0) {
@@ -578,7 +579,7 @@ bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials
 bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
   bool changed = false;
   const std::vector<int> counts = CountRegimes(rows);
-  ImGui::Text("%d contacts:", static_cast<int>(rows.size()));
+  ImGui::Text("%s:", CountNoun(static_cast<long long>(rows.size()), "contact", "contacts").c_str());
   ImGui::SameLine();
   const int regime_counts[3] = {counts[0], counts[1], counts[2]};
   RegimeCountsLine(regime_counts);

@@ -37,8 +37,8 @@ bool DrawPressurePanel(const PressurePanelView& view, PressureOverlay* o) {
     ImGui::TextColored(kDimText, "%d compliant geometr%s", view.compliant_geometries,
                        view.compliant_geometries == 1 ? "y" : "ies");
     if (view.patches > 0) {
-      ImGui::TextColored(kDimText, "shown step: %d patch%s, %d faces, max %s", view.patches,
-                         view.patches == 1 ? "" : "es", view.faces,
+      ImGui::TextColored(kDimText, "shown step: %d patch%s, %d face%s, max %s", view.patches,
+                         view.patches == 1 ? "" : "es", view.faces, view.faces == 1 ? "" : "s",
                          FormatPressure(view.max_pressure).c_str());
     } else {
       ImGui::TextColored(kDimText, "shown step: no patch");
