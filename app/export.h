@@ -31,7 +31,8 @@ void WriteHistoryJson(const History& history, std::ostream& out);
 //   num_stiction, num_sliding, num_no_contact, condition_number ("nan" unless requested),
 //   line_search_iterations, linear_iterations, linear_residual, forcing_term (the iterative
 //   Newton direction computed at this iterate: CG iterations, relative residual, forcing term
-//   η; 0, "nan", "nan" for a direct solve and for the last iteration)
+//   η; 0, "nan", "nan" for a direct solve and for the last iteration), scaled_condition_number
+//   (cond₂(D H D), D = diag(H)^(-1/2); "nan" unless requested)
 // JSON: {"step": ..., "status": ..., "iterations": [ {...}, ... ]}.
 void WriteIterationsCsv(const StepRecord& record, std::ostream& out);
 void WriteIterationsJson(const StepRecord& record, std::ostream& out);

@@ -88,6 +88,53 @@ TEST(Conditioning, NotPositiveDefiniteIsReported) {
   EXPECT_FALSE(b.ok);
 }
 
+// The Jacobi-scaled matrix D H D, D = diag(H)^(-1/2): unit diagonal; a diagonal H scales to the
+// identity (scaled cond exactly 1, whatever its raw cond).
+TEST(JacobiScaled, DiagonalMatrixScalesToTheIdentity) {
+  MatX H = MatX::Zero(4, 4);
+  H.diagonal() << 1e-3, 2.0, 5e4, 7.0;
+  const SparseMat S = JacobiScaled(H.sparseView());
+  ASSERT_EQ(S.rows(), 4);
+  EXPECT_LE((MatX(S) - MatX::Identity(4, 4)).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_EQ(ExactCond(MatX(S)), 1.0);
+  // Without a positive diagonal there is no scaling.
+  H(1, 1) = 0;
+  EXPECT_EQ(JacobiScaled(H.sparseView()).rows(), 0);
+}
+
+// 2x2 [[a, b], [b, c]]: D H D = [[1, r], [r, 1]] with r = b / sqrt(a c), eigenvalues 1 ± |r|,
+// so cond₂(D H D) = (1 + |r|) / (1 − |r|), whatever the diagonal's units.
+TEST(JacobiScaled, TwoByTwoHasKnownEigenvalues) {
+  const double a = 400.0, c = 0.01, b = 1.2;  // r = 1.2 / 2 = 0.6
+  MatX H(2, 2);
+  H << a, b, b, c;
+  const MatX S = MatX(JacobiScaled(H.sparseView()));
+  Eigen::SelfAdjointEigenSolver<MatX> es(S, Eigen::EigenvaluesOnly);
+  EXPECT_NEAR(es.eigenvalues()(0), 0.4, 1e-14);
+  EXPECT_NEAR(es.eigenvalues()(1), 1.6, 1e-14);
+  EXPECT_NEAR(ExactCond(S), 4.0, 1e-12);
+  EXPECT_GT(ExactCond(H), 1e4);  // the raw cond₂ is dominated by a / c
+}
+
+// A random SPD matrix with a badly scaled diagonal: the iterative path on D H D against a dense
+// eigen-solve of D H D.
+TEST(JacobiScaled, RandomSpdMatchesADenseEigenSolve) {
+  const int n = 40;
+  const MatX B = RandomSpd(n, 1e3, 17);
+  VecX s(n);
+  for (int i = 0; i < n; ++i) s(i) = std::pow(10.0, (i % 7) - 3.0);
+  const MatX H = s.asDiagonal() * B * s.asDiagonal();  // same D H D as B up to the diagonal
+  const VecX dinv = H.diagonal().cwiseSqrt().cwiseInverse();
+  const MatX S_dense = dinv.asDiagonal() * H * dinv.asDiagonal();
+  const double exact = ExactCond(S_dense);
+  const SparseMat S = JacobiScaled(H.sparseView());
+  EXPECT_LE((MatX(S) - S_dense).cwiseAbs().maxCoeff(), 1e-12);
+  const EigenvalueBounds b = EstimateExtremeEigenvalues(S, 1e-8, 300);
+  ASSERT_TRUE(b.ok);
+  EXPECT_NEAR((b.lambda_max / b.lambda_min) / exact, 1.0, 1e-5);
+  EXPECT_LT(exact, ExactCond(H));
+}
+
 class ClutterStep : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -139,6 +186,18 @@ TEST_F(ClutterStep, IterativeEstimateMatchesExactCondition) {
   EXPECT_NEAR(est.condition_number / exact.condition_number, 1.0, kCondRelTol);
   EXPECT_NEAR(est.lambda_max / exact.lambda_max, 1.0, kCondRelTol);
   EXPECT_NEAR(est.lambda_min / exact.lambda_min, 1.0, kCondRelTol);
+
+  // Jacobi-scaled D H D by both paths: agree with each other and with a dense eigen-solve of
+  // D H D built here; scaling by the diagonal leaves far less than the raw cond₂ (which mixes
+  // kg with kg m²), and never below 1.
+  const MatX H = MatX(BuildSapHessian(r.problem, r.result, r.result.v));
+  const VecX dinv = H.diagonal().cwiseSqrt().cwiseInverse();
+  const double scaled = ExactCond(dinv.asDiagonal() * H * dinv.asDiagonal());
+  EXPECT_NEAR(exact.scaled_condition_number / scaled, 1.0, 1e-9);
+  EXPECT_TRUE(est.scaled_converged);
+  EXPECT_NEAR(est.scaled_condition_number / scaled, 1.0, kCondRelTol);
+  EXPECT_GE(exact.scaled_condition_number, 1.0);
+  EXPECT_LT(exact.scaled_condition_number, exact.condition_number);
 }
 
 TEST_F(ClutterStep, SparsityImagesAreBoundedAndCountNonzeros) {

@@ -283,7 +283,7 @@ TEST(ExportStats, HistoryAndIterationsAsCsvAndJson) {
   EXPECT_EQ(header,
             "iteration,cost,momentum_residual,gradient_norm,alpha,line_search_evaluations,"
             "num_stiction,num_sliding,num_no_contact,condition_number,line_search_iterations,"
-            "linear_iterations,linear_residual,forcing_term");
+            "linear_iterations,linear_residual,forcing_term,scaled_condition_number");
   ++ilines;
   std::string row0;
   if (std::getline(iin, row0)) ++ilines;
@@ -309,6 +309,7 @@ TEST(ExportStats, HistoryAndIterationsAsCsvAndJson) {
   EXPECT_EQ(it["iterations"][0]["linear_iterations"], 0);
   EXPECT_EQ(it["iterations"][0]["linear_residual"], "nan");
   EXPECT_EQ(it["iterations"][0]["forcing_term"], "nan");
+  EXPECT_EQ(it["iterations"][0]["scaled_condition_number"], "nan");
 }
 
 // A CSV file of the export: its header's column names and its rows of numbers (strtod reads

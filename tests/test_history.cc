@@ -366,6 +366,9 @@ TEST(Breakpoints, ReportsEveryConditionThatHolds) {
   EXPECT_NE(reason->find("; "), std::string::npos);
   EXPECT_NE(reason->find("penetration"), std::string::npos);
   EXPECT_NE(reason->find("step 7"), std::string::npos);
+  // The step is named once, at the start ("step 7: a; b", never "step 7: a; step 7: b").
+  EXPECT_EQ(reason->rfind("step 7: ", 0), 0u) << *reason;
+  EXPECT_EQ(reason->find("step 7", 1), std::string::npos) << *reason;
 }
 
 TEST(Breakpoints, APausedRunStopsAtTheFirstMatchingStep) {

@@ -75,6 +75,111 @@ TEST(ReferenceSlopes, StopAtTheFloorAndRejectBadInput) {
   EXPECT_TRUE(ReferenceSlopes(1.0, 0).linear.empty());
 }
 
+// Observed order q: the slope of log e_{k+1} against log e_k over the tail's last points.
+TEST(ObservedOrder, LinearSequenceHasOrderOne) {
+  std::vector<double> e;
+  for (int k = 0; k < 12; ++k) e.push_back(0.3 * std::pow(0.4, k));
+  const ConvergenceTail t = ObservedOrder(e);
+  EXPECT_EQ(t.points, 4);
+  EXPECT_EQ(t.start, 8);
+  EXPECT_NEAR(t.order, 1.0, 1e-9);
+  EXPECT_NEAR(ObservedOrder(e, 3).order, 1.0, 1e-9);
+}
+
+TEST(ObservedOrder, QuadraticSequenceHasOrderTwo) {
+  // e_{k+1} = e_k² / s with a slow (pre-asymptotic) start that is not part of the tail.
+  std::vector<double> e = {1.0, 1.2, 0.9};
+  const double s = 2.0;
+  for (int k = 0; k < 4; ++k) e.push_back(e.back() * e.back() / s);
+  const ConvergenceTail t = ObservedOrder(e);
+  EXPECT_EQ(t.start, 3);
+  EXPECT_EQ(t.points, 4);
+  EXPECT_NEAR(t.order, 2.0, 1e-9);
+  // Three points: one triple, q = log(e_{k+1}/e_k) / log(e_k/e_{k-1}).
+  const std::vector<double> three = {1e-2, 1e-4, 1e-8};
+  EXPECT_NEAR(ObservedOrder(three).order, 2.0, 1e-12);
+}
+
+TEST(ObservedOrder, TailIsTheFinalDecreasingRunAndTooFewPointsGiveNaN) {
+  // The run ends at the last finite value; a rise resets it.
+  const std::vector<double> e = {1.0, 0.1, 0.5, 0.05, NAN};
+  const ConvergenceTail t = ObservedOrder(e);
+  EXPECT_EQ(t.start, 2);
+  EXPECT_EQ(t.points, 2);
+  EXPECT_TRUE(std::isnan(t.order));
+  EXPECT_EQ(ObservedOrder({}).start, -1);
+  EXPECT_EQ(ObservedOrder({1e-3}).start, -1);
+  EXPECT_TRUE(std::isnan(ObservedOrder({1e-3, 1e-3, 1e-3}).order));
+}
+
+TEST(ReferenceSlopes, AnchoredAtTheTailStartThroughItsFirstTwoPoints) {
+  const std::vector<double> e = {1.0, 0.9, 0.8, 1e-2, 1e-4, 1e-8};
+  const ConvergenceTail t = ObservedOrder(e);
+  ASSERT_EQ(t.start, 2);
+  const ReferenceSeries r = AnchoredReferenceSlopes(e, t.start, 8, 1e-16);
+  ASSERT_GE(r.linear.size(), 5u);
+  ASSERT_GE(r.quadratic.size(), 5u);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_TRUE(std::isnan(r.linear[k]));
+    EXPECT_TRUE(std::isnan(r.quadratic[k]));
+  }
+  EXPECT_DOUBLE_EQ(r.linear[2], 0.8);
+  EXPECT_DOUBLE_EQ(r.quadratic[2], 0.8);
+  EXPECT_NEAR(r.linear[3], 1e-2, 1e-15);
+  EXPECT_NEAR(r.quadratic[3], 1e-2, 1e-15);
+  EXPECT_NEAR(r.linear[4] / 1.25e-4, 1.0, 1e-12);      // rate 1/80 again
+  EXPECT_NEAR(r.quadratic[4] / 1.5625e-6, 1.0, 1e-12);  // ratio squared: 0.8 (1/80)^3
+  EXPECT_LE(static_cast<int>(r.linear.size()), 8);
+  EXPECT_TRUE(AnchoredReferenceSlopes(e, -1, 8).linear.empty());
+  EXPECT_TRUE(AnchoredReferenceSlopes(e, 6, 8).linear.empty());
+}
+
+TEST(HoveredIteration, NoIterationPastTheLast) {
+  // 10 iterations over [0, 90]: iteration i at x = 10 i; the solve shown ends at iteration 5.
+  EXPECT_EQ(HoveredIteration(50.0, 10, 5, 0.0, 90.0), 5);
+  EXPECT_EQ(HoveredIteration(0.0, 10, 5, 0.0, 90.0), 0);
+  EXPECT_EQ(HoveredIteration(61.0, 10, 5, 0.0, 90.0), -1);
+  EXPECT_EQ(HoveredIteration(89.0, 10, 9, 0.0, 90.0), 9);
+  EXPECT_EQ(HoveredIteration(10.0, 0, 5, 0.0, 90.0), -1);
+}
+
+TEST(FormatNumber, NegativeZeroPrintsWithoutASign) {
+  EXPECT_EQ(FormatNumber("%.2e", -0.0), "0.00e+00");
+  EXPECT_EQ(FormatNumber("%.2e", 0.0), "0.00e+00");
+  EXPECT_EQ(FormatNumber("%.3f", -0.0001), "0.000");
+  EXPECT_EQ(FormatNumber("%.3f m", -0.0004), "0.000 m");
+  EXPECT_EQ(FormatNumber("%.0f", -0.2), "0");
+  EXPECT_EQ(FormatNumber("%.2e", -1.5e-3), "-1.50e-03");
+  EXPECT_EQ(FormatNumber("%.3f", -0.0016), "-0.002");
+  EXPECT_EQ(FormatNumber("%.2e", 2e-10), "2.00e-10");  // the exponent's minus stays
+  EXPECT_EQ(FormatNumber("e-m %.1f", -0.01), "e-m 0.0");
+  EXPECT_EQ(FormatNumber("% .3e", -0.0), " 0.000e+00");
+  EXPECT_EQ(FormatNumber("% .3e", -2.0), "-2.000e+00");
+  EXPECT_EQ(Scientific(-0.0), "0.000e+00");
+  EXPECT_EQ(Scientific(-2.5e7, 2), "-2.50e+07");
+  EXPECT_EQ(FormatNumber("%.2e", std::numeric_limits<double>::quiet_NaN()), "nan");
+}
+
+TEST(FrameSplit, PartsSumToTheFrameWithTheSwapAsItsOwnItem) {
+  // 10 frames over 439 ms: ui 2.7, render 393, swap 31 ms in all; the rest is "other".
+  const FrameSplit f = SplitFrameTime(10, 439.0, 2.7, 393.0, 31.0);
+  EXPECT_DOUBLE_EQ(f.frame_ms, 43.9);
+  EXPECT_DOUBLE_EQ(f.swap_ms, 3.1);
+  EXPECT_NEAR(f.ui_ms + f.render_ms + f.swap_ms + f.other_ms, f.frame_ms, 1e-12);
+  EXPECT_NEAR(f.other_ms, 1.23, 1e-12);
+  EXPECT_EQ(FrameSplitText(f),
+            "43.90 ms per frame = ui 0.27 + render 39.30 + swap 3.10 + other 1.23 ms");
+  // Parts over the frame (timer round-off): other is 0, never negative.
+  EXPECT_EQ(SplitFrameTime(2, 10.0, 4.0, 4.0, 2.5).other_ms, 0.0);
+  EXPECT_EQ(SplitFrameTime(0, 10.0, 1.0, 1.0, 1.0).frame_ms, 0.0);
+}
+
+TEST(CountNoun, SingularOnlyForOne) {
+  EXPECT_EQ(CountNoun(1, "iteration", "iterations"), "1 iteration");
+  EXPECT_EQ(CountNoun(0, "iteration", "iterations"), "0 iterations");
+  EXPECT_EQ(CountNoun(12, "iteration", "iterations"), "12 iterations");
+}
+
 TEST(ConvergenceSeries, CostGapIsPositiveAndOmitsTheFinalIterate) {
   const History history = RecordBoxOnRamp(20);
   const SolverResult& res = LongestSolve(history).result;

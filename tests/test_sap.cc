@@ -541,6 +541,27 @@ TEST(SapSolver, ConditionNumberIsRecordedPerIteration) {
   for (double cond : r.stats.iteration_log.Column(kSapConditionNumber)) {
     EXPECT_TRUE(std::isfinite(cond));
   }
+  // The Jacobi-scaled series: cond₂(D H D), D = diag(H)^(-1/2), against a dense eigen-solve.
+  const Eigen::VectorXd dinv = H.diagonal().cwiseSqrt().cwiseInverse();
+  const MatX S = dinv.asDiagonal() * H * dinv.asDiagonal();
+  const Eigen::VectorXd sv = Eigen::SelfAdjointEigenSolver<MatX>(S).eigenvalues();
+  const double scaled = sv.maxCoeff() / sv.minCoeff();
+  EXPECT_NEAR(r.stats.iteration_log(0, kSapScaledConditionNumber), scaled, 1e-9 * scaled);
+  for (double cond : r.stats.iteration_log.Column(kSapScaledConditionNumber)) {
+    EXPECT_TRUE(std::isfinite(cond));
+    EXPECT_GE(cond, 1.0 - 1e-12);
+  }
+}
+
+TEST(SapSolver, ScaledConditionNumberIsNanUnlessRequested) {
+  std::mt19937 rng(11);
+  const ContactProblem p = MakeRandomProblem(rng, 3, 6);
+  SapSolver solver;
+  SolverResult r;
+  solver.Solve(p, p.v0, &r);
+  for (double cond : r.stats.iteration_log.Column(kSapScaledConditionNumber)) {
+    EXPECT_TRUE(std::isnan(cond));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
+#include "app/scene.h"
 #include "engine/inspect/colormap.h"
 #include "engine/inspect/debug_draw.h"
 #include "render/camera.h"
@@ -65,6 +67,47 @@ TEST(LogAxis, LongRangesThinOutMajorsAndDropMinors) {
   }
   EXPECT_LE(majors, 6) << "at most max_major labels";
   EXPECT_GE(majors, 3) << "still enough labels to read the axis";
+}
+
+TEST(LogAxis, MajorsOfVeryLongRangesAreRoundExponents) {
+  // The objective's gap can reach 1e-308: labels at 1, 2, 3 or 5 × 10^k decades, never 1e-101.
+  for (const LogRange r : {LogRange{-308, 0}, LogRange{-303, 1}, LogRange{-101, 0},
+                           LogRange{-17, 2}, LogRange{-40, -3}, LogRange{-4, 4},
+                           LogRange{-7, -1}}) {
+    for (int max_major : {3, 4, 5, 6}) {
+      const std::vector<AxisTick> t = LogTicks(r, max_major);
+      std::vector<int> exps;
+      for (const AxisTick& tick : t) {
+        if (!tick.major) continue;
+        EXPECT_NE(tick.label, "1e-101");
+        exps.push_back(static_cast<int>(std::lround(std::log10(tick.value))));
+      }
+      ASSERT_GE(exps.size(), 2u) << "[" << r.lo_exp << ", " << r.hi_exp << "] " << max_major;
+      EXPECT_LE(static_cast<int>(exps.size()), max_major);
+      // Consecutive majors one stride of the 1-2-5 series apart, at multiples of it.
+      if (exps.size() >= 2) {
+        const int stride = exps[1] - exps[0];
+        bool nice = false;
+        for (int s : {1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500}) nice |= stride == s;
+        EXPECT_TRUE(nice) << "stride " << stride;
+        for (size_t i = 0; i < exps.size(); ++i) {
+          EXPECT_EQ(exps[i] % stride, 0);
+          if (i > 0) {
+            EXPECT_EQ(exps[i] - exps[i - 1], stride);
+          }
+        }
+      }
+    }
+  }
+  const std::vector<AxisTick> t = LogTicks(LogRange{-303, 1}, 5);
+  std::vector<std::string> labels;
+  for (const AxisTick& tick : t) labels.push_back(tick.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"1e-300", "1e-200", "1e-100", "1"}));
+  // Eight decades (the clutter's spectrum of H): 1e-3, 1, 1e3, not the lone "1" a stride of 5
+  // would leave.
+  std::vector<std::string> spectrum;
+  for (const AxisTick& tick : LogTicks(LogRange{-4, 4}, 5)) spectrum.push_back(tick.label);
+  EXPECT_EQ(spectrum, (std::vector<std::string>{"1e-3", "1", "1e3"}));
 }
 
 TEST(LogAxis, LabelsReadAsPowersOfTen) {
@@ -191,6 +234,40 @@ TEST(ContactRows, FieldsComeFromContactConstraintAndResult) {
   EXPECT_EQ(rows[1].body_b, "ball");
   EXPECT_EQ(rows[1].regime, Regime::kNoContact) << "no constraint: no impulse";
   EXPECT_EQ(CountRegimes(rows), (std::vector<int>{1, 0, 1}));
+}
+
+// The solver panel (CountRegimes of the record: friction cones, joint limits apart) and the
+// contact inspector (CountRegimes of its rows) show the same regime counts at every step of the
+// robot dish pile, whose arm and hand have joint-limit rows (kUnilateral) in the problem.
+TEST(ContactRows, SolverPanelAndInspectorCountsAgreeOnTheRobotDishPile) {
+  Scene scene =
+      LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/paper/robot_dish_pile.yaml");
+  Simulator sim(scene.model, scene.settings);
+  int limit_rows = 0, stiction = 0;
+  for (int i = 0; i < 160; ++i) {
+    const StepRecord r = sim.Step();
+    const RegimeCounts panel = CountRegimes(r);
+    const std::vector<ContactRow> rows = BuildContactRows(scene.model, r);
+    const std::vector<int> inspector = CountRegimes(rows);
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(panel.contacts[k], inspector[k])
+          << "step " << r.step << " regime " << RegimeName(static_cast<Regime>(k));
+    }
+    EXPECT_EQ(panel.contacts[0] + panel.contacts[1] + panel.contacts[2],
+              static_cast<int>(rows.size()))
+        << "step " << r.step;
+    limit_rows += panel.limits_active + panel.limits_inactive;
+    stiction += panel.contacts[0];
+  }
+  EXPECT_GT(limit_rows, 0) << "the scene exercises joint-limit rows";
+  EXPECT_GT(stiction, 0);
+}
+
+// One spelling of each regime.
+TEST(ContactRows, RegimeNamesAreOneSpelling) {
+  EXPECT_STREQ(RegimeName(Regime::kStiction), "stiction");
+  EXPECT_STREQ(RegimeName(Regime::kSliding), "sliding");
+  EXPECT_STREQ(RegimeName(Regime::kNoContact), "no_contact");
 }
 
 TEST(ContactRows, LoadedAtAPositiveGapIsFlagged) {
@@ -370,6 +447,19 @@ TEST(UiData, IslandsLineNamesTheSlowestIsland) {
                 island(24, 5, 0, 1, 0.02)};
   EXPECT_EQ(IslandsLine(st),
             "4 islands; slowest: 12 iterations, 20 trees, 57 constraints, 0.210 ms");
+  // Singular counts read singular.
+  SolverStats one;
+  one.islands = {island(0, 1, 1, 1, 0.007), island(1, 1, 1, 1, 0.001)};
+  EXPECT_EQ(IslandsLine(one), "2 islands; slowest: 1 iteration, 1 tree, 1 constraint, 0.007 ms");
+  // Wrapped only after ", " / "; ": every number stays whole in one segment.
+  const std::vector<std::string> seg = WrapSegments(IslandsLine(one));
+  EXPECT_EQ(seg, (std::vector<std::string>{"2 islands; ", "slowest: 1 iteration, ", "1 tree, ",
+                                           "1 constraint, ", "0.007 ms"}));
+  std::string joined;
+  for (const std::string& x : seg) joined += x;
+  EXPECT_EQ(joined, IslandsLine(one));
+  EXPECT_TRUE(WrapSegments("").empty());
+  EXPECT_EQ(WrapSegments("1,5 and 2.5"), (std::vector<std::string>{"1,5 and 2.5"}));
   // By wall time, then iterations (islands 0 and 3 tie on time; 0 iterated more).
   EXPECT_EQ(SlowestIslands(st, 3), (std::vector<int>{1, 0, 3}));
   EXPECT_EQ(SlowestIslands(st, 10).size(), 4u);

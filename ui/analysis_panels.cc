@@ -104,7 +104,7 @@ std::string FormatSeriesValue(const SeriesSpec& spec, double x) {
   } else if (spec.type == SeriesType::kInteger) {
     std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(x));
   } else {
-    std::snprintf(buf, sizeof(buf), "%.4g", x);
+    return FormatNumber("%.4g", x) + (spec.unit && spec.unit[0] ? std::string(" ") + spec.unit : "");
   }
   std::string out = buf;
   if (spec.unit && spec.unit[0] && std::isfinite(x)) {
@@ -172,7 +172,8 @@ bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* sel
   ImGui::TextColored(cur.stats.status == SolverStatus::kConverged ? kGoodText : kBadText, "%s",
                      SolverStatusName(cur.stats.status));
   ImGui::SameLine();
-  ImGui::TextColored(kDimText, "%d iterations", cur.stats.iterations);
+  ImGui::TextColored(kDimText, "%s",
+                     CountNoun(cur.stats.iterations, "iteration", "iterations").c_str());
   // Series picker: a popup with one checkbox per declared series, in declaration order.
   ImGui::SameLine(0, 12);
   if (ImGui::SmallButton("series...")) ImGui::OpenPopup("series_picker");
@@ -214,27 +215,54 @@ bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* sel
   }
   LegendSwatch(kSeries, "this step");
   if (view.resolved) {
-    ImGui::SameLine(0, 12);
     std::string label = "re-solve";
     const SolverResult& rs = *view.resolved;
     if (!rs.laws.empty() && !cur.laws.empty() && rs.laws.model() != cur.laws.model()) {
       label += std::string(" (") + ContactModelName(rs.laws.model()) +
                ", step: " + ContactModelName(cur.laws.model()) + ")";
     }
+    LegendSameLine(label.c_str());
     LegendSwatch(kResolved, label.c_str(), true);
   }
+  if (selection->islands && !cur.stats.islands.empty()) {
+    const std::string label =
+        "each of " + CountNoun(static_cast<long long>(cur.stats.islands.size()), "island",
+                               "islands");
+    LegendSameLine(label.c_str());
+    LegendSwatch(kIsland, label.c_str());
+  }
   if (!res_earlier.empty()) {
-    ImGui::SameLine(0, 12);
-    char buf[48];
-    std::snprintf(buf, sizeof(buf), "%d earlier", static_cast<int>(res_earlier.size()));
-    LegendSwatch(IM_COL32(150, 160, 175, 200), buf);
+    const std::string label = std::to_string(res_earlier.size()) + " earlier";
+    LegendSameLine(label.c_str());
+    LegendSwatch(IM_COL32(150, 160, 175, 200), label.c_str());
   }
   if (residual_shown) {
     LegendSwatch(kTolerance, "tolerance", true);
-    ImGui::SameLine(0, 12);
-    LegendSwatch(kLinearRef, "linear (r = 0.5)", true);
-    ImGui::SameLine(0, 12);
+    LegendSameLine("linear");
+    LegendSwatch(kLinearRef, "linear", true);
+    LegendSameLine("quadratic");
     LegendSwatch(kQuadRef, "quadratic", true);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(
+          "Reference slopes from the start of the residual's tail (its last points, up to 4, "
+          "while it decreases), both through the tail's first two points: linear keeps that "
+          "ratio, quadratic squares it every iteration.");
+    }
+    // Observed order of convergence over the same tail, on its own line.
+    const std::vector<double> e = PlottedSeries(cur, table[residual].key);
+    const ConvergenceTail tail = ObservedOrder(e);
+    if (std::isfinite(tail.order)) {
+      ImGui::TextColored(kDimText, "observed order q = %s over iterations %d-%d",
+                         FormatNumber("%.2f", tail.order).c_str(), tail.start,
+                         tail.start + tail.points - 1);
+    } else {
+      ImGui::TextColored(kDimText, "observed order q: n/a (fewer than 3 decreasing points)");
+    }
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(
+          "Least-squares slope of log e_{k+1} against log e_k over the tail's last points: "
+          "e_{k+1} ~ C e_k^q, q = 1 linear, q = 2 quadratic.");
+    }
   }
   if (plots.empty()) {
     ImGui::TextDisabled("no series selected");
@@ -280,8 +308,12 @@ bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* sel
           const double y = LogToPixel(view.tolerance, range, a.rect.y0, a.rect.y1);
           DashedLine(dl, P(a.p0.x, y), P(a.p1.x, y), kTolerance, 1.5f, 4.0f, 4.0f);
         }
-        const double e0 = ps.cur.empty() ? 0.0 : ps.cur[0];
-        const ReferenceSeries refs = ReferenceSlopes(e0, count, range.lo());
+        // Reference slopes from the start of the tail whose order is estimated, through its
+        // first two points; only when the tail has a third point for them to explain.
+        const ConvergenceTail tail = ObservedOrder(ps.cur);
+        const ReferenceSeries refs =
+            tail.points >= 3 ? AnchoredReferenceSlopes(ps.cur, tail.start, count, range.lo())
+                             : ReferenceSeries{};
         const auto lin_pts = LogPoints(refs.linear, count, range, a.rect);
         const auto quad_pts = LogPoints(refs.quadratic, count, range, a.rect);
         Polyline(dl, lin_pts, kLinearRef, 1.2f, true);
@@ -337,9 +369,19 @@ bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* sel
   for (const PlotArea& a : areas) {
     if (a.hovered) hovered = &a;
   }
-  if (hovered && count > 0) {
-    const int i = PixelToIndex(ImGui::GetIO().MousePos.x, count, hovered->rect.x0,
-                               hovered->rect.x1);
+  // The last iteration of the solves shown (this step's, the re-solve's, the islands'): no
+  // tooltip past it (the axis can be longer for the earlier steps).
+  int last_row = log.num_rows() - 1;
+  for (const PanelSeries& ps : plots) {
+    last_row = std::max(last_row, static_cast<int>(ps.res.size()) - 1);
+    for (const auto& e : ps.islands) last_row = std::max(last_row, static_cast<int>(e.size()) - 1);
+  }
+  const int hovered_i =
+      hovered ? HoveredIteration(ImGui::GetIO().MousePos.x, count, last_row, hovered->rect.x0,
+                                 hovered->rect.x1)
+              : -1;
+  if (hovered && hovered_i >= 0) {
+    const int i = hovered_i;
     const double x = IndexToPixel(i, count, areas[0].rect.x0, areas[0].rect.x1);
     for (const PlotArea& a : areas) dl->AddLine(P(x, a.p0.y), P(x, a.p1.y), kMarker);
     ImGui::BeginTooltip();
@@ -613,12 +655,33 @@ void DrawConditioningPanel(const ConditioningReport& report, ImTextureID h_image
     };
     cell("n (nv)", std::to_string(report.n));
     cell("rows of J", std::to_string(report.num_rows));
-    cell("lambda_min", Scientific(report.lambda_min) + " kg");
-    cell("lambda_max", Scientific(report.lambda_max) + " kg");
-    cell("cond2(H)", Scientific(report.condition_number));
+    cell("lambda_min(H)", Scientific(report.lambda_min) + " kg");
+    cell("lambda_max(H)", Scientific(report.lambda_max) + " kg");
     cell("method", report.exact ? std::string("exact (dense)")
-                                : std::string(report.converged ? "iterative, converged"
-                                                               : "iterative, NOT converged"));
+                                : std::string(report.converged && report.scaled_converged
+                                                  ? "iterative, converged"
+                                                  : "iterative, NOT converged"));
+    ImGui::EndTable();
+  }
+  // The two condition numbers, each on its own labelled row.
+  if (ImGui::BeginTable("cond_values", 2, ImGuiTableFlags_SizingFixedFit)) {
+    auto row = [](const char* name, const std::string& value, const char* help) {
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kDimText, "%s", name);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(value.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+    };
+    row("cond2(H) raw", Scientific(report.condition_number),
+        "lambda_max / lambda_min of the unscaled H = A + J^T G J. It mixes units (masses in kg "
+        "against moments of inertia in kg m^2), so much of it measures the bodies' sizes.");
+    row("cond2(DHD) Jacobi-scaled",
+        std::isfinite(report.scaled_condition_number) ? Scientific(report.scaled_condition_number)
+                                                      : std::string("n/a (diag(H) not > 0)"),
+        "cond2 of D H D with D = diag(H)^(-1/2): H with unit diagonal, dimensionless. The "
+        "conditioning left once each dof is measured in its own units (what a "
+        "Jacobi-preconditioned solver sees).");
     ImGui::EndTable();
   }
   if (!report.exact && !report.converged) {
@@ -654,7 +717,7 @@ void DrawConditioningPanel(const ConditioningReport& report, ImTextureID h_image
     dl->PopClipRect();
     if (a.hovered && n > 0) {
       const int i = PixelToIndex(ImGui::GetIO().MousePos.x, n, a.rect.x0, a.rect.x1);
-      ImGui::SetTooltip("lambda_%d = %.4e kg", i, ev[i]);
+      ImGui::SetTooltip("lambda_%d = %s kg", i, FormatNumber("%.4e", ev[i]).c_str());
     }
   }
 

@@ -32,7 +32,7 @@ struct ConvergenceView {
 struct ConvergenceSelection {
   std::vector<std::string> keys;
   SeriesTable table;     // the table the keys were chosen from
-  bool islands = false;  // also draw each island's own solve (when the solve was split)
+  bool islands = true;  // also draw each island's own solve (when the solve was split)
 };
 
 // Stacked plots sharing the iteration axis, one per selected series of the shown solve's log,

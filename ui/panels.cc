@@ -10,6 +10,7 @@
 #include "engine/sim/simulator.h"
 #include "engine/solvers/sap/sap_solver.h"
 #include "ui/param_widgets.h"
+#include "ui/plot_data.h"
 
 namespace contactlab {
 
@@ -76,6 +77,33 @@ void LegendArrow(const Color& c, const char* label) {
   ImGui::TextUnformatted(label);
 }
 
+// A line wrapped only between its WrapSegments (after ", " and "; "), never inside a number.
+void TextWrappedAtSeparators(const ImVec4& col, const std::string& text) {
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  bool first = true;
+  for (const std::string& seg : WrapSegments(text)) {
+    if (!first) {
+      ImGui::SameLine(0, 0);
+      if (ImGui::GetCursorScreenPos().x + ImGui::CalcTextSize(seg.c_str()).x > right) {
+        ImGui::NewLine();
+      }
+    }
+    ImGui::TextColored(col, "%s", seg.c_str());
+    first = false;
+  }
+}
+
+// "12 stiction  3 sliding  5 no_contact" in the regime colours, the names from RegimeName (one
+// spelling everywhere): the solver panel and the contact inspector both draw their counts here.
+void RegimeCountsLine(const int counts[3]) {
+  const Color colors[3] = {kStictionColor, kSlidingColor, kInactiveColor};
+  for (int r = 0; r < 3; ++r) {
+    if (r > 0) ImGui::SameLine();
+    ImGui::TextColored(ToImVec4(colors[r]), "%d %s", counts[r],
+                       RegimeName(static_cast<Regime>(r)));
+  }
+}
+
 }  // namespace
 
 ImU32 ToImU32(const Color& c) { return ImGui::ColorConvertFloat4ToU32(ToImVec4(c)); }
@@ -110,17 +138,18 @@ bool DrawPlaybackPanel(PlaybackState* s) {
   ImGui::TextColored(behind ? kBadText : kGoodText, "%.3f", s->real_time_factor);
   ImGui::SameLine();
   ImGui::TextColored(kDimText, "(target %.3g)", s->rate);
-  ImGui::TextColored(kDimText, "frame %.1f ms   physics %.1f ms   %d steps", s->frame_ms,
-                     s->physics_ms, s->steps_last_frame);
+  ImGui::TextColored(kDimText, "frame %.1f ms   physics %.1f ms   %s", s->frame_ms,
+                     s->physics_ms, CountNoun(s->steps_last_frame, "step", "steps").c_str());
   return changed;
 }
 
 void DrawContactLegend() {
-  LegendDot(kStictionColor, "stiction");
+  LegendDot(kStictionColor, RegimeName(Regime::kStiction));
   ImGui::SameLine(0, 14);
-  LegendDot(kSlidingColor, "sliding");
+  LegendDot(kSlidingColor, RegimeName(Regime::kSliding));
   ImGui::SameLine(0, 14);
-  LegendDot(kInactiveColor, "in margin, no impulse");
+  LegendDot(kInactiveColor, RegimeName(Regime::kNoContact));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("in the contact margin, no impulse");
   ImGui::SameLine(0, 14);
   LegendDot(kGapLoadColor, "pushing at phi > 0 (ring)");
   LegendArrow(kNormalImpulseColor, "normal impulse");
@@ -316,12 +345,15 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
     ImGui::TextColored(kBadText, "warning: %s", diag.message.c_str());
     ImGui::PopTextWrapPos();
   }
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("energy %+.3g J (allowed %.3g J)   penetration %.2g   speed %.2g",
-                      diag.energy_after - diag.energy_before,
-                      diag.elastic_energy + diag.injected_energy + diag.energy_tolerance,
-                      diag.penetration_ratio, diag.speed_ratio);
-  ImGui::PopTextWrapPos();
+  ImGui::BeginGroup();
+  TextWrappedAtSeparators(
+      ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),
+      "energy " + FormatNumber("%+.3g", diag.energy_after - diag.energy_before) + " J (allowed " +
+          FormatNumber("%.3g",
+                       diag.elastic_energy + diag.injected_energy + diag.energy_tolerance) +
+          " J), penetration " + FormatNumber("%.2g", diag.penetration_ratio) + ", speed " +
+          FormatNumber("%.2g", diag.speed_ratio));
+  ImGui::EndGroup();
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip(
         "Divergence checks of the step (docs/debugging.md):\n"
@@ -335,7 +367,7 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
       ImGui::TableNextColumn();
       ImGui::TextColored(kDimText, "%s", name);
       ImGui::TableNextColumn();
-      ImGui::Text(fmt, v);
+      ImGui::TextUnformatted(FormatNumber(fmt, v).c_str());
     };
     item("iterations", "%.0f", st.iterations);
     item("contacts", "%.0f", record.metrics.num_contacts);
@@ -349,9 +381,9 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   }
   // Islands solved separately: their number and the slowest one; the tooltip lists the five
   // slowest (the step's iteration count is the largest island's).
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(kDimText, "%s", IslandsLine(st).c_str());
-  ImGui::PopTextWrapPos();
+  ImGui::BeginGroup();
+  TextWrappedAtSeparators(kDimText, IslandsLine(st));
+  ImGui::EndGroup();
   if (!st.islands.empty() && ImGui::IsItemHovered()) {
     std::string tip = "slowest islands (first tree: trees, constraints, iterations, ms)";
     for (int k : SlowestIslands(st, 5)) {
@@ -368,13 +400,11 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
   if (!log.empty()) {
     // Contacts apart from joint limits, as the contact inspector counts them.
     const RegimeCounts rc = CountRegimes(record);
-    ImGui::TextColored(kDimText, "contacts:");
+    ImGui::TextColored(kDimText, "%s:",
+                       CountNoun(rc.contacts[0] + rc.contacts[1] + rc.contacts[2], "contact",
+                                 "contacts").c_str());
     ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kStictionColor), "%d stiction", rc.contacts[0]);
-    ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", rc.contacts[1]);
-    ImGui::SameLine();
-    ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", rc.contacts[2]);
+    RegimeCountsLine(rc.contacts);
     if (rc.limits_active + rc.limits_inactive > 0) {
       ImGui::TextColored(kDimText, "joint limits: %d active, %d inactive", rc.limits_active,
                          rc.limits_inactive);
@@ -549,13 +579,10 @@ bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials
 bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
   bool changed = false;
   const std::vector<int> counts = CountRegimes(rows);
-  ImGui::Text("%d contacts:", static_cast<int>(rows.size()));
+  ImGui::Text("%s:", CountNoun(static_cast<long long>(rows.size()), "contact", "contacts").c_str());
   ImGui::SameLine();
-  ImGui::TextColored(ToImVec4(kStictionColor), "%d stiction", counts[0]);
-  ImGui::SameLine();
-  ImGui::TextColored(ToImVec4(kSlidingColor), "%d sliding", counts[1]);
-  ImGui::SameLine();
-  ImGui::TextColored(ToImVec4(kInactiveColor), "%d none", counts[2]);
+  const int regime_counts[3] = {counts[0], counts[1], counts[2]};
+  RegimeCountsLine(regime_counts);
   ImGui::SameLine();
   ImGui::TextColored(ToImVec4(kGapLoadColor), "%d pushing at phi > 0", CountLoadedAtGap(rows));
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
@@ -615,20 +642,20 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
       // φ of a contact loaded at a positive gap in the flag's colour.
       ImGui::TableNextColumn();
       if (r.loaded_at_gap) {
-        ImGui::TextColored(ToImVec4(kGapLoadColor), "% .3e", r.phi);
+        ImGui::TextColored(ToImVec4(kGapLoadColor), "%s", FormatNumber("% .3e", r.phi).c_str());
       } else {
-        ImGui::Text("% .3e", r.phi);
+        ImGui::TextUnformatted(FormatNumber("% .3e", r.phi).c_str());
       }
       for (double v : {r.v_n, r.v_t, r.gamma_n, r.gamma_t}) {
         ImGui::TableNextColumn();
-        ImGui::Text("% .3e", v);
+        ImGui::TextUnformatted(FormatNumber("% .3e", v).c_str());
       }
       ImGui::TableNextColumn();
       ImGui::TextColored(ToImVec4(RegimeColor(static_cast<int>(r.regime))), "%s",
                          r.constraint < 0 ? "(none)" : RegimeName(r.regime));
       for (double v : {r.stiffness, r.dissipation_time}) {
         ImGui::TableNextColumn();
-        ImGui::Text("%.3e", v);
+        ImGui::TextUnformatted(FormatNumber("%.3e", v).c_str());
       }
       for (int k = 0; k < num_constants; ++k) {
         ImGui::TableNextColumn();
@@ -637,7 +664,7 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
         if (mc.is_flag) {
           ImGui::TextUnformatted(mc.value != 0 ? "yes" : "no");
         } else {
-          ImGui::Text("% .3e", mc.value);
+          ImGui::TextUnformatted(FormatNumber("% .3e", mc.value).c_str());
         }
       }
     }

@@ -403,9 +403,123 @@ PlotRect BlockToPixels(const MatrixBlock& b, int rows, int cols, const PlotRect&
 }
 
 std::string Scientific(double value, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%.*e", std::max(0, digits), value);
-  return buf;
+  char fmt[16];
+  std::snprintf(fmt, sizeof(fmt), "%%.%de", std::clamp(digits, 0, 17));
+  return FormatNumber(fmt, value);
+}
+
+std::string FormatNumber(const char* format, double value) {
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), format, value);
+  std::string out = buf;
+  // A minus sign of a number (not an exponent's, after 'e' or 'E') is dropped when only zeros
+  // and a decimal point follow it up to the end of the mantissa: "-0.00e+00", "-0.000", "-0".
+  if (!std::isfinite(value)) return out;
+  for (size_t minus = out.find('-'); minus != std::string::npos; minus = out.find('-', minus + 1)) {
+    if (minus > 0 && (out[minus - 1] == 'e' || out[minus - 1] == 'E')) continue;
+    size_t i = minus + 1;
+    bool digits = false, nonzero = false;
+    for (; i < out.size(); ++i) {
+      const char c = out[i];
+      if (c >= '1' && c <= '9') nonzero = true;
+      if (c >= '0' && c <= '9') {
+        digits = true;
+      } else if (c != '.') {
+        break;
+      }
+    }
+    if (digits && !nonzero) {
+      // A "% " (space flag) format keeps its column: the sign becomes the space it would be.
+      if (std::string(format).find("% ") != std::string::npos) {
+        out[minus] = ' ';
+      } else {
+        out.erase(minus, 1);
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+FrameSplit SplitFrameTime(int frames, double wall_ms_total, double ui_ms_total,
+                          double render_ms_total, double swap_ms_total) {
+  FrameSplit f;
+  if (frames <= 0) return f;
+  f.frame_ms = wall_ms_total / frames;
+  f.ui_ms = ui_ms_total / frames;
+  f.render_ms = render_ms_total / frames;
+  f.swap_ms = swap_ms_total / frames;
+  f.other_ms = std::max(0.0, f.frame_ms - f.ui_ms - f.render_ms - f.swap_ms);
+  return f;
+}
+
+std::string FrameSplitText(const FrameSplit& f) {
+  return FormatNumber("%.2f", f.frame_ms) + " ms per frame = ui " + FormatNumber("%.2f", f.ui_ms) +
+         " + render " + FormatNumber("%.2f", f.render_ms) + " + swap " +
+         FormatNumber("%.2f", f.swap_ms) + " + other " + FormatNumber("%.2f", f.other_ms) + " ms";
+}
+
+std::string CountNoun(long long count, const char* singular, const char* plural) {
+  return std::to_string(count) + " " + (count == 1 ? singular : plural);
+}
+
+ConvergenceTail ObservedOrder(const std::vector<double>& e, int window) {
+  ConvergenceTail tail;
+  window = std::clamp(window, 3, 4);
+  // Last finite positive value, then back while strictly decreasing.
+  int end = static_cast<int>(e.size()) - 1;
+  while (end >= 0 && !(std::isfinite(e[end]) && e[end] > 0)) --end;
+  if (end < 0) return tail;
+  int begin = end;
+  while (begin > 0 && std::isfinite(e[begin - 1]) && e[begin - 1] > e[begin]) --begin;
+  tail.start = std::max(begin, end - window + 1);
+  tail.points = end - tail.start + 1;
+  if (tail.points < 2) {
+    tail.start = -1;
+    tail.points = 0;
+    return tail;
+  }
+  if (tail.points < 3) return tail;
+  // Least squares of y = log e_{k+1} on x = log e_k over the pairs of the window.
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const int m = tail.points - 1;
+  for (int k = tail.start; k < end; ++k) {
+    const double x = std::log(e[k]), y = std::log(e[k + 1]);
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double den = m * sxx - sx * sx;
+  if (!(std::abs(den) > 1e-12 * std::max(1.0, m * sxx))) return tail;
+  tail.order = (m * sxy - sx * sy) / den;
+  return tail;
+}
+
+ReferenceSeries AnchoredReferenceSlopes(const std::vector<double>& e, int start, int n,
+                                        double floor) {
+  ReferenceSeries out;
+  if (start < 0 || start >= static_cast<int>(e.size()) || start >= n) return out;
+  const double e0 = e[start];
+  if (!(e0 > 0) || !std::isfinite(e0)) return out;
+  double ratio = 0.5;
+  if (start + 1 < static_cast<int>(e.size())) {
+    const double r = e[start + 1] / e0;
+    if (std::isfinite(r) && r > 0 && r < 1) ratio = r;
+  }
+  const ReferenceSeries tail = ReferenceSlopes(e0, n - start, floor, ratio, ratio);
+  out.e_scale = tail.e_scale;
+  out.linear.assign(start, kNaN);
+  out.linear.insert(out.linear.end(), tail.linear.begin(), tail.linear.end());
+  out.quadratic.assign(start, kNaN);
+  out.quadratic.insert(out.quadratic.end(), tail.quadratic.begin(), tail.quadratic.end());
+  return out;
+}
+
+int HoveredIteration(double x, int count, int last, double x0, double x1) {
+  if (count <= 0 || last < 0) return -1;
+  const int i = PixelToIndex(x, count, x0, x1);
+  return i > last ? -1 : i;
 }
 
 }  // namespace contactlab

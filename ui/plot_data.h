@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,6 +41,33 @@ struct ReferenceSeries {
 // series can be shorter than n. e0 <= 0 or non-finite, or n <= 0, gives empty series.
 ReferenceSeries ReferenceSlopes(double e0, int n, double floor = 1e-16, double rate = 0.5,
                                 double quadratic_ratio = 0.5);
+
+// Observed order of convergence of a residual sequence e_k: the least-squares slope q of
+// log e_{k+1} against log e_k over the last `window` (3 or 4) points of its tail, so that
+// e_{k+1} ≈ C e_k^q (q = 1: linear, q = 2: quadratic). The tail is the final run of finite,
+// positive, strictly decreasing values (NaN entries end a run); the window is its last up to
+// `window` points and starts at `start`. q is NaN with fewer than 3 points in the window or when
+// the points are degenerate (equal log e_k).
+struct ConvergenceTail {
+  int start = -1;   // index of the first point of the window (-1: no usable tail)
+  int points = 0;   // points in the window (0, or 2..window)
+  double order = std::numeric_limits<double>::quiet_NaN();  // q
+};
+ConvergenceTail ObservedOrder(const std::vector<double>& e, int window = 4);
+
+// Reference slopes anchored at the start of the tail they explain: NaN before `start`, then
+// ReferenceSlopes from e[start] over iterations [start, n) with both the linear rate and the
+// quadratic ratio set to the first step of the tail, e[start + 1] / e[start] (when it is in
+// (0, 1); else the defaults 0.5), so both curves pass through the tail's first two points and
+// part from there: the data follows the one that explains it. Length n at most; empty when
+// start is out of range or e[start] is not > 0.
+ReferenceSeries AnchoredReferenceSlopes(const std::vector<double>& e, int start, int n,
+                                        double floor = 1e-16);
+
+// Iteration under the mouse on a plot whose x axis holds `count` iterations over [x0, x1], or -1
+// when that iteration is past `last` (the last iteration of the solves shown) or count <= 0: no
+// tooltip past the last iteration.
+int HoveredIteration(double x, int count, int last, double x0, double x1);
 
 // Gap to the final value, y_k − y_final, per iterate (the plot of a SeriesRole::kObjective such
 // as SAP's cost ℓ [J]). Same length as `values` so it shares the iteration axis; the final
@@ -175,6 +203,20 @@ struct BarSegment {
 // zero, negative or non-finite ms are skipped.
 std::vector<BarSegment> LayoutProfileBar(const FrameProfile& profile, double x0, double x1);
 
+// The main thread's frame time split as the viewer prints it at exit: per frame, UI building,
+// rendering (with glFinish when scripted or profiled), the buffer swap / present (where the GL
+// work and the vsync wait land otherwise) and the rest of the main thread (events, input, the
+// physics hand-off, screenshots), so that ui + render + swap + other = frame. Totals over
+// `frames` frames [ms]; "other" is clamped at 0 (then the parts can exceed the frame by timer
+// round-off).
+struct FrameSplit {
+  double frame_ms = 0, ui_ms = 0, render_ms = 0, swap_ms = 0, other_ms = 0;  // per frame
+};
+FrameSplit SplitFrameTime(int frames, double wall_ms_total, double ui_ms_total,
+                          double render_ms_total, double swap_ms_total);
+// "43.90 ms per frame = ui 0.27 + render 39.30 + swap 3.10 + other 1.23 ms".
+std::string FrameSplitText(const FrameSplit& split);
+
 // ---------------------------------------------------------------------------------------------
 // Sparsity images.
 
@@ -210,7 +252,16 @@ PlotRect FitAspect(int rows, int cols, const PlotRect& area);
 // matrix).
 PlotRect BlockToPixels(const MatrixBlock& block, int rows, int cols, const PlotRect& image);
 
-// "1.234e+05" style, for the conditioning numbers.
+// "1.234e+05" style, for the conditioning numbers. Through FormatNumber: no "-0.000e+00".
 std::string Scientific(double value, int digits = 3);
+
+// printf of one double with `format` (one conversion, e.g. "%.2e", "%.3f ms"), except that a
+// result that reads as zero carries no minus sign: -0.0, and values that round to zero, print
+// "0.00e+00" / "0.000", never "-0.00e+00" / "-0.000" (with the space flag, "% .3e", the sign's
+// place becomes a space: " 0.000e+00"). NaN prints "nan", infinities "inf"/"-inf".
+std::string FormatNumber(const char* format, double value);
+
+// "1 iteration", "2 iterations", "0 iterations": count and noun, plural unless count == 1.
+std::string CountNoun(long long count, const char* singular, const char* plural);
 
 }  // namespace contactlab

@@ -106,8 +106,16 @@ void LegendSwatch(ImU32 col, const char* label, bool dashed) {
     dl->AddLine(ImVec2(p.x, p.y + 0.5f * h), ImVec2(p.x + w, p.y + 0.5f * h), col, 2.0f);
   }
   ImGui::Dummy(ImVec2(w, h));
-  ImGui::SameLine(0, 4);
+  ImGui::SameLine(0, 6);
   ImGui::TextColored(kDimText, "%s", label);
+}
+
+void LegendSameLine(const char* next_label) {
+  const float h = ImGui::GetTextLineHeight();
+  const float gap = 16.0f;
+  const float need = gap + 1.6f * h + 6.0f + ImGui::CalcTextSize(next_label).x;
+  ImGui::SameLine(0, gap);
+  if (ImGui::GetContentRegionAvail().x < need - gap) ImGui::NewLine();
 }
 
 }  // namespace plot_widgets

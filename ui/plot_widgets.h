@@ -62,6 +62,9 @@ void Markers(ImDrawList* dl, const std::vector<std::pair<double, double>>& pts, 
              bool square);
 // A short line in `col` and the label, on the current line.
 void LegendSwatch(ImU32 col, const char* label, bool dashed = false);
+// Before the next legend entry: on the same line 16 px after the previous one when the entry
+// (swatch and `next_label`) fits in the remaining width, else on a new line.
+void LegendSameLine(const char* next_label);
 
 }  // namespace plot_widgets
 }  // namespace contactlab

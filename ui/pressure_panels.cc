@@ -37,8 +37,8 @@ bool DrawPressurePanel(const PressurePanelView& view, PressureOverlay* o) {
     ImGui::TextColored(kDimText, "%d compliant geometr%s", view.compliant_geometries,
                        view.compliant_geometries == 1 ? "y" : "ies");
     if (view.patches > 0) {
-      ImGui::TextColored(kDimText, "shown step: %d patch%s, %d faces, max %s", view.patches,
-                         view.patches == 1 ? "" : "es", view.faces,
+      ImGui::TextColored(kDimText, "shown step: %d patch%s, %d face%s, max %s", view.patches,
+                         view.patches == 1 ? "" : "es", view.faces, view.faces == 1 ? "" : "s",
                          FormatPressure(view.max_pressure).c_str());
     } else {
       ImGui::TextColored(kDimText, "shown step: no patch");
@@ -204,8 +204,9 @@ bool DrawPatchInspector(const std::vector<PatchRow>& rows, const StepRecord& rec
   static const char* kHeaders[] = {"patch",        "body A",       "body B",
                                    "faces",        "area [m^2]",   "sum A p0 [N]",
                                    "max p0",       "mean p0",      "|F| solved [N]",
-                                   "|M| [N m]",    "stiction",     "sliding",
-                                   "no_contact",   ""};
+                                   "|M| [N m]",    RegimeName(Regime::kStiction),
+                                   RegimeName(Regime::kSliding),
+                                   RegimeName(Regime::kNoContact), ""};
   constexpr int kColumns = sizeof(kHeaders) / sizeof(kHeaders[0]);
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   const float height = row_h * (std::min<int>(static_cast<int>(rows.size()), 3) + 1.5f);

@@ -49,8 +49,23 @@ std::vector<AxisTick> LogTicks(const LogRange& range, int max_major) {
   const int decades = range.hi_exp - range.lo_exp;
   if (decades <= 0) return ticks;
   max_major = std::max(max_major, 2);
-  // Every `stride`-th decade, aligned to multiples of stride, so majors stay at round exponents.
-  const int stride = std::max(1, (decades + max_major - 1) / (max_major - 1));
+  // Every `stride`-th decade, aligned to multiples of stride, so majors stay at round exponents;
+  // the stride itself is 1, 2, 3 or 5 × 10^k decades (a long axis reads 1e-300, 1e-200,
+  // 1e-100, never a label such as 1e-101): the smallest such stride that keeps at most
+  // max_major majors, or a smaller one when that would leave fewer than two.
+  const int needed = std::max(1, (decades + max_major - 1) / (max_major - 1));
+  std::vector<int> strides;
+  for (int base = 1; strides.empty() || strides.back() < needed; base *= 10) {
+    for (int m : {1, 2, 3, 5}) strides.push_back(m * base);
+  }
+  auto majors_with = [&](int s) {
+    auto floor_div = [](int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+    return floor_div(range.hi_exp, s) - -floor_div(-range.lo_exp, s) + 1;
+  };
+  size_t pick = 0;
+  while (strides[pick] < needed) ++pick;
+  while (pick > 0 && majors_with(strides[pick]) < 2) --pick;
+  const int stride = strides[pick];
   const bool minors = decades <= 3;
   for (int e = range.lo_exp; e <= range.hi_exp; ++e) {
     const bool is_major = ((e % stride) + stride) % stride == 0;
@@ -134,10 +149,29 @@ std::vector<int> SlowestIslands(const SolverStats& stats, int count) {
 std::string IslandsLine(const SolverStats& stats) {
   if (stats.islands.empty()) return "one problem (no island split)";
   const IslandSummary& s = stats.islands[SlowestIslands(stats, 1).front()];
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%zu islands; slowest: %d iterations, %d trees, %d constraints, %.3f ms",
-                stats.islands.size(), s.iterations, s.trees, s.constraints, s.solve_ms);
-  return buf;
+  auto count = [](long long n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  char ms[48];
+  std::snprintf(ms, sizeof ms, "%.3f ms", s.solve_ms);
+  return count(static_cast<long long>(stats.islands.size()), "island", "islands") +
+         "; slowest: " + count(s.iterations, "iteration", "iterations") + ", " +
+         count(s.trees, "tree", "trees") + ", " +
+         count(s.constraints, "constraint", "constraints") + ", " + ms;
+}
+
+std::vector<std::string> WrapSegments(const std::string& text) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if ((text[i] == ',' || text[i] == ';') && text[i + 1] == ' ') {
+      out.push_back(text.substr(begin, i + 2 - begin));
+      begin = i + 2;
+      ++i;
+    }
+  }
+  if (begin < text.size()) out.push_back(text.substr(begin));
+  return out;
 }
 
 std::string ResolveLegend(const SolverResult& before, const SolverResult& after) {

@@ -29,8 +29,9 @@ struct LogRange {
 // zeros) count as `floor` (> 0). At least one decade wide. With no usable value: [floor, 1].
 LogRange ComputeLogRange(const std::vector<double>& values, double floor = 1e-16);
 
-// Ticks on a log axis: majors at powers of ten (every k-th decade so that at most
-// `max_major` majors show), minors at 2..9 times each decade when the range spans at most
+// Ticks on a log axis: majors at powers of ten (every k-th decade, k = 1, 2, 3 or 5 × 10^j and
+// the exponents multiples of k, so that at most `max_major` majors show, and at least two when
+// the range allows), minors at 2..9 times each decade when the range spans at most
 // three decades. Ordered by increasing value, all within the range.
 std::vector<AxisTick> LogTicks(const LogRange& range, int max_major = 6);
 
@@ -73,6 +74,10 @@ std::vector<double> ResidualSeries(const SolverResult& result);
 // Island line of the solver panel: "one problem (no island split)" when the solve was not split,
 // else "N islands; slowest: I iterations, T trees, C constraints, X ms" (slowest by wall time).
 std::string IslandsLine(const SolverStats& stats);
+// A line split for wrapping only after its ", " and "; " separators (each segment keeps its
+// trailing separator; concatenated they give the text back), so a wrapped line never breaks a
+// number such as "0.007 ms" (ImGui's own wrapping also breaks after '.' and ',').
+std::vector<std::string> WrapSegments(const std::string& text);
 // Indices into stats.islands of the `count` slowest islands (by wall time, then iterations),
 // slowest first.
 std::vector<int> SlowestIslands(const SolverStats& stats, int count);

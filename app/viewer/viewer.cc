@@ -398,8 +398,9 @@ void Viewer::DrawLabels() {
     if (!playback_.playing && !timeline_.break_reason.empty()) {
       mode += "   break at " + timeline_.break_reason;
     }
-    std::snprintf(line, sizeof(line), "t = %.3f s   %d contacts   %d iterations   %s", time,
-                  contacts, iterations, mode.c_str());
+    std::snprintf(line, sizeof(line), "t = %.3f s   %s   %s   %s", time,
+                  CountNoun(contacts, "contact", "contacts").c_str(),
+                  CountNoun(iterations, "iteration", "iterations").c_str(), mode.c_str());
     const ImVec2 pos(vp_x_ + 12.0f, vp_y_ + 10.0f);
     dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 180), line);
     dl->AddText(pos, IM_COL32(235, 238, 242, 255), line);
@@ -720,18 +721,21 @@ int Viewer::Run() {
       }
       break;
     }
+    const auto swap_start = Clock::now();
     glfwSwapBuffers(window_);
+    swap_ms_total_ += 1e3 * Seconds(Clock::now() - swap_start);
   }
   if (video_.active() && !StopVideo() && !options_.video_path.empty()) exit_code = 1;
   if (frame > 0) {
-    // Wall time per frame including buffer swaps (the GL work finishes there or in the read).
-    const double frame_ms = 1e3 * Seconds(Clock::now() - loop_start) / frame;
+    // Wall time per frame split into the main thread's parts, the buffer swap (present, vsync
+    // wait and GL work not finished before it) its own item, so the parts sum to the frame.
+    const FrameSplit split = SplitFrameTime(frame, 1e3 * Seconds(Clock::now() - loop_start),
+                                            ui_ms_total_, render_ms_total_, swap_ms_total_);
     std::printf(
-        "viewer: %d frames, %.2f ms per frame (physics %.2f ms on its thread, ui %.2f ms, "
-        "render %.2f ms), %d steps, t = %.4f s [%s, %d samples]\n",
-        frame, frame_ms, physics_ms_total_ / frame, ui_ms_total_ / frame,
-        render_ms_total_ / frame, live_step_count_, live_state_.time, gl_renderer_.c_str(),
-        msaa_samples_);
+        "viewer: %d frames, %s (physics %.2f ms per frame on its thread), %d steps, t = %.4f s "
+        "[%s, %d samples]\n",
+        frame, FrameSplitText(split).c_str(), physics_ms_total_ / frame, live_step_count_,
+        live_state_.time, gl_renderer_.c_str(), msaa_samples_);
     if (frame_ms_list.size() >= 2) {
       std::vector<double> sorted = frame_ms_list;
       std::sort(sorted.begin(), sorted.end());
@@ -762,7 +766,8 @@ std::string SolveSummary(const SolverResult& r) {
   std::string out = "model ";
   out += r.laws.empty() ? "none" : ContactModelName(r.laws.model());
   char buf[64];
-  std::snprintf(buf, sizeof(buf), ", %d iterations (%s), residual ", r.stats.iterations,
+  std::snprintf(buf, sizeof(buf), ", %s (%s), residual ",
+                CountNoun(r.stats.iterations, "iteration", "iterations").c_str(),
                 SolverStatusName(r.stats.status));
   out += buf;
   const std::vector<double> res = ResidualSeries(r);

@@ -259,6 +259,7 @@ class Viewer {
   double last_job_ms_ = 0;         // wall time of the last physics job [ms]
   double physics_ms_total_ = 0;    // wall time of every physics job so far [ms]
   double ui_ms_total_ = 0, render_ms_total_ = 0;  // [ms] over all frames
+  double swap_ms_total_ = 0;  // glfwSwapBuffers (present, vsync wait, pending GL work) [ms]
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
   // GL objects: released in ~Viewer while the context still exists.

@@ -374,7 +374,7 @@ void Viewer::DrawSelectionPanel() {
   for (const ContactRow& r : rows_) {
     if (r.body_a == body.name || r.body_b == body.name) ++contacts;
   }
-  ImGui::Text("%d contacts", contacts);
+  ImGui::Text("%s", CountNoun(contacts, "contact", "contacts").c_str());
   ImGui::SameLine();
   ImGui::Checkbox("only these in the table", &inspector_body_only_);
   if (ImGui::SmallButton("Centre camera (C)")) FocusSelectedBody();

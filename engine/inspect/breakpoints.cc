@@ -13,8 +13,13 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
   std::ostringstream os;
   os.precision(6);
   bool any = false;
+  // "step N: " once, then the reasons joined by "; " (never "step N: ...; step N: ...").
   auto sep = [&]() -> std::ostream& {
-    if (any) os << "; ";
+    if (any) {
+      os << "; ";
+    } else {
+      os << "step " << record.step << ": ";
+    }
     any = true;
     return os;
   };
@@ -25,7 +30,7 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
        st == SolverStatus::kMemoryBudgetExceeded || st == SolverStatus::kWorkBudgetExceeded ||
        st == SolverStatus::kLinearSolverFailure || st == SolverStatus::kUnsupportedContactModel ||
        st == SolverStatus::kNumericalFailure)) {
-    sep() << "step " << record.step << ": solver failure (" << SolverStatusName(st) << ")";
+    sep() << "solver failure (" << SolverStatusName(st) << ")";
     if (!stats.message.empty()) os << ": " << stats.message;
   }
   if (settings.on_failure && !record.free_motion.converged) {
@@ -33,25 +38,25 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
     std::snprintf(buf, sizeof(buf),
                   "free motion did not converge (%d Newton iterations, relative residual %.3g)",
                   record.free_motion.iterations, record.free_motion.residual);
-    sep() << "step " << record.step << ": " << buf;
+    sep() << buf;
   }
   if (settings.on_iteration_cap &&
       (st == SolverStatus::kMaxIterations ||
        (max_iterations > 0 && stats.iterations >= max_iterations))) {
-    sep() << "step " << record.step << ": iteration cap reached (" << stats.iterations
-          << " iterations)";
+    sep() << "iteration cap reached (" << stats.iterations
+          << (stats.iterations == 1 ? " iteration)" : " iterations)");
   }
   if ((record.diagnostics.warnings & settings.on_warnings) != 0) {
-    sep() << "step " << record.step << ": " << record.diagnostics.message;
+    sep() << record.diagnostics.message;
   }
   if (record.metrics.max_penetration > settings.max_penetration) {
-    sep() << "step " << record.step << ": penetration " << record.metrics.max_penetration
+    sep() << "penetration " << record.metrics.max_penetration
           << " m > " << settings.max_penetration << " m";
   }
   // A NaN residual (failed solve) counts as exceeding any finite threshold.
   const double e = stats.momentum_error;
   if (std::isfinite(settings.max_residual) && !(e <= settings.max_residual)) {
-    sep() << "step " << record.step << ": momentum residual " << e << " > "
+    sep() << "momentum residual " << e << " > "
           << settings.max_residual;
   }
   if (!any) return std::nullopt;

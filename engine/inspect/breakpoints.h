@@ -27,8 +27,8 @@ struct BreakpointSettings {
   double max_residual = std::numeric_limits<double>::infinity();
 };
 
-// The reason to pause after `record`, or nullopt. When several conditions hold, their reasons are
-// joined with "; " in the order of the fields above. `max_iterations` is the solver's cap
+// The reason to pause after `record`, or nullopt: "step N: " and then, when several conditions
+// hold, their reasons joined with "; " in the order of the fields above (the step named once). `max_iterations` is the solver's cap
 // (SapParameters::max_iterations); a value <= 0 disables the iteration-count test (the status
 // test remains).
 std::optional<std::string> CheckBreakpoints(const StepRecord& record,

@@ -188,6 +188,21 @@ SparseMat BuildSapHessian(const ContactProblem& problem, const SolverResult& res
   return H;
 }
 
+SparseMat JacobiScaled(const SparseMat& H) {
+  const int n = static_cast<int>(H.rows());
+  VecX d = H.diagonal();
+  for (int i = 0; i < n; ++i) {
+    if (!(d(i) > 0) || !std::isfinite(d(i))) return SparseMat();
+    d(i) = 1.0 / std::sqrt(d(i));
+  }
+  SparseMat S = H;
+  // The diagonal is 1 by construction; set exactly (d_i² H_ii rounds to 1 ± 1 ulp).
+  for (int k = 0; k < S.outerSize(); ++k)
+    for (SparseMat::InnerIterator it(S, k); it; ++it)
+      it.valueRef() = it.row() == it.col() ? 1.0 : it.value() * d(it.row()) * d(it.col());
+  return S;
+}
+
 SparseMat BuildSparseJacobian(const ContactProblem& problem) {
   std::vector<Triplet> t;
   for (const ConstraintData& c : problem.constraints) {
@@ -263,6 +278,16 @@ ConditioningReport AnalyzeConditioning(const ContactProblem& problem, const Solv
     rep.eigenvalues.assign(ev.data(), ev.data() + ev.size());
     rep.lambda_min = ev(0);
     rep.lambda_max = ev(ev.size() - 1);
+    const SparseMat S = JacobiScaled(H);
+    if (S.rows() == rep.n) {
+      Eigen::SelfAdjointEigenSolver<MatX> ss(MatX(S), Eigen::EigenvaluesOnly);
+      if (ss.info() == Eigen::Success) {
+        rep.scaled_lambda_min = ss.eigenvalues()(0);
+        rep.scaled_lambda_max = ss.eigenvalues()(rep.n - 1);
+      } else {
+        rep.scaled_converged = false;
+      }
+    }
   } else {
     rep.exact = false;
     const EigenvalueBounds b =
@@ -277,8 +302,19 @@ ConditioningReport AnalyzeConditioning(const ContactProblem& problem, const Solv
     rep.lambda_max = b.lambda_max;
     rep.converged = b.converged;
     if (!b.converged) rep.message = "the iterative estimate did not reach the tolerance";
+    const SparseMat S = JacobiScaled(H);
+    if (S.rows() == rep.n) {
+      const EigenvalueBounds sb =
+          EstimateExtremeEigenvalues(S, options.tolerance, options.max_lanczos_steps);
+      rep.scaled_lambda_min = sb.ok ? sb.lambda_min : 0.0;
+      rep.scaled_lambda_max = sb.lambda_max;
+      rep.scaled_converged = sb.ok && sb.converged;
+    }
   }
   rep.condition_number = rep.lambda_max / rep.lambda_min;
+  rep.scaled_condition_number = rep.scaled_lambda_min > 0
+                                    ? rep.scaled_lambda_max / rep.scaled_lambda_min
+                                    : std::numeric_limits<double>::quiet_NaN();
   if (!(rep.lambda_min > 0)) {
     rep.ok = false;
     rep.message = "H is not positive definite (λ_min <= 0)";

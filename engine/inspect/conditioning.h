@@ -2,7 +2,11 @@
 // returned velocities, its condition number cond₂(H) = λ_max / λ_min, its spectrum, and the
 // sparsity patterns of H and J downsampled for drawing as images.
 //
-// cond₂(H) is exact (dense symmetric eigen-solve) for n <= ConditioningOptions::exact_max_size;
+// cond₂(H) of the unscaled H mixes units (masses [kg] against moments of inertia [kg m²]), so it
+// is also reported for the Jacobi-scaled D H D with D = diag(H)^(-1/2) (unit diagonal,
+// dimensionless): the conditioning left once each dof is measured in its own units.
+//
+// cond₂(H) (and cond₂(D H D)) is exact (dense symmetric eigen-solve) for n <= ConditioningOptions::exact_max_size;
 // above, λ_max comes from Lanczos iterations on H and λ_min from Lanczos on H⁻¹ (inverse
 // iteration accelerated by Lanczos, each product a sparse Cholesky solve), both with full
 // reorthogonalization and stopped when the Ritz residual bound guarantees the relative tolerance.
@@ -72,6 +76,10 @@ struct ConditioningReport {
   bool converged = true;     // iterative estimate met the tolerance (always true if exact)
   double lambda_min = 0, lambda_max = 0;  // [kg]
   double condition_number = 0;            // λ_max / λ_min [-]
+  // Jacobi-scaled D H D, D = diag(H)^(-1/2), by the same method (exact or iterative) [-].
+  double scaled_lambda_min = 0, scaled_lambda_max = 0;
+  double scaled_condition_number = 0;  // cond₂(D H D); NaN when diag(H) has an entry <= 0
+  bool scaled_converged = true;        // iterative estimate of D H D met the tolerance
   std::vector<double> eigenvalues;        // ascending, all n of them; only when exact
   SparsityImage H_pattern, J_pattern;
   std::string message;
@@ -81,6 +89,10 @@ struct ConditioningReport {
 // so it is the Hessian of the cost the solver minimized. Sparse, symmetric (both triangles), nv x nv [kg].
 SparseMat BuildSapHessian(const ContactProblem& problem, const SolverResult& result,
                           const VecX& v);
+// D H D with D = diag(H)^(-1/2) (the Jacobi scaling): unit diagonal (exactly 1.0), same
+// sparsity, so a diagonal H scales to the identity (cond₂ exactly 1). Returns an
+// empty (0 x 0) matrix when some diagonal entry of H is not > 0.
+SparseMat JacobiScaled(const SparseMat& H);
 // J as a sparse matrix (num_rows x nv).
 SparseMat BuildSparseJacobian(const ContactProblem& problem);
 

@@ -111,7 +111,8 @@ ParamTable<SapParameters> MakeSapTable() {
                  1e-18, 1e-3))),
       Bind<&SapParameters::compute_condition_number>(
           Advanced(Describe(BoolParam("compute_condition_number", false), "", "",
-                            "cond₂(H) at every iteration (an eigen-solve per iteration: slow)."))),
+                            "cond₂(H) and cond₂(D H D), D = diag(H)^(-1/2), at every iteration "
+                            "(eigen-solves per iteration: slow)."))),
       Bind<&SapParameters::islands>(
           Advanced(Describe(BoolParam("islands", true), "", "",
                             "Block path: solve each island (connected component of trees and "

@@ -189,11 +189,11 @@ constexpr SeriesSpec kSapSeriesSpecs[] = {
     {"line_search_evaluations", "line-search evaluations", "", SeriesAxis::kLinear,
      SeriesType::kInteger, SeriesRole::kPlain, kSeriesPerStep,
      "cost/derivative evaluations of l(v + alpha dv) spent to find alpha"},
-    {"num_stiction", "constraints in stiction", "", SeriesAxis::kLinear, SeriesType::kInteger,
+    {"num_stiction", "constraints: stiction", "", SeriesAxis::kLinear, SeriesType::kInteger,
      SeriesRole::kPlain, 0u, "constraints whose law is in stiction at the iterate"},
-    {"num_sliding", "constraints sliding", "", SeriesAxis::kLinear, SeriesType::kInteger,
+    {"num_sliding", "constraints: sliding", "", SeriesAxis::kLinear, SeriesType::kInteger,
      SeriesRole::kPlain, 0u, "constraints whose law is sliding at the iterate"},
-    {"num_no_contact", "constraints out of contact", "", SeriesAxis::kLinear, SeriesType::kInteger,
+    {"num_no_contact", "constraints: no_contact", "", SeriesAxis::kLinear, SeriesType::kInteger,
      SeriesRole::kPlain, 0u, "constraints whose law gives no impulse at the iterate"},
     {"condition_number", "cond2(H)", "", SeriesAxis::kLog, SeriesType::kReal, SeriesRole::kPlain,
      0u, "2-norm condition number of H = A + J^T G J (only with compute_condition_number)"},
@@ -210,6 +210,9 @@ constexpr SeriesSpec kSapSeriesSpecs[] = {
     {"forcing_term", "forcing term eta", "", SeriesAxis::kLog, SeriesType::kReal,
      SeriesRole::kPlain, 0u,
      "Eisenstat-Walker forcing term: the relative residual PCG had to reach"},
+    {"scaled_condition_number", "cond2(DHD) Jacobi-scaled", "", SeriesAxis::kLog,
+     SeriesType::kReal, SeriesRole::kPlain, 0u,
+     "2-norm condition number of D H D, D = diag(H)^(-1/2) (only with compute_condition_number)"},
 };
 static_assert(sizeof(kSapSeriesSpecs) / sizeof(kSapSeriesSpecs[0]) == kNumSapSeries,
               "one SeriesSpec per SapSeries entry");
@@ -941,7 +944,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     stats.message = budget_message(z.bytes, os.str());
   };
 
-  auto condition_number = [&]() {
+  // cond₂(H) and cond₂(D H D), D = diag(H)^(-1/2).
+  auto condition_numbers = [&]() -> std::pair<double, double> {
     MatX Hd;
     if (dense) {
       Hd = s.H;
@@ -964,7 +968,16 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     }
     Eigen::SelfAdjointEigenSolver<MatX> es(Hd, Eigen::EigenvaluesOnly);
     const VecX& ev = es.eigenvalues();
-    return ev.size() > 0 ? ev(ev.size() - 1) / ev(0) : 1.0;
+    const double raw = ev.size() > 0 ? ev(ev.size() - 1) / ev(0) : 1.0;
+    if (Hd.rows() == 0) return {raw, 1.0};
+    const VecX d = Hd.diagonal();
+    if (!(d.minCoeff() > 0)) return {raw, std::numeric_limits<double>::quiet_NaN()};
+    const VecX dinv = d.cwiseSqrt().cwiseInverse();
+    MatX S = dinv.asDiagonal() * Hd * dinv.asDiagonal();
+    S.diagonal().setOnes();  // exactly, as JacobiScaled (engine/inspect/conditioning.h)
+    Eigen::SelfAdjointEigenSolver<MatX> ss(S, Eigen::EigenvaluesOnly);
+    const VecX& sv = ss.eigenvalues();
+    return {raw, sv(sv.size() - 1) / sv(0)};
   };
 
   // ℓ(α) and its derivatives along Δv (§IV-B), with the constraints partitioned over an
@@ -1215,7 +1228,9 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
         fail_budget();
         break;
       }
-      log.row(m)[kSapConditionNumber] = condition_number();
+      const auto [raw_cond, scaled_cond] = condition_numbers();
+      log.row(m)[kSapConditionNumber] = raw_cond;
+      log.row(m)[kSapScaledConditionNumber] = scaled_cond;
     }
     if (optimal) {
       stats.status = SolverStatus::kConverged;

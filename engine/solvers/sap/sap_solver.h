@@ -66,7 +66,7 @@ struct SapParameters {
   // IC(0) breaks down) or block Jacobi (each tree's dense block of H factored).
   enum class Preconditioner { kIncompleteCholesky, kBlockJacobi };
   Preconditioner pcg_preconditioner = Preconditioner::kIncompleteCholesky;
-  bool compute_condition_number = false;  // cond₂(H) per iteration (costs an eigen-solve)
+  bool compute_condition_number = false;  // cond₂(H), cond₂(DHD) per iteration (eigen-solves)
   // Block path only: solve each connected component of the tree/constraint graph (an island) with
   // its own Newton loop, stopping criterion and line search. Ignored by kDense and when
   // compute_condition_number is set (cond₂ is defined for the whole H). If an island hits the
@@ -130,6 +130,9 @@ enum SapSeries : int {
   kSapLinearIterations,
   kSapLinearResidual,
   kSapForcingTerm,
+  // cond₂(D H D) with D = diag(H)^(-1/2), the Jacobi-scaled H: the conditioning left once the
+  // units (masses against inertias) are divided out. NaN unless compute_condition_number.
+  kSapScaledConditionNumber,
   kNumSapSeries
 };
 SeriesTable SapSeriesTable();

@@ -55,11 +55,11 @@ constexpr SeriesSpec kSubAdmmSeriesSpecs[] = {
      SeriesRole::kPlain, 0u,
      "Cholesky factorizations of A_t + beta sum J_it^T J_it so far (one per tree with "
      "constraints per value of beta)"},
-    {"num_stiction", "constraints in stiction", "", SeriesAxis::kLinear, SeriesType::kInteger,
+    {"num_stiction", "constraints: stiction", "", SeriesAxis::kLinear, SeriesType::kInteger,
      SeriesRole::kPlain, 0u, "constraints inside the friction disk (or pushing joint limits)"},
-    {"num_sliding", "constraints sliding", "", SeriesAxis::kLinear, SeriesType::kInteger,
+    {"num_sliding", "constraints: sliding", "", SeriesAxis::kLinear, SeriesType::kInteger,
      SeriesRole::kPlain, 0u, "contacts on the rim of the friction disk"},
-    {"num_no_contact", "constraints out of contact", "", SeriesAxis::kLinear, SeriesType::kInteger,
+    {"num_no_contact", "constraints: no_contact", "", SeriesAxis::kLinear, SeriesType::kInteger,
      SeriesRole::kPlain, 0u, "constraints with zero impulse"},
 };
 static_assert(sizeof(kSubAdmmSeriesSpecs) / sizeof(kSubAdmmSeriesSpecs[0]) == kNumSubAdmmSeries,
