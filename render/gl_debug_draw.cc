@@ -81,7 +81,7 @@ void GlDebugDraw::Point(const Vec3& p, double size, const Color& color) {
   ++num_primitives_;
 }
 
-void GlDebugDraw::Arrow(const Vec3& from, const Vec3& to, const Color& color) {
+void GlDebugDraw::Arrow(const Vec3& from, const Vec3& to, const Color& color, double radius) {
   const Vec3 d = to - from;
   const double length = d.norm();
   if (!(length > 1e-12) || !d.allFinite()) return;
@@ -89,7 +89,7 @@ void GlDebugDraw::Arrow(const Vec3& from, const Vec3& to, const Color& color) {
   const Vec3 u = d / length;
   const Vec3 e1 = AnyOrthogonal(u);
   const Vec3 e2 = u.cross(e1);
-  const double r = arrow_radius_;
+  const double r = radius > 0 ? radius : arrow_radius_;
   const double head_length = std::min(0.45 * length, 7.0 * r);
   const double head_radius = 2.4 * r;
   const double shaft_length = length - head_length;

@@ -29,7 +29,8 @@ class GlDebugDraw final : public DebugDraw {
 
   void Line(const Vec3& a, const Vec3& b, const Color& color) override;
   void Point(const Vec3& p, double size, const Color& color) override;
-  void Arrow(const Vec3& from, const Vec3& to, const Color& color) override;
+  using DebugDraw::Arrow;
+  void Arrow(const Vec3& from, const Vec3& to, const Color& color, double radius) override;
   void Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
             const Color& color) override;
   void Text(const Vec3& p, const std::string& text, const Color& color) override;

@@ -15,8 +15,9 @@ void RecordingDebugDraw::Point(const Vec3& p, double size, const Color& color) {
   points.push_back({p, size, color});
 }
 
-void RecordingDebugDraw::Arrow(const Vec3& from, const Vec3& to, const Color& color) {
-  arrows.push_back({from, to, color});
+void RecordingDebugDraw::Arrow(const Vec3& from, const Vec3& to, const Color& color,
+                               double radius) {
+  arrows.push_back({from, to, color, radius});
 }
 
 void RecordingDebugDraw::Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
@@ -46,7 +47,7 @@ void RecordingDebugDraw::Clear() {
 void RecordingDebugDraw::Replay(DebugDraw* out) const {
   for (const auto& l : lines) out->Line(l.a, l.b, l.color);
   for (const auto& p : points) out->Point(p.p, p.size, p.color);
-  for (const auto& a : arrows) out->Arrow(a.from, a.to, a.color);
+  for (const auto& a : arrows) out->Arrow(a.from, a.to, a.color, a.radius);
   for (const auto& c : cones) out->Cone(c.apex, c.axis, c.height, c.half_angle, c.color);
   for (const auto& t : texts) out->Text(t.p, t.text, t.color);
   for (const auto& t : triangles) out->Triangle(t.a, t.b, t.c, t.color_a, t.color_b, t.color_c);

@@ -20,8 +20,10 @@ class DebugDraw {
   virtual void Line(const Vec3& a, const Vec3& b, const Color& color) = 0;
   // Screen-space dot of diameter `size` [px] at p.
   virtual void Point(const Vec3& p, double size, const Color& color) = 0;
-  // Arrow with its tail at `from` and its tip at `to`.
-  virtual void Arrow(const Vec3& from, const Vec3& to, const Color& color) = 0;
+  // Arrow with its tail at `from` and its tip at `to`; `radius` [m] is the shaft's (heads are
+  // wider), 0 for the sink's default (GlDebugDraw::set_arrow_radius).
+  virtual void Arrow(const Vec3& from, const Vec3& to, const Color& color, double radius) = 0;
+  void Arrow(const Vec3& from, const Vec3& to, const Color& color) { Arrow(from, to, color, 0); }
   // Solid circular cone: apex, unit axis (from the apex into the cone), height [m] along the
   // axis and half-angle [rad] in [0, π/2).
   virtual void Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
@@ -49,6 +51,7 @@ class RecordingDebugDraw final : public DebugDraw {
   struct ArrowItem {
     Vec3 from, to;
     Color color;
+    double radius = 0;
   };
   struct ConeItem {
     Vec3 apex, axis;
@@ -67,7 +70,8 @@ class RecordingDebugDraw final : public DebugDraw {
 
   void Line(const Vec3& a, const Vec3& b, const Color& color) override;
   void Point(const Vec3& p, double size, const Color& color) override;
-  void Arrow(const Vec3& from, const Vec3& to, const Color& color) override;
+  using DebugDraw::Arrow;
+  void Arrow(const Vec3& from, const Vec3& to, const Color& color, double radius) override;
   void Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
             const Color& color) override;
   void Text(const Vec3& p, const std::string& text, const Color& color) override;
@@ -97,8 +101,9 @@ class TintedDebugDraw final : public DebugDraw {
   void Point(const Vec3& p, double size, const Color& color) override {
     out_->Point(p, size, Tint(color));
   }
-  void Arrow(const Vec3& from, const Vec3& to, const Color& color) override {
-    out_->Arrow(from, to, Tint(color));
+  using DebugDraw::Arrow;
+  void Arrow(const Vec3& from, const Vec3& to, const Color& color, double radius) override {
+    out_->Arrow(from, to, Tint(color), radius);
   }
   void Cone(const Vec3& apex, const Vec3& axis, double height, double half_angle,
             const Color& color) override {
