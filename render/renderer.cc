@@ -107,6 +107,7 @@ bool SceneRenderer::Init(std::string* error) {
 void SceneRenderer::SetModel(const Model& model) {
   meshes_.clear();
   lods_.clear();
+  finite_face_.assign(model.geoms.size(), false);
   has_half_space_ = false;
   auto upload = [](const MeshData& data) {
     auto buffer = std::make_unique<VertexBuffer>();
@@ -135,6 +136,30 @@ void SceneRenderer::SetModel(const Model& model) {
     floor_.Create({3, 3}, true);
     floor_.Upload(plane.vertices, false);
     floor_.UploadIndices(plane.indices);
+  }
+}
+
+void SceneRenderer::SetHalfSpaceFaces(const HalfSpaceFaces& faces) {
+  if (!faces.boxed) return;
+  for (size_t k = 0; k < faces.geoms.size() && k < faces.polygons.size(); ++k) {
+    const int g = faces.geoms[k];
+    if (g < 0 || g >= static_cast<int>(meshes_.size())) continue;
+    const std::vector<Vec3>& poly = faces.polygons[k];
+    if (poly.size() < 3) {
+      meshes_[g] = nullptr;  // hidden inside another half-space: nothing to draw
+      continue;
+    }
+    // A fan over the convex polygon, normal +z of the geometry frame.
+    MeshData data;
+    std::vector<std::uint32_t> ids;
+    for (const Vec3& p : poly) ids.push_back(data.AddVertex(p, Vec3::UnitZ()));
+    for (size_t i = 1; i + 1 < ids.size(); ++i) data.AddTriangle(ids[0], ids[i], ids[i + 1]);
+    auto buffer = std::make_unique<VertexBuffer>();
+    buffer->Create({3, 3}, true);
+    buffer->Upload(data.vertices, false);
+    buffer->UploadIndices(data.indices);
+    meshes_[g] = std::move(buffer);
+    finite_face_[g] = true;
   }
 }
 
@@ -184,7 +209,7 @@ void SceneRenderer::DrawBody(const VertexBuffer& mesh, const Pose& X_WG, const C
 }
 
 void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const Color& color,
-                              bool grid) {
+                              bool grid, bool finite) {
   Eigen::Matrix4f model = Eigen::Matrix4f::Identity();
   const Eigen::Matrix3f R = X_WG.R().cast<float>();
   model.block<3, 3>(0, 0) = R;
@@ -192,6 +217,8 @@ void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const 
   const Eigen::Vector3f n = R.col(2);
   const Eigen::Vector3f front = PlaneBaseLight(n), back = PlaneBaseLight(-n);
   const PlaneUniforms& u = *active_plane_u_;
+  // A finite face (a wall of a box) is drawn whole; infinite planes fade towards the horizon.
+  glUniform1f(u.fade_radius, finite ? 1e18f : fade_radius_);
   glUniformMatrix4fv(u.model, 1, GL_FALSE, model.data());
   glUniform3fv(u.normal, 1, n.data());
   glUniform3fv(u.base_front, 1, front.data());
@@ -275,7 +302,8 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     glUseProgram(plane_program_);
     active_plane_u_ = &plane_u_;
     for (int i : planes) {
-      DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+      DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid,
+                finite_face_[i]);
     }
     glUseProgram(mesh_program_);
   }
@@ -304,7 +332,8 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   glUseProgram(blend_plane_program_);
   active_plane_u_ = &blend_plane_u_;
   for (int i : translucent_planes) {
-    DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+    DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid,
+              finite_face_[i]);
   }
   glDepthMask(GL_TRUE);
 
