@@ -108,6 +108,8 @@ void SceneRenderer::SetModel(const Model& model) {
   meshes_.clear();
   lods_.clear();
   finite_face_.assign(model.geoms.size(), false);
+  rims_.clear();
+  rims_.resize(model.geoms.size());
   has_half_space_ = false;
   auto upload = [](const MeshData& data) {
     auto buffer = std::make_unique<VertexBuffer>();
@@ -149,17 +151,37 @@ void SceneRenderer::SetHalfSpaceFaces(const HalfSpaceFaces& faces) {
       meshes_[g] = nullptr;  // hidden inside another half-space: nothing to draw
       continue;
     }
-    // A fan over the convex polygon, normal +z of the geometry frame.
+    auto upload = [](const MeshData& data) {
+      auto buffer = std::make_unique<VertexBuffer>();
+      buffer->Create({3, 3}, true);
+      buffer->Upload(data.vertices, false);
+      buffer->UploadIndices(data.indices);
+      return buffer;
+    };
+    // The face inside its rim: a fan over the inset polygon (normal +z of the geometry frame);
+    // the rim: the band between the polygon and the inset one.
+    const std::vector<Vec3> inner = InsetConvexPolygon(poly, faces.rim_width);
+    const std::vector<Vec3>& face = inner.empty() ? poly : inner;
     MeshData data;
     std::vector<std::uint32_t> ids;
-    for (const Vec3& p : poly) ids.push_back(data.AddVertex(p, Vec3::UnitZ()));
+    for (const Vec3& p : face) ids.push_back(data.AddVertex(p, Vec3::UnitZ()));
     for (size_t i = 1; i + 1 < ids.size(); ++i) data.AddTriangle(ids[0], ids[i], ids[i + 1]);
-    auto buffer = std::make_unique<VertexBuffer>();
-    buffer->Create({3, 3}, true);
-    buffer->Upload(data.vertices, false);
-    buffer->UploadIndices(data.indices);
-    meshes_[g] = std::move(buffer);
+    meshes_[g] = upload(data);
     finite_face_[g] = true;
+    if (!inner.empty() && faces.rim_width > 0) {
+      MeshData rim;
+      const size_t n = poly.size();
+      for (size_t i = 0; i < n; ++i) {
+        const size_t j = (i + 1) % n;
+        const std::uint32_t a = rim.AddVertex(poly[i], Vec3::UnitZ());
+        const std::uint32_t b = rim.AddVertex(poly[j], Vec3::UnitZ());
+        const std::uint32_t c = rim.AddVertex(inner[j], Vec3::UnitZ());
+        const std::uint32_t d = rim.AddVertex(inner[i], Vec3::UnitZ());
+        rim.AddTriangle(a, b, c);
+        rim.AddTriangle(a, c, d);
+      }
+      rims_[g] = upload(rim);
+    }
   }
 }
 
@@ -226,6 +248,14 @@ void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const 
   glUniform4f(u.color, color.r, color.g, color.b, color.a);
   glUniform1i(u.grid, grid ? 1 : 0);
   mesh.Draw(GL_TRIANGLES);
+}
+
+void SceneRenderer::DrawHalfSpace(int i, const Pose& X_WG, const Color& color, bool grid) {
+  DrawPlane(*meshes_[i], X_WG, color, grid, finite_face_[i]);
+  if (!rims_[i]) return;
+  const Color rim{color.r + 0.45f * (1.0f - color.r), color.g + 0.45f * (1.0f - color.g),
+                  color.b + 0.45f * (1.0f - color.b), std::max(color.a, 0.9f)};
+  DrawPlane(*rims_[i], X_WG, rim, false, true);
 }
 
 const VertexBuffer& SceneRenderer::MeshFor(int i, const Geom& g, const Pose& X_WG) const {
@@ -302,8 +332,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     glUseProgram(plane_program_);
     active_plane_u_ = &plane_u_;
     for (int i : planes) {
-      DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid,
-                finite_face_[i]);
+      DrawHalfSpace(i, pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
     }
     glUseProgram(mesh_program_);
   }
@@ -332,8 +361,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   glUseProgram(blend_plane_program_);
   active_plane_u_ = &blend_plane_u_;
   for (int i : translucent_planes) {
-    DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid,
-              finite_face_[i]);
+    DrawHalfSpace(i, pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
   }
   glDepthMask(GL_TRUE);
 

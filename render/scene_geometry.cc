@@ -55,6 +55,36 @@ std::vector<Vec3> ClipPolygonToPlane(const std::vector<Vec3>& polygon, const Vec
   return out;
 }
 
+std::vector<Vec3> InsetConvexPolygon(const std::vector<Vec3>& polygon, double width) {
+  const size_t n = polygon.size();
+  if (n < 3 || !(width >= 0)) return {};
+  // Inward unit normal of edge i (from vertex i to i + 1) of a counter-clockwise polygon.
+  std::vector<Vec3> normal(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Vec3 e = polygon[(i + 1) % n] - polygon[i];
+    const Vec3 m(-e.y(), e.x(), 0.0);
+    const double len = m.norm();
+    if (!(len > 0)) return {};
+    normal[i] = m / len;
+  }
+  std::vector<Vec3> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    // Where the two moved edges at vertex i meet (the miter point).
+    const Vec3& a = normal[(i + n - 1) % n];
+    const Vec3& b = normal[i];
+    const double c = 1.0 + a.dot(b);
+    if (!(c > 1e-9)) return {};
+    out[i] = polygon[i] + width * (a + b) / c;
+  }
+  // Every edge keeps its direction, or the polygon was too small.
+  for (size_t i = 0; i < n; ++i) {
+    const Vec3 e = polygon[(i + 1) % n] - polygon[i];
+    const Vec3 f = out[(i + 1) % n] - out[i];
+    if (!(e.dot(f) > 0)) return {};
+  }
+  return out;
+}
+
 std::vector<Vec3> HalfSpaceFace(const std::vector<HalfSpacePlane>& planes, int index,
                                 const Vec3& center, double half_size, double top_z) {
   const HalfSpacePlane& h = planes[index];
@@ -126,6 +156,7 @@ HalfSpaceFaces ComputeHalfSpaceFaces(const Model& model, const std::vector<Pose>
   }
   if (!std::isfinite(top)) top = center.z() + half_size;
   out.top_z = top;
+  out.rim_width = bodies.empty() ? 0.0 : 0.005 * (bodies.max - bodies.min).norm();
   for (int k = 0; k < static_cast<int>(planes.size()); ++k) {
     const std::vector<Vec3> face = HalfSpaceFace(planes, k, center, half_size, top);
     std::vector<Vec3> local;

@@ -32,6 +32,11 @@ std::vector<Vec3> ClipPolygonToPlane(const std::vector<Vec3>& polygon, const Vec
 std::vector<Vec3> HalfSpaceFace(const std::vector<HalfSpacePlane>& planes, int index,
                                 const Vec3& center, double half_size, double top_z);
 
+// The convex polygon `polygon` (counter-clockwise in the plane z = 0) shrunk by `width`: every
+// edge moved inwards by `width`. Empty when it would vanish or turn over (the polygon is too
+// small for that width).
+std::vector<Vec3> InsetConvexPolygon(const std::vector<Vec3>& polygon, double width);
+
 // Faces of the model's half-spaces, in each half-space's geometry frame (z = 0), ready to draw
 // as finite polygons; `geoms` lists the half-space geometries in model order. Empty (`boxed`
 // false) when the model has fewer than two half-spaces: a lone floor stays an infinite grid.
@@ -44,6 +49,7 @@ struct HalfSpaceFaces {
   std::vector<int> geoms;
   std::vector<std::vector<Vec3>> polygons;  // per entry of geoms, geometry frame
   double top_z = 0;                         // the walls' top [m]
+  double rim_width = 0;  // the faces' rim (their outline) [m]: 0.5 % of the bodies' bounds
 };
 HalfSpaceFaces ComputeHalfSpaceFaces(const Model& model, const std::vector<Pose>& X_WB,
                                      double half_size = 25.0);

@@ -185,6 +185,24 @@ TEST(HalfSpaceFace, ClipPolygonKeepsTheFreeSide) {
   EXPECT_EQ(ClipPolygonToPlane(square, Vec3(0.5, 0.5, 0), -Vec3(1, 1, 0).normalized()).size(), 5u);
 }
 
+TEST(HalfSpaceFace, InsetMovesEveryEdgeInwards) {
+  const std::vector<Vec3> square{Vec3(0, 0, 0), Vec3(2, 0, 0), Vec3(2, 1, 0), Vec3(0, 1, 0)};
+  const std::vector<Vec3> in = InsetConvexPolygon(square, 0.1);
+  ASSERT_EQ(in.size(), 4u);
+  EXPECT_TRUE(in[0].isApprox(Vec3(0.1, 0.1, 0)));
+  EXPECT_TRUE(in[2].isApprox(Vec3(1.9, 0.9, 0)));
+  // A triangle: each inset edge lies `width` inside its edge.
+  const std::vector<Vec3> tri{Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)};
+  const std::vector<Vec3> t = InsetConvexPolygon(tri, 0.05);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_NEAR(t[0].y(), 0.05, 1e-12);
+  EXPECT_NEAR(t[0].x(), 0.05, 1e-12);
+  EXPECT_NEAR((Vec3(1, 1, 0).normalized()).dot(t[1]) , std::sqrt(0.5) - 0.05, 1e-12);
+  EXPECT_TRUE(InsetConvexPolygon(square, 0.6).empty()) << "wider than half the polygon";
+  EXPECT_TRUE(InsetConvexPolygon({}, 0.1).empty());
+  EXPECT_EQ(InsetConvexPolygon(square, 0.0), square);
+}
+
 std::vector<Pose> InitialPoses(const Scene& scene, Model* model) {
   *model = scene.model;
   Simulator sim(scene.model, scene.settings);
@@ -222,6 +240,39 @@ TEST(HalfSpaceFaces, ClutterWallsFormAnOpenBox) {
       EXPECT_LE(w.z(), faces.top_z + 1e-9);
     }
   }
+}
+
+// mesh_pile's ramp (a translucent half-space, grey like the floor) was drawn over the floor's
+// grid, which ran on under it: the ramp could not be told from the floor. As faces, the floor
+// stops where the ramp rises (x = 0.3) and the ramp is the part above the floor.
+TEST(HalfSpaceFaces, MeshPileRampRisesFromWhereTheFloorEnds) {
+  const Scene scene = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/mesh_pile.yaml");
+  Model model;
+  const std::vector<Pose> X = InitialPoses(scene, &model);
+  const HalfSpaceFaces faces = ComputeHalfSpaceFaces(model, X);
+  ASSERT_TRUE(faces.boxed);
+  ASSERT_EQ(faces.geoms.size(), 2u);
+  auto world = [&](int k) {
+    const Geom& g = model.geoms[faces.geoms[k]];
+    const Pose X_WG = g.body >= 0 ? X[g.body] * g.local : g.local;
+    std::vector<Vec3> out;
+    for (const Vec3& p : faces.polygons[k]) out.push_back(X_WG.Apply(p));
+    return out;
+  };
+  const std::vector<Vec3> floor = world(0), ramp = world(1);
+  ASSERT_GE(floor.size(), 3u);
+  ASSERT_GE(ramp.size(), 3u);
+  double floor_max_x = -1e9, ramp_min_z = 1e9, ramp_max_z = -1e9;
+  for (const Vec3& p : floor) floor_max_x = std::max(floor_max_x, p.x());
+  for (const Vec3& p : ramp) {
+    ramp_min_z = std::min(ramp_min_z, p.z());
+    ramp_max_z = std::max(ramp_max_z, p.z());
+    EXPECT_GE(p.x(), 0.3 - 1e-9) << "the ramp starts at x = 0.3";
+  }
+  EXPECT_NEAR(floor_max_x, 0.3, 1e-9) << "the floor ends under the ramp's foot";
+  EXPECT_NEAR(ramp_min_z, 0.0, 1e-9) << "the ramp rises from the floor";
+  EXPECT_NEAR(ramp_max_z, faces.top_z, 1e-9) << "up to the walls' top";
+  EXPECT_GT(faces.top_z, FiniteGeometryBounds(model, X).max.z());
 }
 
 TEST(HalfSpaceFaces, ALoneFloorStaysAnInfinitePlane) {

@@ -176,8 +176,9 @@ TEST(ViewerArgs, PrintLayout) {
   std::string error;
   ASSERT_TRUE(Parse({"s.yaml"}, &o, &error)) << error;
   EXPECT_FALSE(o.print_layout);
-  ASSERT_TRUE(Parse({"s.yaml", "--print-layout"}, &o, &error)) << error;
-  EXPECT_TRUE(o.print_layout);
+  ViewerOptions p;
+  ASSERT_TRUE(Parse({"s.yaml", "--print-layout"}, &p, &error)) << error;
+  EXPECT_TRUE(p.print_layout);
 }
 
 TEST(InputScript, TimelineCommands) {

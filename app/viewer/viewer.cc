@@ -618,8 +618,13 @@ int Viewer::Run() {
   // A left-column section opened by --panel is scrolled into view: on every frame of a scripted
   // run, on the first second of an interactive one (then the user's scrolling rules).
   for (const std::string& panel : options_.panels) {
-    if (panel == "scenes" || panel == "exports" || panel == "profiler" || panel == "overlay" ||
-        panel == "parameters" || panel == "pressure") {
+    static const char* kSections[][2] = {
+        {"scenes", "Scenes"},           {"exports", "Export"},
+        {"profiler", "Frame profile"},  {"overlay", "Contact overlay"},
+        {"parameters", "Parameters"},   {"pressure", "Pressure"}};
+    for (const auto& [name, section] : kSections) {
+      if (panel != name) continue;
+      scroll_section_ = section;
       scroll_to_section_frames_ = scripted_ ? options_.frames + 1 : 60;
     }
   }

@@ -94,9 +94,13 @@ class Viewer {
   bool TrackingGoal(Vec3* goal);
   void DrawAxesGizmo();
   void DrawCameraPanel();
-  // A left-column section header: records its rectangle for --print-layout and, while a --panel
-  // asked for it, scrolls the column so that it shows.
-  void NoteSection(const char* name, bool requested);
+  // A left-column section header: records its rectangle (layout_, for --print-layout and the
+  // scrolling below).
+  void NoteSection(const char* name);
+  // While a --panel asks for a left-column section (scroll_section_), scrolls the column just
+  // enough that the whole section shows (its header at the top when it is taller than the
+  // window). Called before the column's End().
+  void ScrollToRequestedSection(float window_height);
   void HandleInput();
   // Selects the contact within a few pixels of (x, y); returns false when there is none.
   bool PickContact(float x, float y);
@@ -297,6 +301,7 @@ class Viewer {
   };
   std::vector<LayoutRect> layout_;
   int scroll_to_section_frames_ = 0;  // frames left that scroll the left column to a --panel
+  std::string scroll_section_;        // the section of that --panel
   int steps_requested_ = 0;           // scripted `step N`: steps to take while paused
   PlaybackState playback_;
   OverlaySettings overlay_;

@@ -54,10 +54,6 @@ void Viewer::BuildUi() {
   };
   note_window("ContactLab");
   if (scroll_to_section_frames_ > 0) --scroll_to_section_frames_;
-  auto requested = [&](const char* panel) {
-    return std::find(options_.panels.begin(), options_.panels.end(), panel) !=
-           options_.panels.end();
-  };
   ImGui::TextColored(ImVec4(0.55f, 0.78f, 1.0f, 1.0f), "ContactLab");
   ImGui::SameLine();
   ImGui::TextDisabled("%s", std::filesystem::path(options_.scene_path).filename().c_str());
@@ -76,7 +72,7 @@ void Viewer::BuildUi() {
 
   ImGui::SetNextItemOpen(vsettings_.show_scene_browser, ImGuiCond_Once);
   vsettings_.show_scene_browser = ImGui::CollapsingHeader("Scenes");
-  NoteSection("Scenes", requested("scenes"));
+  NoteSection("Scenes");
   if (vsettings_.show_scene_browser) {
     if (!scene_list_scanned_) RefreshSceneList();
     scene_panel_.error = scene_error_;
@@ -89,7 +85,7 @@ void Viewer::BuildUi() {
 
   ImGui::SetNextItemOpen(vsettings_.show_exports, ImGuiCond_Once);
   vsettings_.show_exports = ImGui::CollapsingHeader("Export");
-  NoteSection("Export", requested("exports"));
+  NoteSection("Export");
   if (vsettings_.show_exports) {
     const StepRecord* shown = DisplayedRecord();
     const ExportRequest request =
@@ -103,7 +99,7 @@ void Viewer::BuildUi() {
   playback_.real_time_factor = rate_meter_.value();
   playback_.frame_ms = 1e3 * io.DeltaTime;
   const bool playback_open = ImGui::CollapsingHeader("Playback", ImGuiTreeNodeFlags_DefaultOpen);
-  NoteSection("Playback", false);
+  NoteSection("Playback");
   if (playback_open) {
     DrawPlaybackPanel(&playback_);
     // Video: the Record button (or the key V) starts and stops a recording; while it runs the
@@ -137,7 +133,7 @@ void Viewer::BuildUi() {
     }
     ImGui::SetNextItemOpen(vsettings_.show_profiler, ImGuiCond_Once);
     vsettings_.show_profiler = ImGui::TreeNode("Frame profile");
-    NoteSection("Frame profile", requested("profiler"));
+    NoteSection("Frame profile");
     if (vsettings_.show_profiler) {
       DrawProfilerBar(profile_);
       ImGui::TextDisabled("physics runs on its own thread, beside render and UI");
@@ -146,7 +142,7 @@ void Viewer::BuildUi() {
   }
   const bool timeline_open =
       ImGui::CollapsingHeader("Timeline and breakpoints", ImGuiTreeNodeFlags_DefaultOpen);
-  NoteSection("Timeline and breakpoints", false);
+  NoteSection("Timeline and breakpoints");
   if (timeline_open) {
     TimelineView view;
     view.count = history_.size();
@@ -163,12 +159,12 @@ void Viewer::BuildUi() {
   }
   {
     const bool camera_open = ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen);
-    NoteSection("Camera", false);
+    NoteSection("Camera");
     if (camera_open) DrawCameraPanel();
   }
   if (open_overlay_) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   const bool overlay_open = ImGui::CollapsingHeader("Contact overlay");
-  NoteSection("Contact overlay", requested("overlay"));
+  NoteSection("Contact overlay");
   if (overlay_open) {
     DrawOverlayPanel(&overlay_);
   }
@@ -176,7 +172,7 @@ void Viewer::BuildUi() {
     const int compliant = CompliantGeometryCount();
     if (open_pressure_ || compliant > 0) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
     const bool pressure_open = ImGui::CollapsingHeader("Pressure");
-    NoteSection("Pressure", requested("pressure"));
+    NoteSection("Pressure");
     if (pressure_open) {
       PressurePanelView view;
       view.compliant_geometries = compliant;
@@ -192,11 +188,11 @@ void Viewer::BuildUi() {
   }
   if (selected_body_ >= 0) {
     const bool open = ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen);
-    NoteSection("Selected body", false);
+    NoteSection("Selected body");
     if (open) DrawSelectionPanel();
   }
   const bool solver_open = ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen);
-  NoteSection("Solver", false);
+  NoteSection("Solver");
   if (solver_open) {
     if (!step_error_.empty()) {
       ImGui::PushTextWrapPos(0.0f);
@@ -213,7 +209,7 @@ void Viewer::BuildUi() {
   }
   if (open_parameters_) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   const bool parameters_open = ImGui::CollapsingHeader("Parameters");
-  NoteSection("Parameters", requested("parameters"));
+  NoteSection("Parameters");
   if (parameters_open) {
     const StepSettings settings_before = edit_settings_;
     if (DrawParameterPanel(&edit_settings_, &model_.materials,
@@ -237,8 +233,9 @@ void Viewer::BuildUi() {
     }
   }
   const bool help_open = ImGui::CollapsingHeader("Help");
-  NoteSection("Help", false);
+  NoteSection("Help");
   if (help_open) DrawHelpPanel();
+  ScrollToRequestedSection(H);
   ImGui::End();
   if (!scripted_) vsettings_.left_panel_width = new_l;
 
@@ -255,6 +252,11 @@ void Viewer::BuildUi() {
                    ImGuiWindowFlags_NoSavedSettings);
   const float new_b = ImGui::GetWindowHeight();
   note_window("Contacts");
+  // Taller: the strip takes 60 % of the window (more rows); shorter: back to the default.
+  const bool tall = new_b > 0.45f * H;
+  bool resize = false;
+  if (ImGui::SmallButton(tall ? "shorter table" : "taller table")) resize = true;
+  ImGui::SameLine();
   if (const StepRecord* shown = DisplayedRecord(); shown && !patch_rows_.empty()) {
     char title[64];
     std::snprintf(title, sizeof(title), "%d pressure patch%s###patches",
@@ -276,6 +278,7 @@ void Viewer::BuildUi() {
   }
   ImGui::End();
   if (!scripted_) vsettings_.bottom_panel_height = new_b;
+  if (resize) vsettings_.bottom_panel_height = tall ? ViewerSettings{}.bottom_panel_height : 0.6f * H;
 
   if (show_help_) {
     ImGui::SetNextWindowPos(ImVec2(L + 0.5f * (W - L - R), 0.4f * H), ImGuiCond_Appearing,
@@ -398,12 +401,30 @@ void Viewer::DrawAnalysisColumn(float x, float width, float height) {
   ImGui::End();
 }
 
-void Viewer::NoteSection(const char* name, bool requested) {
+void Viewer::NoteSection(const char* name) {
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  // While a --panel asks for this section, the column scrolls it to the top (sections above it,
-  // e.g. the solver's after the first step, may still grow).
-  if (requested && scroll_to_section_frames_ > 0) ImGui::SetScrollHereY(0.0f);
   layout_.push_back({"section", name, a.x, a.y, b.x - a.x, b.y - a.y});
+}
+
+void Viewer::ScrollToRequestedSection(float window_height) {
+  if (scroll_to_section_frames_ <= 0 || scroll_section_.empty()) return;
+  for (size_t i = 0; i < layout_.size(); ++i) {
+    if (layout_[i].kind != "section" || layout_[i].name != scroll_section_) continue;
+    // The section runs from its header to the next section's header (or the column's end).
+    const float top = layout_[i].y;
+    float bottom = ImGui::GetCursorScreenPos().y;
+    for (size_t j = i + 1; j < layout_.size(); ++j) {
+      if (layout_[j].kind == "section") {
+        bottom = layout_[j].y;
+        break;
+      }
+    }
+    if (top >= 0 && bottom <= window_height) return;  // already whole on screen
+    // Scroll just enough to show its end, but never past its header.
+    const float scroll = ImGui::GetScrollY();
+    ImGui::SetScrollY(std::max(0.0f, std::min(scroll + top, scroll + bottom - window_height)));
+    return;
+  }
 }
 
 void Viewer::DrawAxesGizmo() {
@@ -412,7 +433,7 @@ void Viewer::DrawAxesGizmo() {
   const float len = 34.0f;
   const ImVec2 o(vp_x_ + vp_w_ - len - 18.0f, vp_y_ + vp_h_ - len - 18.0f);
   const AxesGizmo g = ComputeAxesGizmo(camera_);
-  static const ImU32 kColors[3] = {IM_COL32(235, 80, 80, 255), IM_COL32(90, 210, 90, 255),
+  static const ImU32 kColors[3] = {IM_COL32(250, 95, 80, 255), IM_COL32(90, 210, 90, 255),
                                    IM_COL32(90, 140, 255, 255)};
   static const char* kNames[3] = {"x", "y", "z"};
   dl->AddCircleFilled(o, len + 12.0f, IM_COL32(0, 0, 0, 70));
