@@ -44,14 +44,17 @@ panels)
 no_scene)
   # Without a scene: the default scene of the scenes folder (here the only one) with the scene
   # browser open; without a scenes folder: exit 2 with a message.
-  rm -rf "$out/ns" && mkdir -p "$out/ns/scenes" "$out/ns/sub" "$out/empty"
+  # (The folder without scenes is made outside the source tree, whose scenes/ it would find.)
+  empty=$(mktemp -d /tmp/contactlab_no_scenes.XXXXXX)
+  trap 'rm -rf "$empty"' EXIT
+  rm -rf "$out/ns" && mkdir -p "$out/ns/scenes" "$out/ns/sub"
   cp "$dir/viewer_scene.yaml" "$out/ns/scenes/only.yaml"
   (cd "$out/ns/sub" && xvfb "$cl" view --no-settings --frames 3 --print-layout) > "$out/ns.out"
   cat "$out/ns.out"
   grep -q 'viewer: no scene given: opening .*/ns/scenes/only.yaml' "$out/ns.out"
   on_screen "$out/ns.out" Scenes
   status=0
-  (cd "$out/empty" && env -u DISPLAY "$cl" view --no-settings --frames 3) 2> "$out/empty.err" ||
+  (cd "$empty" && env -u DISPLAY "$cl" view --no-settings --frames 3) 2> "$out/empty.err" ||
     status=$?
   cat "$out/empty.err"
   test "$status" -eq 2
