@@ -185,7 +185,9 @@ int main(int argc, char** argv) {
 #ifdef CONTACTLAB_HAVE_VIEWER
   contactlab::ViewerOptions view_options;
   CLI::App* view = app.add_subcommand("view", "Open the interactive viewer on a scene");
-  view->add_option("scene", view_options.scene_path, "Scene file (YAML)")->required();
+  view->add_option("scene", view_options.scene_path,
+                   "Scene file (YAML); none: the default scene (scenes/clutter_40_walls.yaml) "
+                   "with the scene browser open");
   view->add_option("--frames", view_options.frames,
                    "Scripted mode: run N frames with the overlays on, then exit");
   view->add_option("--screenshot", view_options.screenshot_path,
@@ -223,6 +225,9 @@ int main(int argc, char** argv) {
                    "Viewer settings file (default: the user's in interactive runs, none in "
                    "scripted runs)");
   view->add_flag("--no-settings", view_options.no_settings, "Neither read nor write settings");
+  view->add_flag("--print-layout", view_options.print_layout,
+                 "At exit, print each window's and left-column section's rectangle and the "
+                 "camera");
   view->add_option("--select", view_options.select_body, "Body index selected at start")
       ->check(CLI::NonNegativeNumber);
   view->add_option("--seconds", view_options.seconds,

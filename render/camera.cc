@@ -95,4 +95,78 @@ bool OrbitCamera::Project(const Vec3& p, double width_px, double height_px, doub
   return true;
 }
 
+void OrbitCamera::FitSphere(const Vec3& center, double radius, double aspect, double margin) {
+  if (!center.allFinite()) return;
+  target = center;
+  if (!(radius > 0) || !std::isfinite(radius)) return;
+  const double half_y = 0.5 * fov_y;
+  const double a = aspect > 0 && std::isfinite(aspect) ? aspect : 1.0;
+  const double half_x = std::atan(std::tan(half_y) * a);
+  const double half = std::min(half_x, half_y);
+  const double d = std::max(1.0, margin) * radius / std::sin(half);
+  distance = std::clamp(d, min_distance, max_distance);
+}
+
+const char* CameraPresetName(CameraPreset preset) {
+  switch (preset) {
+    case CameraPreset::kFront: return "front";
+    case CameraPreset::kSide: return "side";
+    case CameraPreset::kTop: return "top";
+    case CameraPreset::kFit: return "fit";
+  }
+  return "?";
+}
+
+void ApplyCameraPreset(CameraPreset preset, const Bounds3& bounds, double aspect,
+                       OrbitCamera* camera) {
+  switch (preset) {
+    case CameraPreset::kFront:
+      camera->azimuth = -0.5 * kPi;
+      camera->elevation = 0.0;
+      break;
+    case CameraPreset::kSide:
+      camera->azimuth = 0.0;
+      camera->elevation = 0.0;
+      break;
+    case CameraPreset::kTop:
+      // Straight down with +x to the right and +y up on screen (Right() = (-sin a, cos a, 0)).
+      camera->azimuth = -0.5 * kPi;
+      camera->elevation = kMaxElevation;
+      break;
+    case CameraPreset::kFit:
+      break;
+  }
+  if (!bounds.empty()) camera->FitSphere(bounds.Center(), bounds.Radius(), aspect);
+}
+
+const char* CameraTrackingName(CameraTracking tracking) {
+  switch (tracking) {
+    case CameraTracking::kOff: return "off";
+    case CameraTracking::kSelectedBody: return "selected body";
+    case CameraTracking::kActiveContacts: return "active contacts";
+  }
+  return "?";
+}
+
+Vec3 SmoothFollow(const Vec3& current, const Vec3& goal, double dt, double time_constant) {
+  if (!goal.allFinite()) return current;
+  if (!current.allFinite() || time_constant <= 0) return goal;
+  if (!(dt > 0)) return current;
+  const double f = 1.0 - std::exp(-dt / time_constant);
+  return current + f * (goal - current);
+}
+
+AxesGizmo ComputeAxesGizmo(const OrbitCamera& camera) {
+  AxesGizmo g;
+  const Vec3 r = camera.Right(), u = camera.Up(), f = camera.Forward();
+  double depth[3];
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 e = Vec3::Unit(k);
+    g.axis[k] = Eigen::Vector2d(e.dot(r), -e.dot(u));
+    depth[k] = e.dot(f);  // > 0: points away from the eye
+  }
+  std::sort(g.order, g.order + 3, [&](int a, int b) { return depth[a] > depth[b]; });
+  return g;
+}
+
 }  // namespace contactlab

@@ -107,6 +107,9 @@ bool SceneRenderer::Init(std::string* error) {
 void SceneRenderer::SetModel(const Model& model) {
   meshes_.clear();
   lods_.clear();
+  finite_face_.assign(model.geoms.size(), false);
+  rims_.clear();
+  rims_.resize(model.geoms.size());
   has_half_space_ = false;
   auto upload = [](const MeshData& data) {
     auto buffer = std::make_unique<VertexBuffer>();
@@ -135,6 +138,50 @@ void SceneRenderer::SetModel(const Model& model) {
     floor_.Create({3, 3}, true);
     floor_.Upload(plane.vertices, false);
     floor_.UploadIndices(plane.indices);
+  }
+}
+
+void SceneRenderer::SetHalfSpaceFaces(const HalfSpaceFaces& faces) {
+  if (!faces.boxed) return;
+  for (size_t k = 0; k < faces.geoms.size() && k < faces.polygons.size(); ++k) {
+    const int g = faces.geoms[k];
+    if (g < 0 || g >= static_cast<int>(meshes_.size())) continue;
+    const std::vector<Vec3>& poly = faces.polygons[k];
+    if (poly.size() < 3) {
+      meshes_[g] = nullptr;  // hidden inside another half-space: nothing to draw
+      continue;
+    }
+    auto upload = [](const MeshData& data) {
+      auto buffer = std::make_unique<VertexBuffer>();
+      buffer->Create({3, 3}, true);
+      buffer->Upload(data.vertices, false);
+      buffer->UploadIndices(data.indices);
+      return buffer;
+    };
+    // The face inside its rim: a fan over the inset polygon (normal +z of the geometry frame);
+    // the rim: the band between the polygon and the inset one.
+    const std::vector<Vec3> inner = InsetConvexPolygon(poly, faces.rim_width);
+    const std::vector<Vec3>& face = inner.empty() ? poly : inner;
+    MeshData data;
+    std::vector<std::uint32_t> ids;
+    for (const Vec3& p : face) ids.push_back(data.AddVertex(p, Vec3::UnitZ()));
+    for (size_t i = 1; i + 1 < ids.size(); ++i) data.AddTriangle(ids[0], ids[i], ids[i + 1]);
+    meshes_[g] = upload(data);
+    finite_face_[g] = true;
+    if (!inner.empty() && faces.rim_width > 0) {
+      MeshData rim;
+      const size_t n = poly.size();
+      for (size_t i = 0; i < n; ++i) {
+        const size_t j = (i + 1) % n;
+        const std::uint32_t a = rim.AddVertex(poly[i], Vec3::UnitZ());
+        const std::uint32_t b = rim.AddVertex(poly[j], Vec3::UnitZ());
+        const std::uint32_t c = rim.AddVertex(inner[j], Vec3::UnitZ());
+        const std::uint32_t d = rim.AddVertex(inner[i], Vec3::UnitZ());
+        rim.AddTriangle(a, b, c);
+        rim.AddTriangle(a, c, d);
+      }
+      rims_[g] = upload(rim);
+    }
   }
 }
 
@@ -184,7 +231,7 @@ void SceneRenderer::DrawBody(const VertexBuffer& mesh, const Pose& X_WG, const C
 }
 
 void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const Color& color,
-                              bool grid) {
+                              bool grid, bool finite) {
   Eigen::Matrix4f model = Eigen::Matrix4f::Identity();
   const Eigen::Matrix3f R = X_WG.R().cast<float>();
   model.block<3, 3>(0, 0) = R;
@@ -192,6 +239,8 @@ void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const 
   const Eigen::Vector3f n = R.col(2);
   const Eigen::Vector3f front = PlaneBaseLight(n), back = PlaneBaseLight(-n);
   const PlaneUniforms& u = *active_plane_u_;
+  // A finite face (a wall of a box) is drawn whole; infinite planes fade towards the horizon.
+  glUniform1f(u.fade_radius, finite ? 1e18f : fade_radius_);
   glUniformMatrix4fv(u.model, 1, GL_FALSE, model.data());
   glUniform3fv(u.normal, 1, n.data());
   glUniform3fv(u.base_front, 1, front.data());
@@ -199,6 +248,14 @@ void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const 
   glUniform4f(u.color, color.r, color.g, color.b, color.a);
   glUniform1i(u.grid, grid ? 1 : 0);
   mesh.Draw(GL_TRIANGLES);
+}
+
+void SceneRenderer::DrawHalfSpace(int i, const Pose& X_WG, const Color& color, bool grid) {
+  DrawPlane(*meshes_[i], X_WG, color, grid, finite_face_[i]);
+  if (!rims_[i]) return;
+  const Color rim{color.r + 0.45f * (1.0f - color.r), color.g + 0.45f * (1.0f - color.g),
+                  color.b + 0.45f * (1.0f - color.b), std::max(color.a, 0.9f)};
+  DrawPlane(*rims_[i], X_WG, rim, false, true);
 }
 
 const VertexBuffer& SceneRenderer::MeshFor(int i, const Geom& g, const Pose& X_WG) const {
@@ -275,7 +332,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     glUseProgram(plane_program_);
     active_plane_u_ = &plane_u_;
     for (int i : planes) {
-      DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+      DrawHalfSpace(i, pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
     }
     glUseProgram(mesh_program_);
   }
@@ -304,7 +361,7 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   glUseProgram(blend_plane_program_);
   active_plane_u_ = &blend_plane_u_;
   for (int i : translucent_planes) {
-    DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+    DrawHalfSpace(i, pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
   }
   glDepthMask(GL_TRUE);
 

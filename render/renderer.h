@@ -12,6 +12,7 @@
 #include "engine/multibody/model.h"
 #include "render/camera.h"
 #include "render/gl_util.h"
+#include "render/scene_geometry.h"
 
 namespace contactlab {
 
@@ -38,6 +39,12 @@ class SceneRenderer {
   bool Init(std::string* error);
   // Builds one GPU mesh per geometry of `model`.
   void SetModel(const Model& model);
+  // Draws the half-spaces of `faces` (ComputeHalfSpaceFaces in render/scene_geometry.h, for the
+  // model of the last SetModel) as those finite polygons, without the fade to the horizon; a
+  // model with fewer than two half-spaces (faces.boxed false) keeps its infinite planes. Each face
+  // has a rim (faces.rim_width wide, lighter and nearly opaque) that outlines it, so a see-through
+  // face of the floor's colour (mesh_pile's ramp) still reads as a surface.
+  void SetHalfSpaceFaces(const HalfSpaceFaces& faces);
 
   // Sets the viewport (GL convention: x, y of the bottom-left corner, framebuffer pixels) and
   // the camera matrices, clears that rectangle and draws the background.
@@ -77,7 +84,10 @@ class SceneRenderer {
   };
 
   void DrawBody(const VertexBuffer& mesh, const Pose& X_WG, const Color& color);
-  void DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const Color& color, bool grid);
+  void DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const Color& color, bool grid,
+                 bool finite = false);
+  // A half-space: its plane (or finite face) and the face's rim, lighter and nearly opaque.
+  void DrawHalfSpace(int i, const Pose& X_WG, const Color& color, bool grid);
   // The tessellation of geom i for its pose (the full mesh for shapes without levels).
   const VertexBuffer& MeshFor(int i, const Geom& g, const Pose& X_WG) const;
 
@@ -92,6 +102,8 @@ class SceneRenderer {
   GLuint empty_vao_ = 0;
   std::vector<std::unique_ptr<VertexBuffer>> meshes_;  // per geom (null if empty)
   std::vector<std::vector<LevelOfDetail>> lods_;        // per geom, coarsest first (may be empty)
+  std::vector<bool> finite_face_;  // per geom: a half-space drawn as its finite face (no fade)
+  std::vector<std::unique_ptr<VertexBuffer>> rims_;  // per geom: the outline band of a finite face
   double pixels_per_unit_ = 1.0;  // [px] per unit of size / depth in the viewport
   VertexBuffer floor_;
   double plane_half_size_ = 25.0;

@@ -54,8 +54,8 @@ TEST(ViewerArgs, DefaultsAreInteractive) {
 TEST(ViewerArgs, RejectsBadInput) {
   std::string error;
   ViewerOptions o1;
-  EXPECT_FALSE(Parse({}, &o1, &error));
-  EXPECT_NE(error.find("no scene"), std::string::npos) << error;
+  EXPECT_TRUE(Parse({}, &o1, &error)) << "no scene: RunViewer opens the default one";
+  EXPECT_TRUE(o1.scene_path.empty());
   ViewerOptions o2;
   EXPECT_FALSE(Parse({"s.yaml", "--frames", "ten"}, &o2, &error));
   EXPECT_NE(error.find("not an integer"), std::string::npos) << error;
@@ -169,6 +169,48 @@ TEST(InputScript, SetChangesAParameterAndRefusesBadOnesWithTheirRange) {
   EXPECT_NE(error.find("unknown parameter 'solver.bogus'"), std::string::npos) << error;
   EXPECT_FALSE(ParseInputScript("1 set contact.model\n", &events, &error));
   EXPECT_NE(error.find("set needs KEY VALUE"), std::string::npos) << error;
+}
+
+TEST(ViewerArgs, PrintLayout) {
+  ViewerOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"s.yaml"}, &o, &error)) << error;
+  EXPECT_FALSE(o.print_layout);
+  ViewerOptions p;
+  ASSERT_TRUE(Parse({"s.yaml", "--print-layout"}, &p, &error)) << error;
+  EXPECT_TRUE(p.print_layout);
+}
+
+TEST(InputScript, TimelineCommands) {
+  std::vector<InputEvent> events;
+  std::string error;
+  ASSERT_TRUE(ParseInputScript("5 pause\n6 play\n7 step\n8 step 12\n9 scrub 3\n10 resolve\n"
+                               "11 resume\n12-14 key 1\n15 key 0\n",
+                               &events, &error))
+      << error;
+  ASSERT_EQ(events.size(), 9u);
+  EXPECT_EQ(events[0].kind, InputEvent::Kind::kPause);
+  EXPECT_EQ(events[1].kind, InputEvent::Kind::kPlay);
+  EXPECT_EQ(events[2].kind, InputEvent::Kind::kStep);
+  EXPECT_EQ(events[2].count, 1) << "one step by default";
+  EXPECT_EQ(events[3].count, 12);
+  EXPECT_EQ(events[4].kind, InputEvent::Kind::kScrub);
+  EXPECT_EQ(events[4].count, 3);
+  EXPECT_EQ(events[5].kind, InputEvent::Kind::kResolve);
+  EXPECT_EQ(events[6].kind, InputEvent::Kind::kResume);
+  EXPECT_EQ(events[7].key, "1") << "digits are keys (camera presets)";
+  EXPECT_EQ(events[7].first_frame, 12);
+  EXPECT_EQ(events[7].last_frame, 14);
+  EXPECT_EQ(EventsAtFrame(events, 13).size(), 1u) << "a range repeats on each of its frames";
+  EXPECT_FALSE(ParseInputScript("1 step 0\n", &events, &error));
+  EXPECT_NE(error.find("line 1: step takes a whole number"), std::string::npos) << error;
+  EXPECT_FALSE(ParseInputScript("1 step 1.5\n", &events, &error));
+  EXPECT_FALSE(ParseInputScript("1 scrub\n", &events, &error));
+  EXPECT_NE(error.find("scrub needs a step number"), std::string::npos) << error;
+  EXPECT_FALSE(ParseInputScript("1 scrub -2\n", &events, &error));
+  EXPECT_FALSE(ParseInputScript("1 pause now\n", &events, &error));
+  EXPECT_NE(error.find("pause takes no argument"), std::string::npos) << error;
+  EXPECT_FALSE(ParseInputScript("1 key 12\n", &events, &error));
 }
 
 TEST(ViewerArgs, CompareConfigurations) {

@@ -9,6 +9,7 @@
 #include "engine/sim/param_tables.h"
 #include "engine/sim/simulator.h"
 #include "engine/solvers/sap/sap_solver.h"
+#include "ui/layout_data.h"
 #include "ui/param_widgets.h"
 #include "ui/plot_data.h"
 
@@ -528,7 +529,8 @@ bool DrawTimelinePanel(const TimelineView& view, TimelineState* state) {
   return changed;
 }
 
-bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials) {
+bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials,
+                        const std::vector<int>& material_order) {
   // Every widget from the parameter tables (engine/sim/param_tables.h): range, scale and tooltip are
   // the tables'; the advanced entries of each table under a closed tree node.
   bool changed = false;
@@ -563,10 +565,17 @@ bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials
   }
   if (materials && !materials->empty()) {
     SectionTitle("materials");
-    for (size_t i = 0; i < materials->size(); ++i) {
+    std::vector<int> order = material_order;
+    if (order.size() != materials->size()) {
+      order.resize(materials->size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int i = order[k];
+      if (i < 0 || i >= static_cast<int>(materials->size())) continue;
       Material& m = (*materials)[i];
-      ImGui::PushID(static_cast<int>(i));
-      if (ImGui::TreeNodeEx(m.name.c_str(), i == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+      ImGui::PushID(i);
+      if (ImGui::TreeNodeEx(m.name.c_str(), k == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
         changed |= DrawParamTable(MaterialTable(), &m, false);
         ImGui::TreePop();
       }
@@ -587,7 +596,8 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
   ImGui::TextColored(ToImVec4(kGapLoadColor), "%d pushing at phi > 0", CountLoadedAtGap(rows));
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
-                                ImGuiTableFlags_SizingFixedFit;
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Sortable |
+                                ImGuiTableFlags_SortTristate;
   static const char* kHeaders[] = {"#",         "body A",      "body B",        "phi [m]",
                                    "v_n [m/s]", "|v_t| [m/s]", "gamma_n [N s]", "|gamma_t| [N s]",
                                    "regime",    "k [N/m]",     "tau_d [s]"};
@@ -613,19 +623,37 @@ bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {
   // One table id per law, so that a model switch starts a table with its own columns.
   char table_id[48];
   std::snprintf(table_id, sizeof(table_id), "contacts_%s", named ? LawName(named->law) : "none");
-  if (!ImGui::BeginTable(table_id, kColumns, flags, ImGui::GetContentRegionAvail())) {
-    return false;
-  }
+  // Compact rows: more of them in the strip's height.
+  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(4.0f, 0.0f));
+  const bool open = ImGui::BeginTable(table_id, kColumns, flags, ImGui::GetContentRegionAvail());
+  ImGui::PopStyleVar();
+  if (!open) return false;
   ImGui::TableSetupScrollFreeze(1, 1);
   // Fixed-fit columns without user resizing are auto-fitted to the visible rows every frame.
-  for (const char* h : kHeaders) ImGui::TableSetupColumn(h);
-  for (const std::string& h : constant_headers) ImGui::TableSetupColumn(h.c_str());
+  for (int c = 0; c < kFixedColumns; ++c) {
+    ImGui::TableSetupColumn(kHeaders[c], c == 0 ? ImGuiTableColumnFlags_DefaultSort : 0, 0.0f,
+                            static_cast<ImGuiID>(c));
+  }
+  for (int k = 0; k < num_constants; ++k) {
+    ImGui::TableSetupColumn(constant_headers[k].c_str(), 0, 0.0f,
+                            static_cast<ImGuiID>(kInspectorConstants + k));
+  }
   ImGui::TableHeadersRow();
+  // The sort order (column, direction) from the headers; recomputed every frame, since the rows
+  // change with every shown step.
+  int sort_column = -1;
+  bool ascending = true;
+  if (const ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+      specs && specs->SpecsCount > 0) {
+    sort_column = static_cast<int>(specs->Specs[0].ColumnUserID);
+    ascending = specs->Specs[0].SortDirection != ImGuiSortDirection_Descending;
+  }
+  const std::vector<int> order = SortContactRows(rows, sort_column, ascending);
   ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(rows.size()));
+  clipper.Begin(static_cast<int>(order.size()));
   while (clipper.Step()) {
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const ContactRow& r = rows[i];
+      const ContactRow& r = rows[order[i]];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       char label[32];
@@ -684,6 +712,9 @@ void DrawHelpPanel() {
       {"P", "refit the pressure legend to the shown step (hold mode)"},
       {"A", "show / hide the analysis column"},
       {"C", "centre the camera on the selected body"},
+      {"Shift + C", "tracking camera: selected body, active contacts, off"},
+      {"1 / 2 / 3", "camera: front / side / top view of the scene"},
+      {"0", "camera: fit the scene"},
       {"V", "start / stop recording a video (MP4, in the working directory)"},
       {"Ctrl + R", "reload the scene file"},
       {"R", "re-solve the shown step with the current parameters (paused)"},

@@ -92,10 +92,14 @@ bool DrawTimelinePanel(const TimelineView& view, TimelineState* state);
 
 // Every parameter of the step, contact-model, SAP and material tables (engine/sim/param_tables.h):
 // sliders with the tables' ranges, scales and help tooltips; "advanced" entries folded.
-bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials);
+// `material_order` (optional) lists the materials in the order to show them (SceneMaterialsFirst
+// in ui/layout_data.h: the scene's own first, the first of them open); empty: material order.
+bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials,
+                        const std::vector<int>& material_order = {});
 
 // Table of contacts; `selected` is the highlighted contact index (-1 for none). Returns true
-// when the selection changed.
+// when the selection changed. A click on a column header sorts the rows by it (again: the other
+// way; SortContactRows in ui/layout_data.h); the rows fill the space left in the window.
 bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected);
 
 // Keyboard and mouse reference.

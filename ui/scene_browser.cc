@@ -200,6 +200,23 @@ fs::path FindScenesRoot(const fs::path& opened_scene, const fs::path& cwd) {
   return scene_dir;
 }
 
+fs::path DefaultScenePath(const fs::path& cwd, const std::string& preferred) {
+  std::error_code ec;
+  const fs::path base = Normalized(cwd, CurrentDir());
+  for (fs::path dir = base; !dir.empty(); dir = dir.parent_path()) {
+    const fs::path root = dir / "scenes";
+    if (fs::is_directory(root, ec)) {
+      const fs::path file = root / preferred;
+      if (!preferred.empty() && fs::is_regular_file(file, ec)) return file;
+      const std::vector<SceneEntry> entries = ListSceneFiles(root);
+      if (!entries.empty()) return entries.front().absolute_path;
+      return {};
+    }
+    if (dir == dir.parent_path()) break;  // the root
+  }
+  return {};
+}
+
 std::vector<int> FilterSceneEntries(const std::vector<SceneEntry>& entries,
                                     const std::string& filter) {
   std::vector<std::string> words;

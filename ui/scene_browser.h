@@ -42,6 +42,13 @@ std::string ReadSceneDescription(const std::filesystem::path& file);
 std::filesystem::path FindScenesRoot(const std::filesystem::path& opened_scene,
                                      const std::filesystem::path& cwd);
 
+// The scene `contactlab view` opens without one: under the scenes folder of `cwd` or of its
+// nearest ancestor that has one (cwd/scenes, cwd/../scenes, ...), the file named `preferred`
+// (default clutter_40_walls.yaml, the README's default scene) if it exists, else the first scene
+// ListSceneFiles lists there. Empty when there is no scenes folder or it holds no scene.
+std::filesystem::path DefaultScenePath(const std::filesystem::path& cwd,
+                                       const std::string& preferred = "clutter_40_walls.yaml");
+
 // Indices of the entries that match `filter`: every whitespace-separated word of the filter
 // must occur, case-insensitively, in the relative path or the description. An empty filter
 // keeps every entry. In entry order.

@@ -1,6 +1,7 @@
 #include "app/viewer/input_script.h"
 
 #include <cctype>
+#include <cmath>
 #include <exception>
 #include <sstream>
 #include <string>
@@ -41,7 +42,8 @@ bool ParseNumber(const std::string& s, double* v) {
 
 bool ValidKey(const std::string& k) {
   if (k == "space" || k == "right" || k == "backspace" || k == "escape") return true;
-  return k.size() == 1 && std::islower(static_cast<unsigned char>(k[0]));
+  return k.size() == 1 && (std::islower(static_cast<unsigned char>(k[0])) ||
+                           std::isdigit(static_cast<unsigned char>(k[0])));
 }
 
 }  // namespace
@@ -92,7 +94,8 @@ bool ParseInputScript(const std::string& text, std::vector<InputEvent>* events,
     if (kind == "key") {
       e.kind = InputEvent::Kind::kKey;
       if (w.size() < 3 || !ValidKey(w[2])) {
-        return fail("key needs a name: space, right, backspace, escape or a letter a-z");
+        return fail(
+            "key needs a name: space, right, backspace, escape, a letter a-z or a digit 0-9");
       }
       e.key = w[2];
       if (!modifiers(3)) return fail("key: modifiers are ctrl and shift");
@@ -126,9 +129,26 @@ bool ParseInputScript(const std::string& text, std::vector<InputEvent>* events,
       } catch (const std::exception& ex) {
         return fail(std::string("set: ") + ex.what());
       }
+    } else if (kind == "pause" || kind == "play" || kind == "resolve" || kind == "resume") {
+      e.kind = kind == "pause"     ? InputEvent::Kind::kPause
+               : kind == "play"    ? InputEvent::Kind::kPlay
+               : kind == "resolve" ? InputEvent::Kind::kResolve
+                                   : InputEvent::Kind::kResume;
+      if (w.size() != 2) return fail(kind + " takes no argument");
+    } else if (kind == "step" || kind == "scrub") {
+      e.kind = kind == "step" ? InputEvent::Kind::kStep : InputEvent::Kind::kScrub;
+      double n = 1;
+      const bool ok = kind == "step" ? (w.size() == 2 || (w.size() == 3 && ParseNumber(w[2], &n)))
+                                     : (w.size() == 3 && ParseNumber(w[2], &n));
+      if (!ok || n != std::floor(n) || n < (kind == "step" ? 1 : 0) || n > 1e9) {
+        return fail(kind == "step" ? "step takes a whole number of steps >= 1"
+                                   : "scrub needs a step number >= 0");
+      }
+      e.count = static_cast<int>(n);
     } else {
       return fail("unknown event '" + kind +
-                  "' (key, move, move_by, move_body, down, up, wheel, set)");
+                  "' (key, move, move_by, move_body, down, up, wheel, set, pause, play, step, "
+                  "scrub, resolve, resume)");
     }
     events->push_back(e);
   }

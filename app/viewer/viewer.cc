@@ -172,13 +172,20 @@ bool Viewer::CreateWindow() {
     return false;
   }
   glEnable(GL_MULTISAMPLE);
-  renderer_->SetModel(model_);
+  UploadModel();
   return true;
 }
 
 void Viewer::ResetCamera() {
   const CameraDef& c = scene_.camera;
   camera_.Set(c.target, c.distance, c.azimuth, c.elevation);
+}
+
+void Viewer::UploadModel() {
+  renderer_->SetModel(model_);
+  // Half-spaces that bound each other (a floor and walls) as the faces of the box they form, up
+  // to a height above the bodies where they start.
+  renderer_->SetHalfSpaceFaces(ComputeHalfSpaceFaces(model_, ShownPoses()));
 }
 
 void Viewer::RenderScene() {
@@ -425,6 +432,7 @@ void Viewer::DrawLabels() {
   }
   if (compare_.active()) DrawCompareLegend();
   DrawPressureLegendAndHover();
+  if (show_axes_) DrawAxesGizmo();
   for (const GlDebugDraw::TextItem& t : glyphs_->texts()) {
     double px = 0, py = 0;
     if (!camera_.Project(t.p, vp_w_, vp_h_, &px, &py)) continue;
@@ -607,6 +615,19 @@ int Viewer::Run() {
     if (panel == "pressure") open_pressure_ = true;
     if (panel == "help") show_help_ = true;
   }
+  // A left-column section opened by --panel is scrolled into view: on every frame of a scripted
+  // run, on the first second of an interactive one (then the user's scrolling rules).
+  for (const std::string& panel : options_.panels) {
+    static const char* kSections[][2] = {
+        {"scenes", "Scenes"},           {"exports", "Export"},
+        {"profiler", "Frame profile"},  {"overlay", "Contact overlay"},
+        {"parameters", "Parameters"},   {"pressure", "Pressure"}};
+    for (const auto& [name, section] : kSections) {
+      if (panel != name) continue;
+      scroll_section_ = section;
+      scroll_to_section_frames_ = scripted_ ? options_.frames + 1 : 60;
+    }
+  }
   if (options_.select_body >= 0) selected_body_ = options_.select_body;
   watcher_.SetFiles(SceneFiles());
   export_panel_.scene_stem = std::filesystem::path(options_.scene_path).stem().string();
@@ -640,6 +661,7 @@ int Viewer::Run() {
     ImGui_ImplGlfw_NewFrame();
     if (!input_events_.empty()) InjectInput(frame);
     ImGui::NewFrame();
+    if (!input_events_.empty()) PressScriptedKeys();
     if (!scripted_ || !input_events_.empty()) HandleInput();
     if (video_toggle_requested_) {
       video_toggle_requested_ = false;
@@ -676,6 +698,7 @@ int Viewer::Run() {
     const auto ui_start = Clock::now();
     BuildUi();
     const auto render_start = Clock::now();
+    UpdateTracking(scripted_ ? kScriptedFrameSeconds : wall_dt);
     RenderScene();
     DrawLabels();
     ImGui::Render();
@@ -751,6 +774,25 @@ int Viewer::Run() {
     if (selected_body_ >= 0) {
       std::printf("viewer: selected body %d (%s)\n", selected_body_,
                   model_.bodies[selected_body_].name.c_str());
+    }
+    if (options_.print_layout) {
+      // The last frame's windows and left-column sections: x y w h in window pixels (y down), and
+      // whether the rectangle lies inside the window.
+      const ImVec2 size = ImGui::GetIO().DisplaySize;
+      for (const LayoutRect& r : layout_) {
+        const bool inside = r.x >= 0 && r.y >= 0 && r.x + r.w <= size.x + 0.5f &&
+                            r.y + r.h <= size.y + 0.5f;
+        std::printf("viewer: layout %s \"%s\" %.0f %.0f %.0f %.0f %s\n", r.kind.c_str(),
+                    r.name.c_str(), r.x, r.y, r.w, r.h, inside ? "on-screen" : "off-screen");
+      }
+      if (!scene_error_.empty()) {
+        std::printf("viewer: scene browser shows the error: %s\n", scene_error_.c_str());
+      }
+      std::printf("viewer: camera target %.4f %.4f %.4f distance %.4f azimuth %.2f elevation "
+                  "%.2f deg, follow %s\n",
+                  camera_.target.x(), camera_.target.y(), camera_.target.z(), camera_.distance,
+                  camera_.azimuth * 180.0 / kPi, camera_.elevation * 180.0 / kPi,
+                  CameraTrackingName(tracking_));
     }
     if (scripted_) PrintShownSolves();
     if (scripted_) PrintCompareSummary();
@@ -859,6 +901,25 @@ bool ParseCompareConfigs(const std::string& text, std::vector<std::string>* conf
 int RunViewer(const ViewerOptions& given) {
   ViewerOptions options = given;
   Scene scene;
+  // Scripted runs keep the exit status 2 of a scene that cannot be loaded; an interactive one
+  // (a timed --seconds run too) opens the default scene with the scene browser showing the error.
+  const bool scripted = options.frames > 0 || !options.screenshot_path.empty() ||
+                        !options.input_path.empty() || !options.video_path.empty() ||
+                        !options.compare.empty();
+  std::string shown_error;
+  if (options.scene_path.empty()) {
+    // No scene: the default scene, with the scene browser open.
+    std::error_code ec;
+    options.scene_path = DefaultScenePath(std::filesystem::current_path(ec)).string();
+    if (options.scene_path.empty()) {
+      std::fprintf(stderr,
+                   "viewer: no scene given and no scenes folder with a scene (scenes/) in the "
+                   "working directory or above it\n");
+      return 2;
+    }
+    std::printf("viewer: no scene given: opening %s\n", options.scene_path.c_str());
+    options.panels.push_back("scenes");
+  }
   try {
     // Compare mode: the first configuration's overrides are the primary's, kept on reloads.
     if (!options.compare.empty()) {
@@ -866,7 +927,21 @@ int RunViewer(const ViewerOptions& given) {
         options.overrides.push_back(std::move(o));
       }
     }
-    scene = LoadScene(options.scene_path, options.overrides);
+    try {
+      scene = LoadScene(options.scene_path, options.overrides);
+    } catch (const SceneError& e) {
+      std::error_code ec;
+      const std::filesystem::path fallback = DefaultScenePath(std::filesystem::current_path(ec));
+      if (scripted || fallback.empty() || SameScenePath(fallback, options.scene_path)) throw;
+      // Interactive: the error on stderr as before and in the scene browser, over the default
+      // scene (without the --set overrides, which were given for the other scene).
+      std::fprintf(stderr, "%s\n", e.what());
+      shown_error = e.what();
+      options.scene_path = fallback.string();
+      options.overrides.clear();
+      options.panels.push_back("scenes");
+      scene = LoadScene(options.scene_path, options.overrides);
+    }
     // No output (the screenshot, the trajectory, the settings file written at exit and the
     // imgui.ini beside it) may be the scene, a mesh, the input script or another output; checked
     // before any window opens (app/output_files.h).
@@ -898,6 +973,7 @@ int RunViewer(const ViewerOptions& given) {
     return 1;
   }
   viewer_internal::Viewer viewer(options, std::move(scene));
+  if (!shown_error.empty()) viewer.ShowSceneError(shown_error);
   return viewer.Run();
 }
 
@@ -1005,6 +1081,8 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
       options->settings_path = argv[++i];
     } else if (a == "--no-settings") {
       options->no_settings = true;
+    } else if (a == "--print-layout") {
+      options->print_layout = true;
     } else if (a == "--select") {
       if (!need_value(i)) return false;
       if (!parse_int(argv[++i], &options->select_body)) return false;
@@ -1038,10 +1116,7 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
       return false;
     }
   }
-  if (options->scene_path.empty()) {
-    *error = "no scene given";
-    return false;
-  }
+  // No scene: RunViewer opens the default scene (DefaultScenePath) and the scene browser.
   return true;
 }
 

@@ -36,6 +36,9 @@ struct ViewerOptions {
   // Panels to open at start (names in ViewerPanelNames(): analysis tabs, scenes, exports,
   // profiler, overlay, parameters, help), e.g. for scripted screenshots of a panel.
   std::vector<std::string> panels;
+  // Print, at exit, each window's and left-column section's rectangle of the last frame and the
+  // camera (`viewer: layout window "NAME" X Y W H on-screen|off-screen`, ...).
+  bool print_layout = false;
   // Settings file (layout, overlay, open panels). Empty: the user's file
   // (DefaultSettingsFile()) in interactive runs, none in scripted runs.
   std::string settings_path;

@@ -60,6 +60,62 @@ void Viewer::FocusSelectedBody() {
   camera_.distance = std::max(camera_.min_distance, 6.0 * typical_size_);
 }
 
+void Viewer::ApplyPreset(CameraPreset preset) {
+  const Bounds3 bounds = FiniteGeometryBounds(model_, ShownPoses());
+  ApplyCameraPreset(preset, bounds, vp_h_ > 0 ? vp_w_ / vp_h_ : 1.0, &camera_);
+  // A preset frames the scene: a tracking camera would pull the target away again.
+  if (preset == CameraPreset::kFit) tracking_ = CameraTracking::kOff;
+}
+
+void Viewer::CycleTracking() {
+  switch (tracking_) {
+    case CameraTracking::kOff:
+      tracking_ = selected_body_ >= 0 ? CameraTracking::kSelectedBody
+                                      : CameraTracking::kActiveContacts;
+      break;
+    case CameraTracking::kSelectedBody:
+      tracking_ = CameraTracking::kActiveContacts;
+      break;
+    case CameraTracking::kActiveContacts:
+      tracking_ = CameraTracking::kOff;
+      break;
+  }
+}
+
+bool Viewer::TrackingGoal(Vec3* goal) {
+  if (tracking_ == CameraTracking::kSelectedBody) {
+    const std::vector<Pose>& X = ShownPoses();
+    if (selected_body_ < 0 || selected_body_ >= static_cast<int>(X.size())) return false;
+    *goal = X[selected_body_].q * model_.bodies[selected_body_].com + X[selected_body_].p;
+    return goal->allFinite();
+  }
+  if (tracking_ == CameraTracking::kActiveContacts) {
+    const StepRecord* shown = DisplayedRecord();
+    if (!shown || shown->contacts.empty()) return false;
+    Vec3 sum = Vec3::Zero(), all = Vec3::Zero();
+    int n = 0;
+    for (size_t i = 0; i < shown->contacts.size(); ++i) {
+      const Vec3& p = shown->contacts[i].point;
+      if (!p.allFinite()) continue;
+      all += p;
+      if (i < rows_.size() && rows_[i].gamma_n > 0) {
+        sum += p;
+        ++n;
+      }
+    }
+    *goal = n > 0 ? Vec3(sum / n) : Vec3(all / static_cast<double>(shown->contacts.size()));
+    return goal->allFinite();
+  }
+  return false;
+}
+
+void Viewer::UpdateTracking(double dt) {
+  if (tracking_ == CameraTracking::kOff) return;
+  Vec3 goal;
+  if (!TrackingGoal(&goal)) return;
+  camera_.target = SmoothFollow(camera_.target, goal, dt, tracking_time_constant_);
+}
+
 int Viewer::BodyIndex(const std::string& s) const {
   if (const int b = model_.FindBody(s); b >= 0) return b;
   try {
@@ -81,6 +137,8 @@ void Viewer::InjectInput(int frame) {
       case InputEvent::Kind::kKey: {
         int code = 0;
         if (e->key == "space") code = GLFW_KEY_SPACE;
+        else if (e->key.size() == 1 && e->key[0] >= '0' && e->key[0] <= '9')
+          code = GLFW_KEY_0 + (e->key[0] - '0');
         else if (e->key == "right") code = GLFW_KEY_RIGHT;
         else if (e->key == "backspace") code = GLFW_KEY_BACKSPACE;
         else if (e->key == "escape") code = GLFW_KEY_ESCAPE;
@@ -124,6 +182,35 @@ void Viewer::InjectInput(int frame) {
       case InputEvent::Kind::kWheel:
         io.MouseWheel += static_cast<float>(e->x);
         break;
+      case InputEvent::Kind::kPause:
+        playback_.playing = false;
+        break;
+      case InputEvent::Kind::kPlay:
+        playback_.playing = true;
+        break;
+      case InputEvent::Kind::kStep:
+        playback_.playing = false;
+        steps_requested_ += e->count;
+        break;
+      case InputEvent::Kind::kScrub:
+        // The timeline's slider: pauses and shows that recorded step (clamped to the history).
+        playback_.playing = false;
+        if (!history_.empty()) {
+          WaitIdleKeepingShownStep();
+          timeline_.follow_live = false;
+          timeline_.slider = std::clamp(e->count - history_.oldest_step(), 0, history_.size() - 1);
+          OnNewRecord();
+          HandleTimelineRequests();
+        }
+        break;
+      case InputEvent::Kind::kResolve:
+        timeline_.resolve_requested = true;
+        HandleTimelineRequests();
+        break;
+      case InputEvent::Kind::kResume:
+        timeline_.resume_requested = true;
+        HandleTimelineRequests();
+        break;
       case InputEvent::Kind::kSet: {
         // As the parameter panel: validated at once, sent with the next job.
         StepSettings s = edit_settings_;
@@ -144,6 +231,14 @@ void Viewer::InjectInput(int frame) {
   for (int b = 0; b < 3; ++b) io.MouseDown[b] = input_down_[b];
   io.KeyCtrl = input_ctrl_ || key_ctrl;
   io.KeyShift = input_shift_ || key_shift;
+}
+
+void Viewer::PressScriptedKeys() {
+  // After ImGui::NewFrame: a key of the script is pressed anew on each frame of its range (ImGui
+  // would see a key down on consecutive frames as held, pressed once, then auto-repeated by the
+  // wall clock).
+  ImGuiIO& io = ImGui::GetIO();
+  for (int k : input_keys_down_) io.KeysDownDuration[k] = 0.0f;
 }
 
 bool Viewer::PickContact(float x, float y) {
@@ -186,7 +281,19 @@ void Viewer::HandleInput() {
       timeline_.resolve_requested = true;
       HandleTimelineRequests();
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) FocusSelectedBody();
+    // C: centre on the selected body; Shift+C: the tracking camera's next mode.
+    if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) {
+      if (io.KeyShift) {
+        CycleTracking();
+      } else {
+        FocusSelectedBody();
+      }
+    }
+    // Camera presets: 1 front, 2 side, 3 top, 0 fit the scene.
+    if (ImGui::IsKeyPressed(GLFW_KEY_1, false)) ApplyPreset(CameraPreset::kFront);
+    if (ImGui::IsKeyPressed(GLFW_KEY_2, false)) ApplyPreset(CameraPreset::kSide);
+    if (ImGui::IsKeyPressed(GLFW_KEY_3, false)) ApplyPreset(CameraPreset::kTop);
+    if (ImGui::IsKeyPressed(GLFW_KEY_0, false)) ApplyPreset(CameraPreset::kFit);
     // V: start / stop recording a video (the Record button of the playback panel).
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_V, false)) video_toggle_requested_ = true;
     if (ImGui::IsKeyPressed(GLFW_KEY_A, false)) {
@@ -239,6 +346,7 @@ void Viewer::HandleInput() {
       const bool pan = drag_button_ != 0 || io.KeyShift;
       if (pan) {
         camera_.Pan(io.MouseDelta.x, io.MouseDelta.y, vp_h_);
+        tracking_ = CameraTracking::kOff;  // the user moves the target away
       } else {
         camera_.Orbit(-0.008 * io.MouseDelta.x, 0.008 * io.MouseDelta.y);
       }

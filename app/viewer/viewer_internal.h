@@ -74,10 +74,33 @@ class Viewer {
 
   // Returns the process exit code.
   int Run();
+  // A scene load error to show in the scene browser (the scene given could not be loaded and
+  // this one opened instead).
+  void ShowSceneError(const std::string& error) { scene_error_ = error; }
 
  private:
   bool CreateWindow();
   void ResetCamera();
+  // The model's meshes on the GPU, half-spaces that bound each other drawn as the finite faces
+  // of the box they form (render/scene_geometry.h).
+  void UploadModel();
+  // Camera presets (front, side, top, fit to the bodies with finite geometry) and the tracking
+  // camera, moved towards its goal each frame by `dt` [s] (viewer_input.cc).
+  void ApplyPreset(CameraPreset preset);
+  void CycleTracking();
+  void UpdateTracking(double dt);
+  // The tracked point: the selected body's centre of mass, or the centroid of the shown step's
+  // contacts with an impulse (of every contact when none has one); false when there is none.
+  bool TrackingGoal(Vec3* goal);
+  void DrawAxesGizmo();
+  void DrawCameraPanel();
+  // A left-column section header: records its rectangle (layout_, for --print-layout and the
+  // scrolling below).
+  void NoteSection(const char* name);
+  // While a --panel asks for a left-column section (scroll_section_), scrolls the column just
+  // enough that the whole section shows (its header at the top when it is taller than the
+  // window). Called before the column's End().
+  void ScrollToRequestedSection(float window_height);
   void HandleInput();
   // Selects the contact within a few pixels of (x, y); returns false when there is none.
   bool PickContact(float x, float y);
@@ -101,6 +124,8 @@ class Viewer {
   void DrawSelectionPanel();
   // Scripted input (--input): sets ImGui's mouse and key state for `frame`.
   void InjectInput(int frame);
+  // After ImGui::NewFrame: the script's keys of this frame count as pressed this frame.
+  void PressScriptedKeys();
   int BodyIndex(const std::string& name_or_index) const;  // -1 if none
   // The scene file and the mesh files its geometry came from (watched for changes).
   std::vector<std::filesystem::path> SceneFiles() const;
@@ -266,6 +291,18 @@ class Viewer {
   std::unique_ptr<SceneRenderer> renderer_;
   std::unique_ptr<GlDebugDraw> glyphs_;
   OrbitCamera camera_;
+  CameraTracking tracking_ = CameraTracking::kOff;
+  double tracking_time_constant_ = 0.15;  // [s] smoothing of the tracked point
+  bool show_axes_ = true;                 // world axes gizmo in the 3D view's corner
+  // --print-layout: each window's and left-column section's rectangle, printed at exit.
+  struct LayoutRect {
+    std::string kind, name;
+    float x = 0, y = 0, w = 0, h = 0;
+  };
+  std::vector<LayoutRect> layout_;
+  int scroll_to_section_frames_ = 0;  // frames left that scroll the left column to a --panel
+  std::string scroll_section_;        // the section of that --panel
+  int steps_requested_ = 0;           // scripted `step N`: steps to take while paused
   PlaybackState playback_;
   OverlaySettings overlay_;
   StepSettings edit_settings_;

@@ -16,6 +16,7 @@
 
 #include "app/output_files.h"
 #include "app/viewer/viewer_internal.h"
+#include "ui/layout_data.h"
 
 namespace contactlab {
 namespace viewer_internal {
@@ -46,6 +47,13 @@ void Viewer::BuildUi() {
                ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
                    ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
   const float new_l = ImGui::GetWindowWidth();
+  layout_.clear();
+  auto note_window = [&](const char* name) {
+    const ImVec2 p = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    layout_.push_back({"window", name, p.x, p.y, size.x, size.y});
+  };
+  note_window("ContactLab");
+  if (scroll_to_section_frames_ > 0) --scroll_to_section_frames_;
   ImGui::TextColored(ImVec4(0.55f, 0.78f, 1.0f, 1.0f), "ContactLab");
   ImGui::SameLine();
   ImGui::TextDisabled("%s", std::filesystem::path(options_.scene_path).filename().c_str());
@@ -64,6 +72,7 @@ void Viewer::BuildUi() {
 
   ImGui::SetNextItemOpen(vsettings_.show_scene_browser, ImGuiCond_Once);
   vsettings_.show_scene_browser = ImGui::CollapsingHeader("Scenes");
+  NoteSection("Scenes");
   if (vsettings_.show_scene_browser) {
     if (!scene_list_scanned_) RefreshSceneList();
     scene_panel_.error = scene_error_;
@@ -76,6 +85,7 @@ void Viewer::BuildUi() {
 
   ImGui::SetNextItemOpen(vsettings_.show_exports, ImGuiCond_Once);
   vsettings_.show_exports = ImGui::CollapsingHeader("Export");
+  NoteSection("Export");
   if (vsettings_.show_exports) {
     const StepRecord* shown = DisplayedRecord();
     const ExportRequest request =
@@ -88,7 +98,9 @@ void Viewer::BuildUi() {
   playback_.time_step = edit_settings_.time_step;
   playback_.real_time_factor = rate_meter_.value();
   playback_.frame_ms = 1e3 * io.DeltaTime;
-  if (ImGui::CollapsingHeader("Playback", ImGuiTreeNodeFlags_DefaultOpen)) {
+  const bool playback_open = ImGui::CollapsingHeader("Playback", ImGuiTreeNodeFlags_DefaultOpen);
+  NoteSection("Playback");
+  if (playback_open) {
     DrawPlaybackPanel(&playback_);
     // Video: the Record button (or the key V) starts and stops a recording; while it runs the
     // button is red and names the file and the frames written.
@@ -121,13 +133,17 @@ void Viewer::BuildUi() {
     }
     ImGui::SetNextItemOpen(vsettings_.show_profiler, ImGuiCond_Once);
     vsettings_.show_profiler = ImGui::TreeNode("Frame profile");
+    NoteSection("Frame profile");
     if (vsettings_.show_profiler) {
       DrawProfilerBar(profile_);
       ImGui::TextDisabled("physics runs on its own thread, beside render and UI");
       ImGui::TreePop();
     }
   }
-  if (ImGui::CollapsingHeader("Timeline and breakpoints", ImGuiTreeNodeFlags_DefaultOpen)) {
+  const bool timeline_open =
+      ImGui::CollapsingHeader("Timeline and breakpoints", ImGuiTreeNodeFlags_DefaultOpen);
+  NoteSection("Timeline and breakpoints");
+  if (timeline_open) {
     TimelineView view;
     view.count = history_.size();
     view.oldest_step = history_.oldest_step();
@@ -135,20 +151,29 @@ void Viewer::BuildUi() {
     const StepRecord* shown = DisplayedRecord();
     view.shown_step = shown ? shown->step : -1;
     view.bytes = history_.bytes();
-    view.paused = !playback_.playing && !scripted_;
+    view.paused = !playback_.playing;
     const ResolveComparison* comparison = DisplayedComparison();
     view.has_comparison = comparison != nullptr;
     if (comparison) view.comparison_legend = ResolveLegend(comparison->before, comparison->after);
     if (DrawTimelinePanel(view, &timeline_)) HandleTimelineRequests();
   }
+  {
+    const bool camera_open = ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen);
+    NoteSection("Camera");
+    if (camera_open) DrawCameraPanel();
+  }
   if (open_overlay_) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader("Contact overlay")) {
+  const bool overlay_open = ImGui::CollapsingHeader("Contact overlay");
+  NoteSection("Contact overlay");
+  if (overlay_open) {
     DrawOverlayPanel(&overlay_);
   }
   {
     const int compliant = CompliantGeometryCount();
     if (open_pressure_ || compliant > 0) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-    if (ImGui::CollapsingHeader("Pressure")) {
+    const bool pressure_open = ImGui::CollapsingHeader("Pressure");
+    NoteSection("Pressure");
+    if (pressure_open) {
       PressurePanelView view;
       view.compliant_geometries = compliant;
       if (const StepRecord* shown = DisplayedRecord()) {
@@ -162,11 +187,13 @@ void Viewer::BuildUi() {
     }
   }
   if (selected_body_ >= 0) {
-    if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen)) {
-      DrawSelectionPanel();
-    }
+    const bool open = ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen);
+    NoteSection("Selected body");
+    if (open) DrawSelectionPanel();
   }
-  if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
+  const bool solver_open = ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen);
+  NoteSection("Solver");
+  if (solver_open) {
     if (!step_error_.empty()) {
       ImGui::PushTextWrapPos(0.0f);
       ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "step failed: %s", step_error_.c_str());
@@ -181,9 +208,12 @@ void Viewer::BuildUi() {
     }
   }
   if (open_parameters_) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader("Parameters")) {
+  const bool parameters_open = ImGui::CollapsingHeader("Parameters");
+  NoteSection("Parameters");
+  if (parameters_open) {
     const StepSettings settings_before = edit_settings_;
-    if (DrawParameterPanel(&edit_settings_, &model_.materials)) {
+    if (DrawParameterPanel(&edit_settings_, &model_.materials,
+                           SceneMaterialsFirst(model_))) {
       // Validated here so the panel shows a refusal at once; applied by the next job (the
       // materials with it: sending unchanged ones again is harmless).
       try {
@@ -202,7 +232,10 @@ void Viewer::BuildUi() {
       ImGui::PopTextWrapPos();
     }
   }
-  if (ImGui::CollapsingHeader("Help")) DrawHelpPanel();
+  const bool help_open = ImGui::CollapsingHeader("Help");
+  NoteSection("Help");
+  if (help_open) DrawHelpPanel();
+  ScrollToRequestedSection(H);
   ImGui::End();
   if (!scripted_) vsettings_.left_panel_width = new_l;
 
@@ -218,6 +251,12 @@ void Viewer::BuildUi() {
                ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
                    ImGuiWindowFlags_NoSavedSettings);
   const float new_b = ImGui::GetWindowHeight();
+  note_window("Contacts");
+  // Taller: the strip takes 60 % of the window (more rows); shorter: back to the default.
+  const bool tall = new_b > 0.45f * H;
+  bool resize = false;
+  if (ImGui::SmallButton(tall ? "shorter table" : "taller table")) resize = true;
+  ImGui::SameLine();
   if (const StepRecord* shown = DisplayedRecord(); shown && !patch_rows_.empty()) {
     char title[64];
     std::snprintf(title, sizeof(title), "%d pressure patch%s###patches",
@@ -239,11 +278,13 @@ void Viewer::BuildUi() {
   }
   ImGui::End();
   if (!scripted_) vsettings_.bottom_panel_height = new_b;
+  if (resize) vsettings_.bottom_panel_height = tall ? ViewerSettings{}.bottom_panel_height : 0.6f * H;
 
   if (show_help_) {
     ImGui::SetNextWindowPos(ImVec2(L + 0.5f * (W - L - R), 0.4f * H), ImGuiCond_Appearing,
                             ImVec2(0.5f, 0.5f));
     ImGui::Begin("Keyboard and mouse", &show_help_, ImGuiWindowFlags_AlwaysAutoResize);
+    note_window("Keyboard and mouse");
     DrawHelpPanel();
     ImGui::End();
   }
@@ -260,6 +301,10 @@ void Viewer::DrawAnalysisColumn(float x, float width, float height) {
   ImGui::Begin("Analysis", nullptr,
                ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
                    ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
+  {
+    const ImVec2 p = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    layout_.push_back({"window", "Analysis", p.x, p.y, size.x, size.y});
+  }
   // Resizing from the left edge moves the window: its width is the new column width.
   if (!scripted_) vsettings_.right_panel_width = ImGui::GetWindowWidth();
   const StepRecord* shown = DisplayedRecord();
@@ -354,6 +399,70 @@ void Viewer::DrawAnalysisColumn(float x, float width, float height) {
   }
   analysis_tab_request_ = -1;
   ImGui::End();
+}
+
+void Viewer::NoteSection(const char* name) {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  layout_.push_back({"section", name, a.x, a.y, b.x - a.x, b.y - a.y});
+}
+
+void Viewer::ScrollToRequestedSection(float window_height) {
+  if (scroll_to_section_frames_ <= 0 || scroll_section_.empty()) return;
+  for (size_t i = 0; i < layout_.size(); ++i) {
+    if (layout_[i].kind != "section" || layout_[i].name != scroll_section_) continue;
+    // The section runs from its header to the next section's header (or the column's end).
+    const float top = layout_[i].y;
+    float bottom = ImGui::GetCursorScreenPos().y;
+    for (size_t j = i + 1; j < layout_.size(); ++j) {
+      if (layout_[j].kind == "section") {
+        bottom = layout_[j].y;
+        break;
+      }
+    }
+    if (top >= 0 && bottom <= window_height) return;  // already whole on screen
+    // Scroll just enough to show its end, but never past its header.
+    const float scroll = ImGui::GetScrollY();
+    ImGui::SetScrollY(std::max(0.0f, std::min(scroll + top, scroll + bottom - window_height)));
+    return;
+  }
+}
+
+void Viewer::DrawAxesGizmo() {
+  // World axes in the 3D view's bottom-right corner: x red, y green, z blue, far axes first.
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  const float len = 34.0f;
+  const ImVec2 o(vp_x_ + vp_w_ - len - 18.0f, vp_y_ + vp_h_ - len - 18.0f);
+  const AxesGizmo g = ComputeAxesGizmo(camera_);
+  static const ImU32 kColors[3] = {IM_COL32(250, 95, 80, 255), IM_COL32(90, 210, 90, 255),
+                                   IM_COL32(90, 140, 255, 255)};
+  static const char* kNames[3] = {"x", "y", "z"};
+  dl->AddCircleFilled(o, len + 12.0f, IM_COL32(0, 0, 0, 70));
+  for (int k : g.order) {
+    const ImVec2 tip(o.x + len * static_cast<float>(g.axis[k].x()),
+                     o.y + len * static_cast<float>(g.axis[k].y()));
+    dl->AddLine(o, tip, kColors[k], 2.5f);
+    dl->AddText(ImVec2(tip.x - 3.0f, tip.y - 8.0f), kColors[k], kNames[k]);
+  }
+}
+
+void Viewer::DrawCameraPanel() {
+  if (ImGui::SmallButton("Front (1)")) ApplyPreset(CameraPreset::kFront);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Side (2)")) ApplyPreset(CameraPreset::kSide);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Top (3)")) ApplyPreset(CameraPreset::kTop);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Fit scene (0)")) ApplyPreset(CameraPreset::kFit);
+  int mode = static_cast<int>(tracking_);
+  ImGui::SetNextItemWidth(160.0f);
+  if (ImGui::Combo("follow (Shift+C)", &mode, "off\0selected body\0active contacts\0")) {
+    tracking_ = static_cast<CameraTracking>(mode);
+  }
+  if (tracking_ == CameraTracking::kSelectedBody && selected_body_ < 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(select a body)");
+  }
+  ImGui::Checkbox("world axes", &show_axes_);
 }
 
 void Viewer::DrawSelectionPanel() {

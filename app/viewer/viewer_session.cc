@@ -368,7 +368,7 @@ bool Viewer::OpenScene(const std::string& path, bool keep_view) {
   DoReset();
   playback_.playing = keep_view && was_playing;
   settings_error_.clear();
-  renderer_->SetModel(model_);
+  UploadModel();
   FitGlyphsToScene();
   overlay_.fit_requested = true;
   if (!keep_view) ResetCamera();
@@ -423,6 +423,10 @@ void Viewer::StepPhysics(double wall_dt) {
   if (playback_.step_requested && !busy) {
     steps = std::max(steps, 1);
     playback_.step_requested = false;
+  }
+  if (steps_requested_ > 0 && !busy) {  // a scripted `step N`
+    steps = std::max(steps, steps_requested_);
+    steps_requested_ = 0;
   }
   if (steps > 0 && !busy) {
     // A reason describes the newest pause only; scripted runs never pause and keep the first.
