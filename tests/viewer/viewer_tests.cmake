@@ -29,12 +29,12 @@ set(VT_SPARSITY_TOL 2)
 set(VT_SERIES 110,190,255)
 set(VT_SERIES_TOL 6)
 # The selected body's frame at its centre of mass (RenderScene in app/viewer/viewer.cc): lit
-# arrows of Color{1, 0.3, 0.3}, {0.3, 1, 0.3}, {0.3, 0.5, 1}, so each axis is a ramp from its
-# shaded to its lit colour. The blue ramp is narrowed to its bright half: the cones' blues
-# overlap its dark half.
-set(VT_AXIS_X 110,33,33:255,77,77)
-set(VT_AXIS_Y 33,110,33:77,255,77)
-set(VT_AXIS_Z 45,80,160:77,128,255)
+# arrows of kAxisXColor (0.95, 0.2, 0.2), kAxisYColor (0.35, 0.95, 0.25), kAxisZColor (0.15,
+# 0.25, 0.95) (engine/inspect/colormap.h), so each axis is a ramp from its shaded to its lit
+# colour. The blue ramp is narrowed to its bright part, clear of the ground's shades.
+set(VT_AXIS_X 104,22,22:242,51,51)
+set(VT_AXIS_Y 38,104,27:89,242,64)
+set(VT_AXIS_Z 24,40,151:38,64,242)
 set(VT_AXIS_TOL 8)
 # resting_box, colour (0.85, 0.45, 0.30), lit from dark to bright when opaque; drawn transparent
 # it is blended with the ground and none of its pixels is near this ramp.
@@ -157,9 +157,10 @@ set_tests_properties(viewer_settings_bad_line_warns viewer_no_settings_writes_no
                      TIMEOUT 300 RESOURCE_LOCK xvfb)
 # scenes/ball_drop.yaml after 19 frames (t = 0.316 s): the left ball (τ_d = 10 ms) is braked
 # about 1.7 cm above the floor by SAP's damping term, so its contact is loaded at φ > 0 and drawn
-# with a ring of kGapLoadColor (engine/inspect/colormap.h, 0, 1, 0.85; flat, unlit points). After 10
-# frames (t = 0.17 s) both balls are 0.36 m up with no contact: no ring pixels.
-set(VT_GAP_LOAD 0,255,217)
+# with a ring of kGapLoadColor (engine/inspect/colormap.h, 0, 0.95, 1; flat, unlit points). After
+# 10 frames (t = 0.17 s) both balls are 0.36 m up with no contact: no ring pixels (the legend's
+# ring swatch, top right of the view, is outside the region checked).
+set(VT_GAP_LOAD 0,242,255)
 set(VT_GAP_LOAD_TOL 8)
 foreach(frames 19 10)
   set(png ${VT_DIR}/ball_drop_${frames}.png)
