@@ -273,6 +273,11 @@ TEST(LabelPlacement, EarlierCandidatesWinAndNeighboursStack) {
   const std::vector<PlacedLabel> tight = PlaceLabels(c, LabelBox{105, 85, 125, 95}, 5);
   ASSERT_EQ(tight.size(), 1u);
   EXPECT_EQ(tight[0].index, 0);
+  // A blocked box (the legend) over the first slot: the first label takes the next one.
+  const std::vector<PlacedLabel> moved =
+      PlaceLabels({c[0]}, LabelBox{0, 0, 400, 400}, 5, {LabelBox{100, 80, 140, 99}});
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_DOUBLE_EQ(moved[0].box.y0, 105) << "below the anchor";
 }
 
 TEST(ScaleBar, RoundImpulseThatFits) {

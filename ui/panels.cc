@@ -268,6 +268,7 @@ ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendIn
   if (bar.length_px > 0) h += step + 6.0f;
   if (!focus_line.empty()) h += step;
   h += pad;
+  if (!dl) return ImVec2(w, h);  // measured only
   const ImVec2 p0(top_right.x - w, top_right.y);
   dl->AddRectFilled(p0, ImVec2(top_right.x, top_right.y + h), IM_COL32(10, 12, 16, 200), 4.0f);
   float y = p0.y + pad;

@@ -60,7 +60,7 @@ void DrawContactLegend();
 // (regimes, φ > 0 ring, normal and friction impulse arrows, unit normals, selection, body axes),
 // the cone saturation bar, and the arrows' scale bar (ImpulseScaleBar) for the view's pixels per
 // metre at the camera target. Drawn with `dl` with its top-right corner at `top_right`; returns
-// its size [px].
+// its size [px] (with dl == nullptr, only measured).
 struct LegendInfo {
   const ContactDrawOptions* contacts = nullptr;
   double px_per_m = 0;   // at the camera target; 0: no scale bar

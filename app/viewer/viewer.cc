@@ -297,6 +297,18 @@ int Viewer::ContactUnder(float x, float y) const {
   return i >= 0 ? index[i] : -1;
 }
 
+LegendInfo Viewer::LegendNow() const {
+  LegendInfo info;
+  info.contacts = &overlay_.contacts;
+  info.px_per_m = glyph_view_.PixelsPerMetre(camera_.target);
+  info.focus = overlay_.focus;
+  info.body_selected = selected_body_ >= 0;
+  info.hidden_inactive = hidden_inactive_;
+  return info;
+}
+
+ImVec2 Viewer::LegendSize() const { return DrawContactLegendOverlay(nullptr, ImVec2(0, 0), LegendNow()); }
+
 void Viewer::DrawContactHover() {
   hover_tooltip_.clear();
   const ImGuiIO& io = ImGui::GetIO();
@@ -502,7 +514,9 @@ void Viewer::DrawLabels() {
     for (std::string& a : CompareAlerts()) alerts.push_back(std::move(a));
     {
       float y = pos.y + ImGui::GetTextLineHeightWithSpacing();
-      const float wrap = std::max(200.0f, vp_w_ - 24.0f);
+      // Wrapped clear of the glyph legend in the top-right corner.
+      const float legend_w = overlay_.show_legend ? LegendSize().x + 20.0f : 0.0f;
+      const float wrap = std::max(200.0f, vp_w_ - 24.0f - legend_w);
       for (const std::string& a : alerts) {
         const ImVec2 size = ImGui::CalcTextSize(a.c_str(), nullptr, false, wrap);
         dl->AddRectFilled(ImVec2(pos.x - 4, y - 2), ImVec2(pos.x + size.x + 4, y + size.y + 2),
@@ -528,30 +542,32 @@ void Viewer::DrawLabels() {
       double px = 0, py = 0;
       if (!camera_.Project(p, vp_w_, vp_h_, &px, &py)) return;
       const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-      candidates.push_back({vp_x_ + px, vp_y_ + py, size.x + 2.0, size.y});
+      // A pixel or two of room around each label's text.
+      candidates.push_back({vp_x_ + px, vp_y_ + py, size.x + 4.0, size.y + 2.0});
       labels.push_back({text, color});
     };
     for (const SelectionLabel& l : selection_labels_) add(l.p, l.text, l.color);
     for (const GlDebugDraw::TextItem& t : glyphs_->texts()) add(t.p, t.text, t.color);
     // Below the status line, clear of the legend's corner.
     const LabelBox bounds{vp_x_, vp_y_ + 30.0, vp_x_ + vp_w_, vp_y_ + vp_h_};
-    for (const PlacedLabel& p : PlaceLabels(candidates, bounds, 5.0)) {
-      const ImVec2 pos(static_cast<float>(p.box.x0), static_cast<float>(p.box.y0));
-      dl->AddRectFilled(ImVec2(pos.x - 2, pos.y), ImVec2(static_cast<float>(p.box.x1),
-                                                         static_cast<float>(p.box.y1)),
+    std::vector<LabelBox> blocked;
+    if (overlay_.show_legend) {
+      const ImVec2 size = LegendSize();
+      const double x1 = vp_x_ + vp_w_ - 10.0;
+      blocked.push_back({x1 - size.x, vp_y_ + 10.0, x1, vp_y_ + 10.0 + size.y});
+    }
+    for (const PlacedLabel& p : PlaceLabels(candidates, bounds, 5.0, blocked)) {
+      const auto x0 = static_cast<float>(p.box.x0), y0 = static_cast<float>(p.box.y0);
+      dl->AddRectFilled(ImVec2(x0, y0),
+                        ImVec2(static_cast<float>(p.box.x1), static_cast<float>(p.box.y1)),
                         IM_COL32(0, 0, 0, 130), 2.0f);
-      dl->AddText(pos, ToImU32(labels[p.index].color), labels[p.index].text.c_str());
+      dl->AddText(ImVec2(x0 + 2, y0 + 1), ToImU32(labels[p.index].color),
+                  labels[p.index].text.c_str());
     }
   }
   // The glyph legend and the arrows' scale bar, top right of the 3D view.
   if (overlay_.show_legend) {
-    LegendInfo info;
-    info.contacts = &overlay_.contacts;
-    info.px_per_m = glyph_view_.PixelsPerMetre(camera_.target);
-    info.focus = overlay_.focus;
-    info.body_selected = selected_body_ >= 0;
-    info.hidden_inactive = hidden_inactive_;
-    DrawContactLegendOverlay(dl, ImVec2(vp_x_ + vp_w_ - 10.0f, vp_y_ + 10.0f), info);
+    DrawContactLegendOverlay(dl, ImVec2(vp_x_ + vp_w_ - 10.0f, vp_y_ + 10.0f), LegendNow());
   }
   DrawContactHover();
 }

@@ -314,6 +314,8 @@ class Viewer {
   // The drawn contact within a few pixels of (x, y) (window px), or -1.
   int ContactUnder(float x, float y) const;
   void DrawContactHover();
+  LegendInfo LegendNow() const;  // what the corner legend shows this frame
+  ImVec2 LegendSize() const;
   std::vector<std::string> hover_tooltip_;  // the contact tooltip of the frame (empty: none)
   bool has_record_ = false;
   History history_;

@@ -210,7 +210,8 @@ bool ContactInFocus(const Contact& c, const std::vector<char>& focus) {
 }
 
 std::vector<PlacedLabel> PlaceLabels(const std::vector<LabelCandidate>& candidates,
-                                     const LabelBox& bounds, double gap) {
+                                     const LabelBox& bounds, double gap,
+                                     const std::vector<LabelBox>& blocked) {
   std::vector<PlacedLabel> placed;
   for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
     const LabelCandidate& c = candidates[i];
@@ -228,8 +229,11 @@ std::vector<PlacedLabel> PlaceLabels(const std::vector<LabelCandidate>& candidat
       if (box.x0 < bounds.x0 || box.y0 < bounds.y0 || box.x1 > bounds.x1 || box.y1 > bounds.y1) {
         continue;
       }
-      const bool free = std::none_of(placed.begin(), placed.end(),
-                                     [&](const PlacedLabel& p) { return p.box.Overlaps(box); });
+      const bool free =
+          std::none_of(placed.begin(), placed.end(),
+                       [&](const PlacedLabel& p) { return p.box.Overlaps(box); }) &&
+          std::none_of(blocked.begin(), blocked.end(),
+                       [&](const LabelBox& b) { return b.Overlaps(box); });
       if (free) {
         placed.push_back({i, box});
         break;

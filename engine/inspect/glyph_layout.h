@@ -115,9 +115,11 @@ struct PlacedLabel {
   LabelBox box;    // where its text goes (top-left at x0, y0)
 };
 // `gap` is the distance of the text from its anchor [px], `bounds` the area labels must stay in
-// (a label whose every slot leaves it is dropped).
+// (a label whose every slot leaves it is dropped), `blocked` boxes no label may overlap (the
+// legend, say).
 std::vector<PlacedLabel> PlaceLabels(const std::vector<LabelCandidate>& candidates,
-                                     const LabelBox& bounds, double gap = 6);
+                                     const LabelBox& bounds, double gap = 6,
+                                     const std::vector<LabelBox>& blocked = {});
 
 // The arrows' scale bar: the largest impulse of the form {1, 2, 5} × 10^k [N s] whose arrow
 // (impulse × impulse_scale metres, px_per_m pixels per metre) is at most max_px long. Zero

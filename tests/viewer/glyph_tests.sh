@@ -19,7 +19,7 @@ hover)
   cat "$out/hover.out"
   grep -q 'viewer: tooltip: contact [0-9]*: ground / ball, stiction' "$out/hover.out"
   grep -q 'viewer: tooltip: phi .* m   v_n .* m/s' "$out/hover.out"
-  grep -q 'viewer: tooltip: mu 0.6   k 1.00e+06 N/m   tau_d 1.00e-02 s' "$out/hover.out"
+  grep -q 'viewer: tooltip: mu 0.6   k 5.00e+05 N/m   tau_d 1.00e-02 s' "$out/hover.out"
   grep -q 'viewer: tooltip: linear:' "$out/hover.out"
   printf '0 move 600 200\n30-39 move 1100 640\n' > "$out/nohover.input"
   view --frames 40 --input "$out/nohover.input" > "$out/nohover.out"
