@@ -311,6 +311,9 @@ ImVec2 Viewer::LegendSize() const { return DrawContactLegendOverlay(nullptr, ImV
 
 void Viewer::DrawContactHover() {
   hover_tooltip_.clear();
+  // A scripted run without --input has no user's pointer: wherever the display's pointer happens
+  // to be, no tooltip (so screenshots do not depend on it).
+  if (scripted_ && input_events_.empty()) return;
   const ImGuiIO& io = ImGui::GetIO();
   const ImVec2 m = io.MousePos;
   if (io.WantCaptureMouse || drag_button_ >= 0 || m.x < vp_x_ || m.y < vp_y_ ||

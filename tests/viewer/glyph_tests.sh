@@ -36,7 +36,7 @@ focus)
   awk '/contact glyphs:/ { n = $4 } END { print "drawn without focus", n; exit !(n > 4) }' \
     "$out/nofocus.out"
   # A second G: the island (the ball rests on the static ground alone: still its one contact).
-  printf '5 key g\n6 key g\n' > "$out/island.input"
+  printf '5 key g\n7 key g\n' > "$out/island.input"
   view --frames 40 --select 3 --input "$out/island.input" > "$out/island.out"
   grep -q 'contact glyphs: 1 drawn, .* focus island' "$out/island.out"
   ;;

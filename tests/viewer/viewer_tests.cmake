@@ -18,6 +18,10 @@ set(VT_VIEW ${XVFB_RUN} -a -s "-screen 0 1600x900x24" $<TARGET_FILE:contactlab> 
 
 # Regions (X0 Y0 X1 Y1, y down).
 set(VT_VIEWPORT 410 0 1160 670)
+# The viewport without the glyph legend's top-right corner (whose swatches carry the glyph
+# colours), as two regions: left of the legend, and below it.
+set(VT_VIEWPORT_LEFT 410 0 900 670)
+set(VT_VIEWPORT_BELOW 900 320 1160 670)
 set(VT_ANALYSIS 1160 0 1600 670)
 
 # Colours (R,G,B or a ramp R,G,B:R,G,B) and how close a pixel must be (per channel).
@@ -95,13 +99,15 @@ viewer_pixels(viewer_timeseries_plot_lines tab_timeseries
               --region 1160 335 1600 670 --at-least 300 ${VT_SERIES} ${VT_SERIES_TOL})
 
 # --select: the body's red, green and blue axes in the viewport; none of them without it.
-# (Measured 2026-11-23: with --select 1, 480 / 375 / 849 pixels; without, 0 / 0 / 280.)
+# (Measured 2026-11-23: with --select 1, 480 / 375 / 849 pixels; without, 0 / 0 / 280.
+# 2026-11-27, with the colours of kAxis*Color, outside the legend's corner (whose axis swatches
+# add 52 each): 568 / 349 / 610; without, 0 / 0 / 0: the cones are no longer blue.)
 viewer_pixels(viewer_select_draws_frame select_body
-              --region ${VT_VIEWPORT} --at-least 150 ${VT_AXIS_X} ${VT_AXIS_TOL}
-              --at-least 150 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-least 600 ${VT_AXIS_Z} ${VT_AXIS_TOL})
+              --region ${VT_VIEWPORT_LEFT} --at-least 150 ${VT_AXIS_X} ${VT_AXIS_TOL}
+              --at-least 150 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-least 300 ${VT_AXIS_Z} ${VT_AXIS_TOL})
 viewer_pixels(viewer_no_select_no_frame tab_convergence
               --region ${VT_VIEWPORT} --at-most 20 ${VT_AXIS_X} ${VT_AXIS_TOL}
-              --at-most 20 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-most 400 ${VT_AXIS_Z} ${VT_AXIS_TOL})
+              --at-most 20 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-most 40 ${VT_AXIS_Z} ${VT_AXIS_TOL})
 # Bodies are opaque by default (the control of the transparency check below).
 viewer_pixels(viewer_bodies_opaque_by_default tab_convergence
               --region ${VT_VIEWPORT} --at-least 1500 ${VT_BOX} ${VT_BOX_TOL})
@@ -174,9 +180,10 @@ foreach(frames 19 10)
                        RESOURCE_LOCK xvfb)
 endforeach()
 viewer_pixels(viewer_gap_load_ring_shown ball_drop_19
-              --region ${VT_VIEWPORT} --at-least 20 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
+              --region ${VT_VIEWPORT_LEFT} --at-least 20 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
 viewer_pixels(viewer_gap_load_ring_absent_in_flight ball_drop_10
-              --region ${VT_VIEWPORT} --at-most 0 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
+              --region ${VT_VIEWPORT_LEFT} --at-most 0 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL}
+              --region ${VT_VIEWPORT_BELOW} --at-most 0 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
 
 # Compare mode (--compare, app/viewer/compare_session.h). A second configuration whose sliding box
 # meets more friction (pairs.0.friction=0.5) stops it earlier: its ghost, tinted in CompareColor(1)
@@ -184,17 +191,21 @@ viewer_pixels(viewer_gap_load_ring_absent_in_flight ball_drop_10
 # unlit tint; its see-through body over the grey ground a muted rose. The control without
 # --compare (tab_convergence) has no rim pixels and few of the rose (the cones' translucent violet).
 # (Measured 2026-11-26: 284 rim and 17963 body pixels; the control 0 and 534. In the analysis
-# column 1940 blue and 1437 rose pixels.)
+# column 1940 blue and 1437 rose pixels. 2026-11-27, with the glyph legend in the top-right
+# corner, whose cone bar reaches the rim's colour: rim pixels counted below and left of it, 291
+# below it, where the ghost is.)
 viewer_shot(compare_ghosts --compare sap,sap:pairs.0.friction=0.5 --panel compare)
 set(VT_GHOST_RIM 255,96,160)
 set(VT_GHOST_RIM_TOL 30)
 set(VT_GHOST_BODY 115,85,120:150,100,140)
 set(VT_GHOST_BODY_TOL 8)
 viewer_pixels(viewer_compare_draws_ghosts compare_ghosts
-              --region ${VT_VIEWPORT} --at-least 120 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
-              --at-least 5000 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL})
+              --region ${VT_VIEWPORT_BELOW} --at-least 120 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
+              --region ${VT_VIEWPORT} --at-least 5000 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL})
 viewer_pixels(viewer_no_compare_no_ghosts tab_convergence
-              --region ${VT_VIEWPORT} --at-most 20 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
+              --region ${VT_VIEWPORT_LEFT} --at-most 20 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
+              --at-most 1500 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL}
+              --region ${VT_VIEWPORT_BELOW} --at-most 20 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
               --at-most 1500 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL})
 # The compare tab overlays each configuration's series in its colour: the primary's blue and the
 # second configuration's rose in the analysis column; the control's column has no rose.
