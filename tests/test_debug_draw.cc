@@ -48,16 +48,26 @@ StepRecord ThreeContacts() {
   return r;
 }
 
+// The options with the candidates without impulse drawn (hidden by default).
+ContactDrawOptions WithInactive() {
+  ContactDrawOptions o;
+  o.inactive = true;
+  return o;
+}
+
 TEST(DebugDraw, PointsCarryTheRegimeColours) {
   RecordingDebugDraw rec;
-  DrawContacts(ThreeContacts(), ContactDrawOptions{}, &rec);
-  ASSERT_EQ(rec.points.size(), 3u);  // one point per contact, inactive ones included by default
+  const ContactDrawResult result = DrawContacts(ThreeContacts(), WithInactive(), &rec);
+  ASSERT_EQ(rec.points.size(), 3u);  // one point per contact, inactive ones included
+  EXPECT_EQ(result.drawn, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(result.hidden_inactive, 0);
   EXPECT_TRUE(SameColor(rec.points[0].color, kStictionColor)) << "contact 0 is in stiction";
   EXPECT_TRUE(SameColor(rec.points[1].color, kSlidingColor)) << "contact 1 is sliding";
   EXPECT_TRUE(SameColor(rec.points[2].color, kInactiveColor)) << "contact 2 has no impulse";
   for (int i = 0; i < 3; ++i) {
     EXPECT_TRUE(rec.points[i].p.isApprox(Vec3(i, 0, 0))) << "point drawn at the contact";
   }
+  EXPECT_LT(rec.points[2].size, rec.points[0].size) << "a candidate's dot is smaller";
   // The three regime colours must be told apart on screen.
   EXPECT_GT(RgbDistance(kStictionColor, kSlidingColor), 0.5);
   EXPECT_GT(RgbDistance(kStictionColor, kInactiveColor), 0.3);
@@ -69,8 +79,10 @@ TEST(DebugDraw, ConesHaveHalfAngleAtanMuAndSaturationColour) {
   o.cone_height = 0.07;
   RecordingDebugDraw rec;
   DrawContacts(ThreeContacts(), o, &rec);
-  // Only contacts that carry an impulse get a cone.
+  // Only contacts that carry an impulse get a cone, with a dark edge around its rim.
   ASSERT_EQ(rec.cones.size(), 2u);
+  ASSERT_FALSE(rec.lines.empty());
+  for (const auto& l : rec.lines) EXPECT_TRUE(SameColor(l.color, kGlyphOutlineColor));
   const StepRecord r = ThreeContacts();
   for (int i = 0; i < 2; ++i) {
     const auto& cone = rec.cones[i];
@@ -130,14 +142,26 @@ TEST(DebugDraw, OptionsSwitchGlyphsOff) {
   EXPECT_EQ(rec.arrows.size(), 2u) << "normal impulses only";
   EXPECT_EQ(rec.lines.size(), 2u) << "one normal line per drawn contact";
   ASSERT_EQ(rec.texts.size(), 2u);
-  EXPECT_EQ(rec.texts[1].text, "1") << "labels carry the contact index";
+  // Labels carry the contact index, the largest impulse first (contact 1: |γ| = 1.12 N s
+  // against 1.005 N s).
+  EXPECT_EQ(rec.texts[0].text, "1");
+  EXPECT_EQ(rec.texts[1].text, "0");
+}
+
+TEST(DebugDraw, InactiveCandidatesAreHiddenByDefault) {
+  RecordingDebugDraw rec;
+  const ContactDrawResult result = DrawContacts(ThreeContacts(), ContactDrawOptions{}, &rec);
+  EXPECT_FALSE(ContactDrawOptions{}.inactive);
+  ASSERT_EQ(rec.points.size(), 2u);
+  EXPECT_EQ(result.drawn, (std::vector<int>{0, 1})) << "contact 2 carries no impulse";
+  EXPECT_EQ(result.hidden_inactive, 1);
 }
 
 TEST(DebugDraw, ContactWithoutResultIsDrawnInactive) {
   StepRecord r = ThreeContacts();
   r.result = SolverResult{};  // e.g. the solve has not run
   RecordingDebugDraw rec;
-  DrawContacts(r, ContactDrawOptions{}, &rec);
+  DrawContacts(r, WithInactive(), &rec);
   ASSERT_EQ(rec.points.size(), 3u);
   for (const auto& p : rec.points) EXPECT_TRUE(SameColor(p.color, kInactiveColor));
   EXPECT_TRUE(rec.arrows.empty()) << "no impulse without a result";
@@ -226,7 +250,8 @@ TEST(DebugDraw, ContactLoadedAtAPositiveGapIsFlagged) {
   EXPECT_FALSE(LoadedAtPositiveGap(r, 3)) << "no such contact";
   EXPECT_EQ(CountLoadedAtPositiveGap(r), 1);
 
-  ContactDrawOptions o;
+  ContactDrawOptions o = WithInactive();
+  o.cones = false;
   RecordingDebugDraw rec;
   DrawContacts(r, o, &rec);
   // One extra point (the ring, drawn before the regime dot so that the dot covers its centre)
@@ -245,7 +270,7 @@ TEST(DebugDraw, ContactLoadedAtAPositiveGapIsFlagged) {
   EXPECT_TRUE((0.5 * (rec.lines[0].a + rec.lines[0].b)).isApprox(Vec3(0, 0, 0)));
   // Distinct from the regime colours.
   for (const Color& c : {kStictionColor, kSlidingColor, kInactiveColor, kNormalColor})
-    EXPECT_GT(RgbDistance(kGapLoadColor, c), 0.3);
+    EXPECT_GT(DeltaE76(kGapLoadColor, c), 25.0);
 
   o.gap_loads = false;
   RecordingDebugDraw off;

@@ -9,6 +9,8 @@
 #include "engine/inspect/colormap.h"
 #include "engine/inspect/debug_draw.h"
 #include "render/camera.h"
+#include "engine/contact/constraint_bundle.h"
+#include "ui/contact_tooltip.h"
 #include "ui/ui_data.h"
 
 namespace contactlab {
@@ -547,6 +549,54 @@ TEST(PatchRows, SumsAndRegimesPerPatch) {
   EXPECT_TRUE(BuildPatchFaceRows(r, 1)[0].contact < 0);
   EXPECT_TRUE(BuildPatchFaceRows(r, 2).empty());
   EXPECT_TRUE(BuildPatchRows(model, StepRecord{}).empty());
+}
+
+}  // namespace
+}  // namespace contactlab
+
+namespace contactlab {
+namespace {
+
+// The hover tooltip of a contact in the 3D view: the inspector row as lines (φ, γ, regime, μ, k,
+// τ_d, the law's constants).
+TEST(ContactTooltip, LinesCarryTheRow) {
+  ContactRow r;
+  r.contact = 12;
+  r.constraint = 3;
+  r.body_a = "table";
+  r.body_b = "bowl_1";
+  r.phi = -1.19e-4;
+  r.gamma_n = 2.84e-2;
+  r.gamma_t = 1.33e-10;
+  r.saturation = 0.25;
+  r.mu = 0.5;
+  r.stiffness = 5e7;
+  r.dissipation_time = 4.17e-3;
+  r.regime = Regime::kStiction;
+  r.law = LawKind::kLinearCone;
+  r.constants.Add("R_n", "R_n", "1/kg", 0.504);
+  r.constants.Add("near-rigid", "near_rigid", "", 1, true);
+  const std::vector<std::string> lines = ContactTooltipLines(r);
+  ASSERT_GE(lines.size(), 5u);
+  EXPECT_EQ(lines[0], "contact 12: table / bowl_1, stiction");
+  EXPECT_NE(lines[1].find("phi -1.19e-04 m"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("gamma_n 2.84e-02 N s"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("0.25"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("mu 0.5"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("k 5.00e+07 N/m"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("R_n 5.04e-01 1/kg"), std::string::npos) << lines[4];
+  EXPECT_NE(lines[4].find("near-rigid yes"), std::string::npos) << lines[4];
+  EXPECT_EQ(lines[4].rfind(LawName(LawKind::kLinearCone), 0), 0u) << "the law first";
+  // A candidate without a constraint: no impulse or model line.
+  ContactRow c;
+  c.contact = 0;
+  c.body_a = "world";
+  c.body_b = "ball";
+  const std::vector<std::string> cl = ContactTooltipLines(c);
+  EXPECT_EQ(cl[0], "contact 0: world / ball, no constraint");
+  EXPECT_EQ(cl.size(), 3u);
+  r.loaded_at_gap = true;
+  EXPECT_EQ(ContactTooltipLines(r).back().rfind("pushing at phi > 0", 0), 0u);
 }
 
 }  // namespace

@@ -283,6 +283,42 @@ TEST(ViewerSettings, ApplyAndCollectOverlayAndPlayback) {
   EXPECT_EQ(untouched.contacts.cone_height, ContactDrawOptions().cone_height);
 }
 
+// The glyph settings of issue 16: candidates without impulse hidden by default, per-contact
+// sizes on, the focus by name (an unknown name is off), the legend shown; all round-trip.
+TEST(ViewerSettings, GlyphSettingsDefaultsAndRoundTrip) {
+  const ViewerSettings d;
+  EXPECT_FALSE(d.inactive);
+  EXPECT_TRUE(d.adaptive_size);
+  EXPECT_EQ(d.focus, "off");
+  EXPECT_TRUE(d.legend);
+  ViewerSettings s;
+  s.inactive = true;
+  s.adaptive_size = false;
+  s.focus = "island";
+  s.legend = false;
+  std::vector<std::string> warnings;
+  const ViewerSettings back = ParseViewerSettings(SerializeViewerSettings(s), &warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(back, s);
+  OverlaySettings overlay;
+  ApplyViewerSettings(back, 0.1, &overlay, nullptr);
+  EXPECT_TRUE(overlay.contacts.inactive);
+  EXPECT_FALSE(overlay.contacts.adaptive_size);
+  EXPECT_EQ(overlay.focus, GlyphFocus::kIsland);
+  EXPECT_FALSE(overlay.show_legend);
+  overlay.focus = NextGlyphFocus(overlay.focus);
+  EXPECT_EQ(overlay.focus, GlyphFocus::kOff) << "island -> off";
+  EXPECT_EQ(NextGlyphFocus(GlyphFocus::kOff), GlyphFocus::kBody);
+  ViewerSettings collected = back;
+  CollectViewerSettings(overlay, nullptr, 0.1, &collected);
+  EXPECT_EQ(collected.focus, "off");
+  EXPECT_EQ(ParseGlyphFocus("body"), GlyphFocus::kBody);
+  EXPECT_EQ(ParseGlyphFocus("nonsense"), GlyphFocus::kOff);
+  // An old settings file's `overlay.inactive = true` keeps the candidates shown.
+  const ViewerSettings old = ParseViewerSettings("overlay.inactive = true\n", &warnings);
+  EXPECT_TRUE(old.inactive);
+}
+
 TEST(ViewerSettings, ApplyAndCollectPressure) {
   const ViewerSettings s = NonDefault();
   PressureOverlay p;

@@ -178,6 +178,145 @@ void DrawContactLegend() {
   ImGui::TextColored(kDimText, "1 (on cone)");
 }
 
+GlyphFocus ParseGlyphFocus(const std::string& name) {
+  if (name == "body") return GlyphFocus::kBody;
+  if (name == "island") return GlyphFocus::kIsland;
+  return GlyphFocus::kOff;
+}
+
+GlyphFocus NextGlyphFocus(GlyphFocus focus) {
+  return static_cast<GlyphFocus>((static_cast<int>(focus) + 1) % kNumGlyphFocusModes);
+}
+
+namespace {
+
+// Legend rows of the overlay: a swatch (dot, ring, arrow or line) and a name.
+enum class Swatch { kDot, kRing, kArrow, kLine };
+void OverlaySwatch(ImDrawList* dl, ImVec2 p, float h, Swatch kind, const Color& color) {
+  const ImU32 c = ToImU32(color);
+  const ImVec2 mid(p.x + 0.5f * h, p.y + 0.5f * h);
+  switch (kind) {
+    case Swatch::kDot:
+      dl->AddCircleFilled(mid, 0.28f * h, c);
+      break;
+    case Swatch::kRing:
+      dl->AddCircle(mid, 0.34f * h, c, 0, 2.0f);
+      break;
+    case Swatch::kArrow: {
+      const float y = mid.y;
+      dl->AddLine(ImVec2(p.x, y), ImVec2(p.x + h - 4, y), c, 2.0f);
+      dl->AddTriangleFilled(ImVec2(p.x + h, y), ImVec2(p.x + h - 6, y - 4),
+                            ImVec2(p.x + h - 6, y + 4), c);
+      break;
+    }
+    case Swatch::kLine:
+      dl->AddLine(ImVec2(p.x, mid.y), ImVec2(p.x + h, mid.y), c, 1.5f);
+      break;
+  }
+}
+
+}  // namespace
+
+ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendInfo& info) {
+  const ContactDrawOptions o = info.contacts ? *info.contacts : ContactDrawOptions{};
+  struct Row {
+    Swatch kind;
+    Color color;
+    std::string text;
+  };
+  std::vector<Row> rows;
+  if (o.points) {
+    rows.push_back({Swatch::kDot, kStictionColor, RegimeName(Regime::kStiction)});
+    rows.push_back({Swatch::kDot, kSlidingColor, RegimeName(Regime::kSliding)});
+    rows.push_back({Swatch::kDot, kInactiveColor,
+                    o.inactive ? std::string(RegimeName(Regime::kNoContact))
+                               : std::string(RegimeName(Regime::kNoContact)) + " (hidden" +
+                                     (info.hidden_inactive > 0
+                                          ? ": " + std::to_string(info.hidden_inactive)
+                                          : std::string()) +
+                                     ")"});
+  }
+  if (o.gap_loads) rows.push_back({Swatch::kRing, kGapLoadColor, "pushing at phi > 0"});
+  if (o.normal_impulses) rows.push_back({Swatch::kArrow, kNormalImpulseColor, "gamma_n (normal)"});
+  if (o.friction_impulses) {
+    rows.push_back({Swatch::kArrow, kFrictionImpulseColor, "gamma_t (friction)"});
+  }
+  if (o.normals) rows.push_back({Swatch::kLine, kNormalColor, "unit normal"});
+  rows.push_back({Swatch::kDot, kSelectionColor, "selection"});
+  if (info.body_selected) {
+    rows.push_back({Swatch::kArrow, kAxisXColor, "body x"});
+    rows.push_back({Swatch::kArrow, kAxisYColor, "body y"});
+    rows.push_back({Swatch::kArrow, kAxisZColor, "body z"});
+  }
+  const float lh = ImGui::GetTextLineHeight();
+  const float step = lh + 2.0f;
+  const float pad = 6.0f;
+  float text_w = ImGui::CalcTextSize("cone |gamma_t|/(mu gamma_n)").x;
+  for (const Row& r : rows) text_w = std::max(text_w, ImGui::CalcTextSize(r.text.c_str()).x);
+  // The scale bar: a round impulse whose arrow fits in 110 px.
+  const ScaleBar bar = o.normal_impulses || o.friction_impulses
+                           ? ImpulseScaleBar(o.impulse_scale, info.px_per_m, 110.0)
+                           : ScaleBar{};
+  std::string focus_line;
+  if (info.focus != GlyphFocus::kOff) {
+    focus_line = std::string("focus: ") + GlyphFocusName(info.focus) +
+                 (info.body_selected ? "" : " (select a body)");
+    text_w = std::max(text_w, ImGui::CalcTextSize(focus_line.c_str()).x - lh - 6.0f);
+  }
+  const float w = pad + lh + 6.0f + text_w + pad;
+  float h = pad + step * rows.size();
+  if (o.cones) h += step + 8.0f + lh;
+  if (bar.length_px > 0) h += step + 6.0f;
+  if (!focus_line.empty()) h += step;
+  h += pad;
+  if (!dl) return ImVec2(w, h);  // measured only
+  const ImVec2 p0(top_right.x - w, top_right.y);
+  dl->AddRectFilled(p0, ImVec2(top_right.x, top_right.y + h), IM_COL32(10, 12, 16, 200), 4.0f);
+  float y = p0.y + pad;
+  const float x = p0.x + pad;
+  const ImU32 text = IM_COL32(225, 228, 232, 255), dim = IM_COL32(160, 164, 172, 255);
+  for (const Row& r : rows) {
+    OverlaySwatch(dl, ImVec2(x, y + 1), lh - 2, r.kind, r.color);
+    dl->AddText(ImVec2(x + lh + 6.0f, y), text, r.text.c_str());
+    y += step;
+  }
+  if (o.cones) {
+    dl->AddText(ImVec2(x, y), text, "cone |gamma_t|/(mu gamma_n)");
+    y += step;
+    const float bw = w - 2 * pad;
+    const int n = 24;
+    for (int i = 0; i < n; ++i) {
+      const float x0 = x + bw * i / n, x1 = x + bw * (i + 1) / n;
+      dl->AddRectFilledMultiColor(ImVec2(x0, y), ImVec2(x1 + 0.5f, y + 6.0f),
+                                  ToImU32(SaturationColor(double(i) / n)),
+                                  ToImU32(SaturationColor(double(i + 1) / n)),
+                                  ToImU32(SaturationColor(double(i + 1) / n)),
+                                  ToImU32(SaturationColor(double(i) / n)));
+    }
+    y += 8.0f;
+    dl->AddText(ImVec2(x, y), dim, "0 axis");
+    const char* one = "1 on cone";
+    dl->AddText(ImVec2(x + bw - ImGui::CalcTextSize(one).x, y), dim, one);
+    y += lh;
+  }
+  if (bar.length_px > 0) {
+    y += 6.0f;
+    const float bx1 = x + static_cast<float>(bar.length_px);
+    const float by = y + 0.5f * lh;
+    dl->AddLine(ImVec2(x, by), ImVec2(bx1, by), text, 2.0f);
+    dl->AddLine(ImVec2(x, by - 4), ImVec2(x, by + 4), text, 1.5f);
+    dl->AddLine(ImVec2(bx1, by - 4), ImVec2(bx1, by + 4), text, 1.5f);
+    const std::string label = FormatImpulse(bar.impulse);
+    dl->AddText(ImVec2(bx1 + 6.0f, y), text, label.c_str());
+    y += step;
+  }
+  if (!focus_line.empty()) {
+    dl->AddText(ImVec2(x, y), IM_COL32(255, 220, 120, 255), focus_line.c_str());
+    y += step;
+  }
+  return ImVec2(w, h);
+}
+
 bool DrawOverlayPanel(OverlaySettings* s) {
   bool changed = false;
   ContactDrawOptions& o = s->contacts;
@@ -196,7 +335,24 @@ bool DrawOverlayPanel(OverlaySettings* s) {
     cell("phi>0 load", &o.gap_loads);
     cell("on top", &s->glyphs_on_top);
     cell("grid", &s->show_grid);
+    cell("legend", &s->show_legend);
     ImGui::EndTable();
+  }
+  changed |= ImGui::Checkbox("size glyphs per contact", &o.adaptive_size);
+  HelpMarker(
+      "Cones, arrow shafts and dots follow the spacing of neighbouring contacts and the size of "
+      "the smaller body, so close contacts and small bodies get smaller glyphs; when a contact's "
+      "glyphs span only a few pixels (zoomed out) its cone and then its arrows are left out.");
+  {
+    int focus = static_cast<int>(s->focus);
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::Combo("focus (G)", &focus, "off\0selected body\0its island\0")) {
+      s->focus = static_cast<GlyphFocus>(focus);
+      changed = true;
+    }
+    HelpMarker(
+        "Draw the contact glyphs of the selected body only, or of every body of its island "
+        "(bodies chained to it by this step's contacts and joints). Off without a selection.");
   }
   changed |= ImGui::Checkbox("transparent bodies", &s->transparent_bodies);
   if (s->transparent_bodies) {
@@ -217,7 +373,8 @@ bool DrawOverlayPanel(OverlaySettings* s) {
   changed |= ImGui::Checkbox("auto refit", &s->auto_scale);
   HelpMarker(
       "Arrow length = impulse x scale. Auto refit rescales only when the longest arrow "
-      "leaves [1/4, 3/2] of a body size, so lengths stay comparable between steps.");
+      "leaves [1/4, 3/2] of half a body size, so lengths stay comparable between steps. The "
+      "legend's scale bar gives the impulse of a bar's length.");
   ImGui::SetNextItemWidth(-130);
   changed |= SliderLogDouble("cone height", &o.cone_height, 1e-4, 10.0, "%.3g m");
   ImGui::SetNextItemWidth(-130);

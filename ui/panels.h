@@ -44,10 +44,31 @@ struct OverlaySettings {
   bool glyphs_on_top = true;
   bool auto_scale = true;      // refit the impulse scale when arrows get too long or short
   bool fit_requested = false;  // set by the panel: refit the impulse scale to the current step
+  // Glyphs only on the selected body's contacts or its island's (key G cycles).
+  GlyphFocus focus = GlyphFocus::kOff;
+  bool show_legend = true;  // the corner legend of the 3D view
 };
+// "off", "body", "island" -> the mode; anything else is kOff.
+GlyphFocus ParseGlyphFocus(const std::string& name);
+// The next focus mode (off -> body -> island -> off).
+GlyphFocus NextGlyphFocus(GlyphFocus focus);
 bool DrawOverlayPanel(OverlaySettings* settings);
 // Colour legend of the contact glyphs (regimes, cone saturation bar, arrows).
 void DrawContactLegend();
+
+// The compact legend always shown in a corner of the 3D view: a swatch per glyph type that is on
+// (regimes, φ > 0 ring, normal and friction impulse arrows, unit normals, selection, body axes),
+// the cone saturation bar, and the arrows' scale bar (ImpulseScaleBar) for the view's pixels per
+// metre at the camera target. Drawn with `dl` with its top-right corner at `top_right`; returns
+// its size [px] (with dl == nullptr, only measured).
+struct LegendInfo {
+  const ContactDrawOptions* contacts = nullptr;
+  double px_per_m = 0;   // at the camera target; 0: no scale bar
+  GlyphFocus focus = GlyphFocus::kOff;
+  bool body_selected = false;
+  int hidden_inactive = 0;  // candidates without impulse not drawn
+};
+ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendInfo& info);
 
 // Status and convergence of a solve; `tolerance` (ε_r) is drawn as a reference line. With
 // `resolved` (a what-if re-solve of the same step), its e_m curve is overlaid in orange, dashed,

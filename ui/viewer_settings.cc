@@ -42,6 +42,9 @@ std::vector<Field> Fields(ViewerSettings* s) {
       {nullptr, "overlay.gap_loads", Type::kBool, &s->gap_loads},
       {nullptr, "overlay.labels", Type::kBool, &s->labels},
       {nullptr, "overlay.point_size", Type::kDouble, &s->point_size, 1, 64},
+      {nullptr, "overlay.adaptive_size", Type::kBool, &s->adaptive_size},
+      {nullptr, "overlay.focus", Type::kString, &s->focus},
+      {nullptr, "overlay.legend", Type::kBool, &s->legend},
       {nullptr, "overlay.impulse_scale", Type::kDouble, &s->impulse_scale, 0, kInf, true},
       {nullptr, "overlay.auto_scale", Type::kBool, &s->auto_scale},
       {nullptr, "overlay.cone_height_per_body", Type::kDouble, &s->cone_height_per_body, 0, kInf,
@@ -374,6 +377,9 @@ void ApplyViewerSettings(const ViewerSettings& s, double typical_size, OverlaySe
   o.gap_loads = s.gap_loads;
   o.labels = s.labels;
   o.point_size = s.point_size;
+  o.adaptive_size = s.adaptive_size;
+  overlay->focus = ParseGlyphFocus(s.focus);
+  overlay->show_legend = s.legend;
   o.impulse_scale = s.impulse_scale;
   if (typical_size > 0) {
     o.cone_height = s.cone_height_per_body * typical_size;
@@ -399,6 +405,9 @@ void CollectViewerSettings(const OverlaySettings& overlay, const PlaybackState* 
   s->gap_loads = o.gap_loads;
   s->labels = o.labels;
   s->point_size = o.point_size;
+  s->adaptive_size = o.adaptive_size;
+  s->focus = GlyphFocusName(overlay.focus);
+  s->legend = overlay.show_legend;
   s->impulse_scale = o.impulse_scale;
   if (typical_size > 0) {
     if (s->cone_height_per_body * typical_size != o.cone_height) {

@@ -19,10 +19,13 @@ struct ViewerSettings {
   bool normal_impulses = true;
   bool friction_impulses = true;
   bool cones = true;
-  bool inactive = true;
+  bool inactive = false;  // candidates without impulse (hidden by default)
   bool gap_loads = true;  // ring + gap segment at contacts loaded at φ > 0
   bool labels = false;
   double point_size = 9;        // [px], in [1, 64]
+  bool adaptive_size = true;    // glyphs sized per contact, level of detail by zoom
+  std::string focus = "off";    // glyphs of: "off" (every body), "body" or "island" (selected)
+  bool legend = true;           // the glyph legend and scale bar in the 3D view's corner
   double impulse_scale = 10.0;  // [m / (N s)], > 0
   bool auto_scale = true;       // refit the impulse scale to the scene
   // Glyph lengths as multiples of the scene's typical body size (TypicalGeometrySize), so they

@@ -218,18 +218,29 @@ void Viewer::RenderScene() {
   glyphs_->Clear();
   glyphs_->set_arrow_radius(0.0022 * camera_.distance);
   glyphs_->set_pixel_scale(sx);
+  glyph_view_ = CurrentGlyphView();
+  selection_labels_.clear();
+  drawn_contacts_.clear();
+  hidden_inactive_ = 0;
   // A patch stands for its faces' contacts: their glyphs only on request (for the ghosts too).
   overlay_.contacts.face_contacts = !pressure_.show || pressure_.face_glyphs;
   // Compare mode: the other configurations' bodies as tinted ghosts (and their contacts).
   if (compare_.active()) RenderGhosts(shown);
   DrawPressureOverlay(shown);
   if (shown) {
-    DrawContacts(*shown, overlay_.contacts, glyphs_.get());
+    const ContactGlyphContext context = GlyphContextFor(*shown);
+    ContactDrawResult drawn = DrawContacts(*shown, overlay_.contacts, context, glyphs_.get());
+    drawn_contacts_ = std::move(drawn.drawn);
+    hidden_inactive_ = drawn.hidden_inactive;
     if (selected_contact_ >= 0 && selected_contact_ < static_cast<int>(shown->contacts.size())) {
       const Contact& c = shown->contacts[selected_contact_];
-      glyphs_->Point(c.point, 2.2 * overlay_.contacts.point_size, Color{1, 1, 1, 1});
-      glyphs_->Line(c.point, c.point + 0.08 * camera_.distance * c.normal, Color{1, 1, 1, 1});
-      glyphs_->Text(c.point, "#" + std::to_string(selected_contact_), Color{1, 1, 1, 1});
+      const double ppm = glyph_view_.PixelsPerMetre(c.point);
+      // A ring around the contact's dot and its normal, 40 px long whatever the zoom.
+      glyphs_->Point(c.point, 2.2 * overlay_.contacts.point_size, kSelectionColor);
+      const double normal_len = ppm > 0 ? 40.0 / ppm : 0.08 * camera_.distance;
+      glyphs_->Line(c.point, c.point + normal_len * c.normal, kSelectionColor);
+      selection_labels_.push_back({c.point, "#" + std::to_string(selected_contact_),
+                                   kSelectionColor});
     }
   }
   // Selected body: a frame at its centre of mass and its name.
@@ -238,10 +249,10 @@ void Viewer::RenderScene() {
     const Vec3 com = X.q * model_.bodies[selected_body_].com + X.p;
     const double len = 1.2 * typical_size_;
     const Mat3 Rm = X.q.toRotationMatrix();
-    glyphs_->Arrow(com, com + len * Rm.col(0), Color{1.0f, 0.3f, 0.3f, 1});
-    glyphs_->Arrow(com, com + len * Rm.col(1), Color{0.3f, 1.0f, 0.3f, 1});
-    glyphs_->Arrow(com, com + len * Rm.col(2), Color{0.3f, 0.5f, 1.0f, 1});
-    glyphs_->Text(com, model_.bodies[selected_body_].name, Color{1, 1, 1, 1});
+    glyphs_->Arrow(com, com + len * Rm.col(0), kAxisXColor);
+    glyphs_->Arrow(com, com + len * Rm.col(1), kAxisYColor);
+    glyphs_->Arrow(com, com + len * Rm.col(2), kAxisZColor);
+    selection_labels_.push_back({com, model_.bodies[selected_body_].name, kSelectionColor});
   }
   // Mouse spring: from the grabbed point to the cursor target.
   if (body_drag_ && drag_spring_.body >= 0 &&
@@ -255,6 +266,85 @@ void Viewer::RenderScene() {
   }
   glyphs_->Flush(renderer_->view(), renderer_->projection(), renderer_->eye(), ro.glyphs_on_top);
   glViewport(0, 0, fb_w, fb_h);
+}
+
+GlyphView Viewer::CurrentGlyphView() const {
+  GlyphView v;
+  v.eye = camera_.Eye();
+  v.forward = camera_.Forward();
+  v.focal_px = 0.5 * vp_h_ / std::tan(0.5 * camera_.fov_y);
+  if (!(v.focal_px > 0) || !std::isfinite(v.focal_px)) v.focal_px = 0;
+  return v;
+}
+
+ContactGlyphContext Viewer::GlyphContextFor(const StepRecord& record) const {
+  ContactGlyphContext c;
+  c.geom_radius = geom_radius_;
+  c.view = glyph_view_;
+  if (overlay_.focus != GlyphFocus::kOff && selected_body_ >= 0) {
+    c.focus_body = FocusBodies(record, model_, selected_body_, overlay_.focus);
+  }
+  c.selected_contact = selected_contact_;
+  return c;
+}
+
+int Viewer::ContactUnder(float x, float y) const {
+  const StepRecord* shown = DisplayedRecord();
+  if (!shown) return -1;
+  std::vector<std::pair<double, double>> screen;
+  std::vector<int> index;
+  for (int ci : drawn_contacts_) {
+    if (ci < 0 || ci >= static_cast<int>(shown->contacts.size())) continue;
+    double px = 0, py = 0;
+    if (!camera_.Project(shown->contacts[ci].point, vp_w_, vp_h_, &px, &py)) continue;
+    screen.emplace_back(vp_x_ + px, vp_y_ + py);
+    index.push_back(ci);
+  }
+  const int i = PickNearest(screen, x, y, 12.0);
+  return i >= 0 ? index[i] : -1;
+}
+
+LegendInfo Viewer::LegendNow() const {
+  LegendInfo info;
+  info.contacts = &overlay_.contacts;
+  info.px_per_m = glyph_view_.PixelsPerMetre(camera_.target);
+  info.focus = overlay_.focus;
+  info.body_selected = selected_body_ >= 0;
+  info.hidden_inactive = hidden_inactive_;
+  return info;
+}
+
+ImVec2 Viewer::LegendSize() const { return DrawContactLegendOverlay(nullptr, ImVec2(0, 0), LegendNow()); }
+
+void Viewer::DrawContactHover() {
+  hover_tooltip_.clear();
+  // A scripted run without --input has no user's pointer: wherever the display's pointer happens
+  // to be, no tooltip (so screenshots do not depend on it).
+  if (scripted_ && input_events_.empty()) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 m = io.MousePos;
+  if (io.WantCaptureMouse || drag_button_ >= 0 || m.x < vp_x_ || m.y < vp_y_ ||
+      m.x >= vp_x_ + vp_w_ || m.y >= vp_y_ + vp_h_) {
+    return;
+  }
+  const StepRecord* shown = DisplayedRecord();
+  const int ci = ContactUnder(m.x, m.y);
+  if (!shown || ci < 0) return;
+  const std::vector<ContactRow> rows = BuildContactRows(model_, *shown);
+  if (ci >= static_cast<int>(rows.size())) return;
+  const std::vector<std::string> lines = ContactTooltipLines(rows[ci]);
+  hover_tooltip_ = lines;
+  ImGui::BeginTooltip();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i == 0) {
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(
+                             ToImU32(RegimeColor(static_cast<int>(rows[ci].regime)))),
+                         "%s", lines[i].c_str());
+    } else {
+      ImGui::TextUnformatted(lines[i].c_str());
+    }
+  }
+  ImGui::EndTooltip();
 }
 
 int Viewer::CompliantGeometryCount() const {
@@ -353,6 +443,21 @@ void Viewer::DrawPressureOverlay(const StepRecord* shown) {
   o.p_max = range[1];
   o.offset = 5e-3 * typical_size_;
   o.marker_size = overlay_.contacts.point_size;
+  // The contact glyphs' rules: focus on the selected body or island, sizes from the view.
+  o.view = overlay_.contacts.adaptive_size ? glyph_view_ : GlyphView{};
+  if (overlay_.focus != GlyphFocus::kOff && selected_body_ >= 0) {
+    const std::vector<char> focus = FocusBodies(*shown, model_, selected_body_, overlay_.focus);
+    auto in_focus = [&](int geom) {
+      const int b = geom >= 0 && geom < static_cast<int>(model_.geoms.size())
+                        ? model_.geoms[geom].body
+                        : -1;
+      return b >= 0 && b < static_cast<int>(focus.size()) && focus[b];
+    };
+    o.surface_shown.resize(shown->surfaces.size());
+    for (size_t i = 0; i < shown->surfaces.size(); ++i) {
+      o.surface_shown[i] = in_focus(shown->surfaces[i].geom_a) || in_focus(shown->surfaces[i].geom_b);
+    }
+  }
   DrawPressureSurfaces(*shown, o, glyphs_.get());
 }
 
@@ -419,7 +524,9 @@ void Viewer::DrawLabels() {
     for (std::string& a : CompareAlerts()) alerts.push_back(std::move(a));
     {
       float y = pos.y + ImGui::GetTextLineHeightWithSpacing();
-      const float wrap = std::max(200.0f, vp_w_ - 24.0f);
+      // Wrapped clear of the glyph legend in the top-right corner.
+      const float legend_w = overlay_.show_legend ? LegendSize().x + 20.0f : 0.0f;
+      const float wrap = std::max(200.0f, vp_w_ - 24.0f - legend_w);
       for (const std::string& a : alerts) {
         const ImVec2 size = ImGui::CalcTextSize(a.c_str(), nullptr, false, wrap);
         dl->AddRectFilled(ImVec2(pos.x - 4, y - 2), ImVec2(pos.x + size.x + 4, y + size.y + 2),
@@ -433,13 +540,47 @@ void Viewer::DrawLabels() {
   if (compare_.active()) DrawCompareLegend();
   DrawPressureLegendAndHover();
   if (show_axes_) DrawAxesGizmo();
-  for (const GlDebugDraw::TextItem& t : glyphs_->texts()) {
-    double px = 0, py = 0;
-    if (!camera_.Project(t.p, vp_w_, vp_h_, &px, &py)) continue;
-    const ImVec2 pos(vp_x_ + static_cast<float>(px) + 7.0f, vp_y_ + static_cast<float>(py) - 7.0f);
-    dl->AddText(ImVec2(pos.x + 1, pos.y + 1), IM_COL32(0, 0, 0, 200), t.text.c_str());
-    dl->AddText(pos, ToImU32(t.color), t.text.c_str());
+  // Labels: the selection's first, then the contacts' (largest impulse first, as DrawContacts
+  // emits them), each placed where it overlaps no label placed before it, or dropped.
+  {
+    struct Label {
+      std::string text;
+      Color color;
+    };
+    std::vector<Label> labels;
+    std::vector<LabelCandidate> candidates;
+    auto add = [&](const Vec3& p, const std::string& text, const Color& color) {
+      double px = 0, py = 0;
+      if (!camera_.Project(p, vp_w_, vp_h_, &px, &py)) return;
+      const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+      // A pixel or two of room around each label's text.
+      candidates.push_back({vp_x_ + px, vp_y_ + py, size.x + 4.0, size.y + 2.0});
+      labels.push_back({text, color});
+    };
+    for (const SelectionLabel& l : selection_labels_) add(l.p, l.text, l.color);
+    for (const GlDebugDraw::TextItem& t : glyphs_->texts()) add(t.p, t.text, t.color);
+    // Below the status line, clear of the legend's corner.
+    const LabelBox bounds{vp_x_, vp_y_ + 30.0, vp_x_ + vp_w_, vp_y_ + vp_h_};
+    std::vector<LabelBox> blocked;
+    if (overlay_.show_legend) {
+      const ImVec2 size = LegendSize();
+      const double x1 = vp_x_ + vp_w_ - 10.0;
+      blocked.push_back({x1 - size.x, vp_y_ + 10.0, x1, vp_y_ + 10.0 + size.y});
+    }
+    for (const PlacedLabel& p : PlaceLabels(candidates, bounds, 5.0, blocked)) {
+      const auto x0 = static_cast<float>(p.box.x0), y0 = static_cast<float>(p.box.y0);
+      dl->AddRectFilled(ImVec2(x0, y0),
+                        ImVec2(static_cast<float>(p.box.x1), static_cast<float>(p.box.y1)),
+                        IM_COL32(0, 0, 0, 130), 2.0f);
+      dl->AddText(ImVec2(x0 + 2, y0 + 1), ToImU32(labels[p.index].color),
+                  labels[p.index].text.c_str());
+    }
   }
+  // The glyph legend and the arrows' scale bar, top right of the 3D view.
+  if (overlay_.show_legend) {
+    DrawContactLegendOverlay(dl, ImVec2(vp_x_ + vp_w_ - 10.0f, vp_y_ + 10.0f), LegendNow());
+  }
+  DrawContactHover();
 }
 
 int Viewer::VideoStepsThisFrame() const {
@@ -793,6 +934,13 @@ int Viewer::Run() {
                   camera_.target.x(), camera_.target.y(), camera_.target.z(), camera_.distance,
                   camera_.azimuth * 180.0 / kPi, camera_.elevation * 180.0 / kPi,
                   CameraTrackingName(tracking_));
+    }
+    // Scripted runs: the contact tooltip on screen at the last frame, one line each.
+    if (scripted_) {
+      for (const std::string& line : hover_tooltip_) std::printf("viewer: tooltip: %s\n", line.c_str());
+      std::printf("viewer: contact glyphs: %d drawn, %d candidates without impulse hidden, focus %s\n",
+                  static_cast<int>(drawn_contacts_.size()), hidden_inactive_,
+                  GlyphFocusName(overlay_.focus));
     }
     if (scripted_) PrintShownSolves();
     if (scripted_) PrintCompareSummary();

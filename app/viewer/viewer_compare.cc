@@ -146,8 +146,18 @@ void Viewer::RenderGhosts(const StepRecord* shown) {
     renderer_->DrawGhost(model_, kin.X_WB, CompareColor(c), &visibility);
     if (g.config.show_contacts && step >= 0) {
       if (const StepRecord* r = compare_.GhostRecord(c, step)) {
+        // The primary's sizing, level of detail and focus.
+        ContactGlyphContext context = GlyphContextFor(*r);
+        context.selected_contact = -1;
+        // Dots as concentric rings: each configuration's dot a size larger than the next one's
+        // and drawn before it, the primary's last and smallest, so that where the solvers agree
+        // one contact shows every configuration's colour as a ring around the primary's dot.
+        ContactDrawOptions ghost = contacts;
+        const double grow = 1.0 + 0.35 * (compare_.size() - c);
+        ghost.point_size *= grow;
+        ghost.min_point_size *= grow;
         TintedDebugDraw tinted(glyphs_.get(), CompareColor(c));
-        DrawContacts(*r, contacts, &tinted);
+        DrawContacts(*r, ghost, context, &tinted);
       }
     }
   }

@@ -242,17 +242,9 @@ void Viewer::PressScriptedKeys() {
 }
 
 bool Viewer::PickContact(float x, float y) {
-  const StepRecord* shown = DisplayedRecord();
-  if (!shown) return false;
-  std::vector<std::pair<double, double>> screen;
-  for (const Contact& c : shown->contacts) {
-    double px = 0, py = 0;
-    if (!camera_.Project(c.point, vp_w_, vp_h_, &px, &py)) px = py = -1e9;  // behind the eye
-    // A face contact whose glyph is hidden (the patch is drawn instead) cannot be clicked.
-    if (c.surface >= 0 && !overlay_.contacts.face_contacts) px = py = -1e9;
-    screen.emplace_back(vp_x_ + px, vp_y_ + py);
-  }
-  selected_contact_ = PickNearest(screen, x, y, 12.0);
+  // Only a drawn contact can be clicked: not a hidden face contact (the patch is drawn
+  // instead), a hidden candidate without impulse or one outside the focus.
+  selected_contact_ = ContactUnder(x, y);
   return selected_contact_ >= 0;
 }
 
@@ -270,6 +262,8 @@ void Viewer::HandleInput() {
       overlay_.transparent_bodies = !overlay_.transparent_bodies;
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) overlay_.fit_requested = true;
+    // G: contact glyphs of every body, of the selected body, of its island.
+    if (ImGui::IsKeyPressed(GLFW_KEY_G, false)) overlay_.focus = NextGlyphFocus(overlay_.focus);
     // P: refit the pressure legend's held range to the shown step (from fixed mode too).
     if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) {
       pressure_.range.mode = PressureRangeMode::kHold;

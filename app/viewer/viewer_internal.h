@@ -48,6 +48,7 @@
 #include "ui/analysis_panels.h"
 #include "ui/compare_data.h"
 #include "ui/compare_panels.h"
+#include "ui/contact_tooltip.h"
 #include "ui/export_panel.h"
 #include "ui/panels.h"
 #include "ui/plot_data.h"
@@ -330,6 +331,29 @@ class Viewer {
   std::vector<TetMeshCache> tet_meshes_;
   bool tet_meshes_stale_ = true;  // the simulator may have rebuilt a mesh since the last copy
   int selected_contact_ = -1;
+  // Contact glyphs of the frame (viewer.cc): the geometries' bounding radii (per-contact glyph
+  // sizes), the view they were sized for, the contacts drawn (the ones a click or the hover
+  // tooltip picks), the labels of the selection (placed before the contacts' own), and the
+  // candidates without impulse left out.
+  std::vector<double> geom_radius_;
+  GlyphView glyph_view_;
+  std::vector<int> drawn_contacts_;
+  struct SelectionLabel {
+    Vec3 p;
+    std::string text;
+    Color color;
+  };
+  std::vector<SelectionLabel> selection_labels_;
+  int hidden_inactive_ = 0;
+  GlyphView CurrentGlyphView() const;
+  // The glyph context of the shown step: sizes, view, focus (RenderScene, RenderGhosts).
+  ContactGlyphContext GlyphContextFor(const StepRecord& record) const;
+  // The drawn contact within a few pixels of (x, y) (window px), or -1.
+  int ContactUnder(float x, float y) const;
+  void DrawContactHover();
+  LegendInfo LegendNow() const;  // what the corner legend shows this frame
+  ImVec2 LegendSize() const;
+  std::vector<std::string> hover_tooltip_;  // the contact tooltip of the frame (empty: none)
   bool has_record_ = false;
   History history_;
   TimelineState timeline_;

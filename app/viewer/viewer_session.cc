@@ -95,8 +95,9 @@ void Viewer::HandleTimelineRequests() {
 
 void Viewer::UpdateImpulseScale() {
   if (!has_record_) return;
-  // The longest impulse arrow is about one body size.
-  const double target = typical_size_;
+  // The longest impulse arrow is about half a body size (a pile's arrows, one per contact,
+  // must not bury its bodies; the legend's scale bar gives the magnitude).
+  const double target = 0.5 * typical_size_;
   const double largest = LargestImpulse(*DisplayedRecord());
   double& scale = overlay_.contacts.impulse_scale;
   if (overlay_.fit_requested) {
@@ -387,6 +388,7 @@ bool Viewer::OpenScene(const std::string& path, bool keep_view) {
 
 void Viewer::FitGlyphsToScene() {
   typical_size_ = TypicalGeometrySize(model_);
+  geom_radius_ = GeometryBoundingRadii(model_);
   overlay_.contacts.cone_height = 0.35 * typical_size_;
   overlay_.contacts.normal_length = 0.6 * typical_size_;
 }

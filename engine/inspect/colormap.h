@@ -15,14 +15,25 @@ struct Color {
   float r = 1, g = 1, b = 1, a = 1;
 };
 
-constexpr Color kStictionColor{0.16f, 0.82f, 0.26f, 1.0f};       // stiction: green
+// One colour language for the 3D view: the regime colours, the cone saturation map, the
+// normal and friction arrows, the selection and the body axes never share a hue (every pair of
+// the colours below is at least 25 apart in CIE76 ΔE, and every colour of the saturation map
+// at least 25 from each of them; tests/test_debug_draw.cc checks it). The body axes keep the
+// conventional x red, y green, z blue, so the regimes use jade and orange, the normal impulse a
+// sky blue and the cone map violet to magenta.
+constexpr Color kStictionColor{0.15f, 0.80f, 0.50f, 1.0f};       // stiction: jade
 constexpr Color kSlidingColor{1.00f, 0.55f, 0.05f, 1.0f};        // sliding: orange
-constexpr Color kInactiveColor{0.58f, 0.58f, 0.60f, 1.0f};       // within margin, no impulse: grey
+constexpr Color kInactiveColor{0.55f, 0.55f, 0.58f, 1.0f};       // within margin, no impulse: grey
 // Loaded (γ_n > 0) at a positive gap φ > 0, before the surfaces touch: cyan ring and gap segment.
-constexpr Color kGapLoadColor{0.00f, 1.00f, 0.85f, 1.0f};
-constexpr Color kNormalColor{0.25f, 0.60f, 1.00f, 1.0f};         // contact normal: light blue
-constexpr Color kNormalImpulseColor{0.95f, 0.20f, 0.85f, 1.0f};  // γ_n arrow: magenta
+constexpr Color kGapLoadColor{0.00f, 0.95f, 1.00f, 1.0f};
+constexpr Color kNormalColor{0.80f, 0.82f, 1.00f, 1.0f};         // unit contact normal: pale lilac
+constexpr Color kNormalImpulseColor{0.25f, 0.55f, 1.00f, 1.0f};  // γ_n arrow: sky blue
 constexpr Color kFrictionImpulseColor{1.00f, 0.92f, 0.10f, 1.0f};  // γ_t arrow: yellow
+constexpr Color kSelectionColor{1.00f, 1.00f, 1.00f, 1.0f};      // selected contact / body: white
+// Body axes of the selected body.
+constexpr Color kAxisXColor{0.95f, 0.20f, 0.20f, 1.0f};
+constexpr Color kAxisYColor{0.35f, 0.95f, 0.25f, 1.0f};
+constexpr Color kAxisZColor{0.15f, 0.25f, 0.95f, 1.0f};
 
 inline Color WithAlpha(Color c, float alpha) {
   c.a = alpha;
@@ -36,15 +47,15 @@ inline Color Lerp(const Color& a, const Color& b, float t) {
 
 // Friction-cone saturation map on the fixed range [0, 1] (values outside are clamped, NaN maps
 // to 0): 0 = impulse on the cone axis (deep in stiction), 1 = impulse on the cone surface
-// (sliding). Blue -> cyan -> violet -> red: "warmth" r − b increases strictly along the map, and
-// none of its colours is close to the regime green, orange or grey. Control points are equally
-// spaced.
+// (sliding). Violet -> purple -> magenta: "warmth" r − b increases strictly along the map, and
+// none of its colours is close to the regime, arrow, selection or axis colours (a saturated cone
+// is magenta, not the red of a red body or of the x axis). Control points are equally spaced.
 constexpr std::array<Color, 5> kSaturationMapPoints{{
-    {0.05f, 0.25f, 0.95f, 1.0f},
-    {0.10f, 0.65f, 0.95f, 1.0f},
-    {0.55f, 0.45f, 0.95f, 1.0f},
-    {0.90f, 0.25f, 0.65f, 1.0f},
-    {0.95f, 0.08f, 0.12f, 1.0f},
+    {0.58f, 0.42f, 1.00f, 1.0f},
+    {0.69f, 0.38f, 0.97f, 1.0f},
+    {0.80f, 0.35f, 0.95f, 1.0f},
+    {0.90f, 0.31f, 0.85f, 1.0f},
+    {1.00f, 0.28f, 0.75f, 1.0f},
 }};
 
 // Colour at t of a map of N equally spaced control points (t clamped to [0, 1], NaN maps to 0).
@@ -96,6 +107,27 @@ inline Color PressureMapColor(PressureColorMap map, double t) {
 
 // Rec. 709 relative luminance of the RGB part.
 inline double Luminance(const Color& c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b; }
+
+// CIE L*a*b* (D65) of the RGB part read as sRGB, and the CIE76 colour difference ΔE (the
+// Euclidean distance in Lab; about 2.3 is just noticeable, 25 and more reads as another colour).
+inline std::array<double, 3> ToLab(const Color& c) {
+  auto lin = [](double v) {
+    v = std::clamp(v, 0.0, 1.0);
+    return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+  };
+  const double r = lin(c.r), g = lin(c.g), b = lin(c.b);
+  const double x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+  const double y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  const double z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+  auto f = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0; };
+  const double fx = f(x), fy = f(y), fz = f(z);
+  return {116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)};
+}
+inline double DeltaE76(const Color& a, const Color& b) {
+  const auto la = ToLab(a), lb = ToLab(b);
+  return std::sqrt((la[0] - lb[0]) * (la[0] - lb[0]) + (la[1] - lb[1]) * (la[1] - lb[1]) +
+                   (la[2] - lb[2]) * (la[2] - lb[2]));
+}
 
 // Euclidean distance in RGB (alpha ignored), for tests and pixel checks.
 inline double RgbDistance(const Color& a, const Color& b) {

@@ -134,18 +134,53 @@ RegimeCounts CountRegimes(const StepRecord& record) {
   return n;
 }
 
-void DrawContacts(const StepRecord& record, const ContactDrawOptions& o, DebugDraw* out) {
+ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOptions& o,
+                               DebugDraw* out) {
+  return DrawContacts(record, o, ContactGlyphContext{}, out);
+}
+
+ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOptions& o,
+                               const ContactGlyphContext& ctx, DebugDraw* out) {
+  ContactDrawResult result;
   const std::vector<int> constraint_of = ConstraintOfContact(record);
-  for (int ci = 0; ci < static_cast<int>(record.contacts.size()); ++ci) {
+  const int n = static_cast<int>(record.contacts.size());
+  // Which contacts are drawn, and their regime.
+  std::vector<char> shown(n, 0);
+  std::vector<Regime> regime_of(n, Regime::kNoContact);
+  for (int ci = 0; ci < n; ++ci) {
     const Contact& c = record.contacts[ci];
     if (c.surface >= 0 && !o.face_contacts) continue;
+    if (!ContactInFocus(c, ctx.focus_body)) continue;
     const int k = constraint_of[ci];
-    const bool solved = HasResult(record, k);
-    const Regime regime = solved ? record.result.regime[k] : Regime::kNoContact;
-    if (regime == Regime::kNoContact && !o.inactive) continue;
+    regime_of[ci] = HasResult(record, k) ? record.result.regime[k] : Regime::kNoContact;
+    if (regime_of[ci] == Regime::kNoContact && !o.inactive) {
+      ++result.hidden_inactive;
+      continue;
+    }
+    shown[ci] = 1;
+  }
+  std::vector<double> scale;
+  if (o.adaptive_size) {
+    GlyphSizing sizing;
+    sizing.max_scale = o.cone_height;
+    scale = ContactGlyphScales(record.contacts, ctx.geom_radius, sizing, shown);
+  }
+  const bool lod_on = o.adaptive_size && ctx.view.valid();
+  GlyphLodLimits limits;
+  limits.max_point_px = o.point_size;
+  limits.min_point_px = std::min(o.min_point_size, o.point_size);
+
+  std::vector<int>& drawn = result.drawn;
+  std::vector<std::pair<double, int>> labels;  // (−|γ|, contact)
+  for (int ci = 0; ci < n; ++ci) {
+    if (!shown[ci]) continue;
+    drawn.push_back(ci);
+    const Contact& c = record.contacts[ci];
+    const int k = constraint_of[ci];
+    const Regime regime = regime_of[ci];
     Vec3 gamma = Vec3::Zero();  // contact frame (t1, t2, n)
     double mu = c.friction;
-    if (solved) {
+    if (HasResult(record, k)) {
       const ConstraintData& cd = record.problem.constraints[k];
       gamma = record.result.gamma.segment<3>(cd.first_row);
       mu = cd.friction;
@@ -154,27 +189,71 @@ void DrawContacts(const StepRecord& record, const ContactDrawOptions& o, DebugDr
     const Vec3 gamma_n_world = gamma.z() * C.row(2).transpose();
     const Vec3 gamma_t_world = C.topRows<2>().transpose() * gamma.head<2>();
 
+    // Size and level of detail.
+    const double s = o.adaptive_size ? scale[ci] : o.cone_height;
+    double ppm = 0;  // pixels per metre at the contact
+    GlyphLod lod{true, true, o.point_size};
+    double arrow_radius = 0;  // the sink's default
+    if (lod_on) {
+      ppm = ctx.view.PixelsPerMetre(c.point);
+      lod = ContactGlyphLod(s * ppm, limits);
+      if (ppm > 0) arrow_radius = std::clamp(0.08 * s * ppm, 0.7, 1.8) / ppm;
+    } else if (o.adaptive_size && o.cone_height > 0) {
+      // No view: the dot shrinks with the scale relative to an isolated contact's.
+      lod.point_px = std::clamp(o.point_size * s / o.cone_height, limits.min_point_px,
+                                o.point_size);
+    }
+    const double point_px =
+        regime == Regime::kNoContact ? std::max(2.0, 0.6 * lod.point_px) : lod.point_px;
+    // An arrow shorter than a few pixels reads as a dot: left out.
+    auto arrow_visible = [&](const Vec3& v) {
+      if (!lod.arrows) return false;
+      return !(ppm > 0) || o.impulse_scale * v.norm() * ppm >= 3.0;
+    };
+
     if (o.gap_loads && c.phi > 0 && gamma.z() > 0) {
       // Drawn first: the regime dot then covers its centre (equal depth), leaving a ring.
-      if (o.points) out->Point(c.point, o.gap_ring_scale * o.point_size, kGapLoadColor);
+      if (o.points) out->Point(c.point, o.gap_ring_scale * point_px, kGapLoadColor);
       out->Line(c.point - 0.5 * c.phi * c.normal, c.point + 0.5 * c.phi * c.normal, kGapLoadColor);
     }
-    if (o.points) out->Point(c.point, o.point_size, RegimeColor(static_cast<int>(regime)));
+    if (o.points) out->Point(c.point, point_px, RegimeColor(static_cast<int>(regime)));
     if (o.normals) out->Line(c.point, c.point + o.normal_length * c.normal, kNormalColor);
     if (regime != Regime::kNoContact) {
-      if (o.cones && mu > 0) {
-        out->Cone(c.point, c.normal, o.cone_height, std::atan(mu),
-                  SaturationColor(ConeSaturation(gamma, mu)));
+      if (o.cones && mu > 0 && lod.cone && s > 0) {
+        const double half_angle = std::atan(mu);
+        out->Cone(c.point, c.normal, s, half_angle, SaturationColor(ConeSaturation(gamma, mu)));
+        // Dark edge just outside the rim.
+        const double r = 1.06 * s * std::tan(half_angle);
+        const Vec3 base = c.point + s * c.normal;
+        const Vec3 e1 = C.row(0).transpose(), e2 = C.row(1).transpose();
+        constexpr int kSegments = 16;
+        Vec3 prev = base + r * e1;
+        for (int i = 1; i <= kSegments; ++i) {
+          const double a = 2.0 * kPi * i / kSegments;
+          const Vec3 p = base + r * (std::cos(a) * e1 + std::sin(a) * e2);
+          out->Line(prev, p, kGlyphOutlineColor);
+          prev = p;
+        }
       }
-      if (o.normal_impulses && gamma.z() != 0) {
-        out->Arrow(c.point, c.point + o.impulse_scale * gamma_n_world, kNormalImpulseColor);
+      if (o.normal_impulses && gamma.z() != 0 && arrow_visible(gamma_n_world)) {
+        out->Arrow(c.point, c.point + o.impulse_scale * gamma_n_world, kNormalImpulseColor,
+                   arrow_radius);
       }
-      if (o.friction_impulses && gamma.head<2>().squaredNorm() > 0) {
-        out->Arrow(c.point, c.point + o.impulse_scale * gamma_t_world, kFrictionImpulseColor);
+      if (o.friction_impulses && gamma.head<2>().squaredNorm() > 0 &&
+          arrow_visible(gamma_t_world)) {
+        out->Arrow(c.point, c.point + o.impulse_scale * gamma_t_world, kFrictionImpulseColor,
+                   arrow_radius);
       }
     }
-    if (o.labels) out->Text(c.point, std::to_string(ci), RegimeColor(static_cast<int>(regime)));
+    if (o.labels && ci != ctx.selected_contact) labels.emplace_back(-gamma.norm(), ci);
   }
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [key, ci] : labels) {
+    out->Text(record.contacts[ci].point, std::to_string(ci),
+              RegimeColor(static_cast<int>(regime_of[ci])));
+  }
+  return result;
 }
 
 double LargestImpulse(const StepRecord& record) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/inspect/colormap.h"
+#include "engine/inspect/glyph_layout.h"
 #include "engine/common/math.h"
 
 namespace contactlab {
@@ -130,7 +131,9 @@ struct ContactDrawOptions {
   bool normal_impulses = true;    // γ_n n arrows on body B
   bool friction_impulses = true;  // γ_t arrows on body B (tangent plane)
   bool cones = true;              // friction cones, half-angle atan μ, coloured by saturation
-  bool inactive = true;           // also draw candidates within the margin with zero impulse
+  // Also draw candidates within the margin with zero impulse (smaller grey dots). Off by
+  // default: they carry nothing, and a pile has many.
+  bool inactive = false;
   bool labels = false;            // contact index next to each point
   // Contacts loaded at a positive gap (LoadedAtPositiveGap): a kGapLoadColor ring around the
   // point (a dot of gap_ring_scale × point_size drawn under it) and a segment of length φ along
@@ -141,11 +144,28 @@ struct ContactDrawOptions {
   // (Contact::surface >= 0); a viewer that draws the surfaces themselves (pressure_draw.h)
   // turns them off, since a patch has one such contact per face.
   bool face_contacts = true;
+  // Glyphs sized per contact (ContactGlyphScales): cone height, arrow shaft and dot follow the
+  // local contact spacing and the size of the smaller body, up to cone_height and point_size;
+  // with a view (ContactGlyphContext::view), cones and then arrows are left out where that scale
+  // spans too few pixels (ContactGlyphLod). Off: every contact at cone_height and point_size.
+  bool adaptive_size = true;
+  double min_point_size = 3;      // [px], adaptive dots
   double point_size = 9;          // [px]
   double normal_length = 0.05;    // [m]
   double impulse_scale = 10.0;    // arrow length per impulse [m / (N s)]
   double cone_height = 0.04;      // [m]
 };
+
+// What DrawContacts needs beyond the record to size and filter glyphs; every part optional.
+struct ContactGlyphContext {
+  std::vector<double> geom_radius;  // GeometryBoundingRadii; empty: body size does not limit
+  GlyphView view;                   // invalid: no projected sizes and no level of detail
+  std::vector<char> focus_body;     // FocusBodies; empty: every body
+  int selected_contact = -1;        // drawn by the caller: no label of its own here
+};
+
+// Dark edge drawn around each cone's rim, so that a cone reads on a body of its own colour.
+constexpr Color kGlyphOutlineColor{0.02f, 0.02f, 0.03f, 0.85f};
 
 // Regime colour of a contact (kStictionColor, kSlidingColor or kInactiveColor).
 Color RegimeColor(int regime);  // regime as the integer value of contactlab::Regime
@@ -176,8 +196,18 @@ RegimeCounts CountRegimes(const StepRecord& record);
 // impulses, regimes and constraint data from record.problem and record.result. γ rows are in the
 // contact frame ContactFrame(normal) (t1, t2, n) and act on body B; arrows start at the point.
 // Contacts that produced no constraint, or whose constraint has no result (a failed or missing
-// solve), are drawn as inactive.
-void DrawContacts(const StepRecord& record, const ContactDrawOptions& options, DebugDraw* out);
+// solve), are drawn as inactive. Labels (the contact index) come last, largest impulse first.
+// Returns the indices of the contacts drawn (in contact order: the ones a click or the hover
+// tooltip may pick) and how many candidates without impulse options.inactive left out (in focus
+// and not face contacts hidden by face_contacts).
+struct ContactDrawResult {
+  std::vector<int> drawn;
+  int hidden_inactive = 0;
+};
+ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOptions& options,
+                               const ContactGlyphContext& context, DebugDraw* out);
+ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOptions& options,
+                               DebugDraw* out);
 
 // Largest impulse magnitude, normal or friction, over the record's cone constraints [N s]
 // (0 when there is none or the result is missing).

@@ -48,14 +48,43 @@ PatchResultant PatchResultantOf(const StepRecord& record, int surface) {
   return r;
 }
 
+namespace {
+
+// Patch size [m]: the square root of its area.
+double PatchSize(const ContactSurface& s) {
+  double area = 0;
+  for (const ContactFace& f : s.faces) {
+    if (std::isfinite(f.area)) area += f.area;
+  }
+  return std::sqrt(area);
+}
+
+}  // namespace
+
+double PatchArrowRadius(const ContactSurface& s, const PressureDrawOptions& o) {
+  if (!o.view.valid() || s.faces.empty()) return 0;
+  const double ppm = o.view.PixelsPerMetre(s.CentreOfPressure());
+  if (!(ppm > 0)) return 0;
+  return std::clamp(0.08 * PatchSize(s) * ppm, 0.7, 1.8) / ppm;
+}
+
+double PatchMarkerSize(const ContactSurface& s, const PressureDrawOptions& o) {
+  if (!o.view.valid() || s.faces.empty()) return o.marker_size;
+  const double ppm = o.view.PixelsPerMetre(s.CentreOfPressure());
+  const double lo = std::min(3.0, o.marker_size);
+  return std::clamp(0.5 * PatchSize(s) * ppm, lo, o.marker_size);
+}
+
 void DrawPressureSurfaces(const StepRecord& record, const PressureDrawOptions& options,
                           DebugDraw* out) {
   DrawPressureSurfaces(record.surfaces, options, out);
   if (!options.moment_arrows) return;
   for (int i = 0; i < static_cast<int>(record.surfaces.size()); ++i) {
+    if (!SurfaceShown(options, i)) continue;
     const PatchResultant r = PatchResultantOf(record, i);
     if (!r.solved || !(r.moment.norm() > 0)) continue;
-    out->Arrow(r.point, r.point + options.moment_scale * r.moment, kPatchMomentColor);
+    out->Arrow(r.point, r.point + options.moment_scale * r.moment, kPatchMomentColor,
+               PatchArrowRadius(record.surfaces[i], options));
   }
 }
 
@@ -63,7 +92,9 @@ void DrawPressureSurfaces(const std::vector<ContactSurface>& surfaces,
                           const PressureDrawOptions& o, DebugDraw* out) {
   std::vector<Vec3> shifted;
   std::vector<Color> colors;
-  for (const ContactSurface& s : surfaces) {
+  for (int si = 0; si < static_cast<int>(surfaces.size()); ++si) {
+    if (!SurfaceShown(o, si)) continue;
+    const ContactSurface& s = surfaces[si];
     for (const ContactFace& f : s.faces) {
       const int n = static_cast<int>(f.polygon.size());
       if (n < 3) continue;
@@ -86,8 +117,10 @@ void DrawPressureSurfaces(const std::vector<ContactSurface>& surfaces,
     }
     if (s.faces.empty()) continue;
     const Vec3 cop = s.CentreOfPressure();
-    if (o.force_arrows) out->Arrow(cop, cop + o.force_scale * s.Force(), kPatchForceColor);
-    if (o.centre_of_pressure) out->Point(cop, o.marker_size, kCentreOfPressureColor);
+    if (o.force_arrows) {
+      out->Arrow(cop, cop + o.force_scale * s.Force(), kPatchForceColor, PatchArrowRadius(s, o));
+    }
+    if (o.centre_of_pressure) out->Point(cop, PatchMarkerSize(s, o), kCentreOfPressureColor);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "engine/geometry/hydroelastic/contact_surface.h"
 #include "engine/inspect/colormap.h"
 #include "engine/inspect/debug_draw.h"
+#include "engine/inspect/glyph_layout.h"
 
 namespace contactlab {
 
@@ -22,9 +23,9 @@ struct StepRecord;
 // map's family, clear of every other glyph colour (colormap.h).
 constexpr Color kPatchForceColor{0.68f, 0.84f, 0.18f, 1.0f};
 constexpr Color kCentreOfPressureColor{0.87f, 0.98f, 0.52f, 1.0f};
-// Patch moment arrows (the solved contact moment about the centre of pressure): violet, clear of
-// the normal (light blue) and normal-impulse (magenta) colours.
-constexpr Color kPatchMomentColor{0.55f, 0.35f, 0.95f, 1.0f};
+// Patch moment arrows (the solved contact moment about the centre of pressure): peach, clear of
+// the cone map's violets, the normal-impulse sky blue and the regime orange.
+constexpr Color kPatchMomentColor{1.00f, 0.75f, 0.55f, 1.0f};
 // Face outlines: dark, half transparent, so that the colours stay readable under them.
 constexpr Color kFaceOutlineColor{0.02f, 0.03f, 0.02f, 0.55f};
 // Tet mesh edges: a light neutral grey, half transparent.
@@ -50,7 +51,18 @@ struct PressureDrawOptions {
   bool moment_arrows = true;
   double moment_scale = 1.0;
   double marker_size = 12;    // centre-of-pressure marker [px]
+  // The contact glyphs' rules for patches: per surface, 1 when it is drawn (empty: all; the
+  // viewer's focus on a body or island); with a view, the centre-of-pressure marker follows the
+  // patch's projected size (sqrt of its area) within [3 px, marker_size] and the arrows' shafts
+  // are 0.7 to 1.8 px wide.
+  std::vector<char> surface_shown;
+  GlyphView view;
 };
+// True when surface i is drawn under options.surface_shown.
+inline bool SurfaceShown(const PressureDrawOptions& o, int i) {
+  return o.surface_shown.empty() ||
+         (i >= 0 && i < static_cast<int>(o.surface_shown.size()) && o.surface_shown[i]);
+}
 
 // Position of the colour of pressure p in [p_min, p_max] on the map, in [0, 1] (0 for NaN or an
 // empty range below p_min, 1 above p_max).
@@ -66,6 +78,11 @@ Vec3 FaceOffsetDirection(const ContactFace& face);
 // the centre of pressure. A record without surfaces draws nothing.
 void DrawPressureSurfaces(const StepRecord& record, const PressureDrawOptions& options,
                           DebugDraw* out);
+
+// The shaft radius [m] of a patch's arrows (0: the sink's default, without a view) and the size
+// of its centre-of-pressure marker [px] under the options' view.
+double PatchArrowRadius(const ContactSurface& surface, const PressureDrawOptions& options);
+double PatchMarkerSize(const ContactSurface& surface, const PressureDrawOptions& options);
 
 // What the solve made of a patch: the force of its faces' constraints on body B, normal and
 // friction parts (Σ Cᵀγ / δt over the faces that became contacts, δt the record's step), and its

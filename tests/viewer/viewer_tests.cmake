@@ -18,6 +18,10 @@ set(VT_VIEW ${XVFB_RUN} -a -s "-screen 0 1600x900x24" $<TARGET_FILE:contactlab> 
 
 # Regions (X0 Y0 X1 Y1, y down).
 set(VT_VIEWPORT 410 0 1160 670)
+# The viewport without the glyph legend's top-right corner (whose swatches carry the glyph
+# colours), as two regions: left of the legend, and below it.
+set(VT_VIEWPORT_LEFT 410 0 900 670)
+set(VT_VIEWPORT_BELOW 900 320 1160 670)
 set(VT_ANALYSIS 1160 0 1600 670)
 
 # Colours (R,G,B or a ramp R,G,B:R,G,B) and how close a pixel must be (per channel).
@@ -29,12 +33,12 @@ set(VT_SPARSITY_TOL 2)
 set(VT_SERIES 110,190,255)
 set(VT_SERIES_TOL 6)
 # The selected body's frame at its centre of mass (RenderScene in app/viewer/viewer.cc): lit
-# arrows of Color{1, 0.3, 0.3}, {0.3, 1, 0.3}, {0.3, 0.5, 1}, so each axis is a ramp from its
-# shaded to its lit colour. The blue ramp is narrowed to its bright half: the cones' blues
-# overlap its dark half.
-set(VT_AXIS_X 110,33,33:255,77,77)
-set(VT_AXIS_Y 33,110,33:77,255,77)
-set(VT_AXIS_Z 45,80,160:77,128,255)
+# arrows of kAxisXColor (0.95, 0.2, 0.2), kAxisYColor (0.35, 0.95, 0.25), kAxisZColor (0.15,
+# 0.25, 0.95) (engine/inspect/colormap.h), so each axis is a ramp from its shaded to its lit
+# colour. The blue ramp is narrowed to its bright part, clear of the ground's shades.
+set(VT_AXIS_X 104,22,22:242,51,51)
+set(VT_AXIS_Y 38,104,27:89,242,64)
+set(VT_AXIS_Z 24,40,151:38,64,242)
 set(VT_AXIS_TOL 8)
 # resting_box, colour (0.85, 0.45, 0.30), lit from dark to bright when opaque; drawn transparent
 # it is blended with the ground and none of its pixels is near this ramp.
@@ -95,13 +99,15 @@ viewer_pixels(viewer_timeseries_plot_lines tab_timeseries
               --region 1160 335 1600 670 --at-least 300 ${VT_SERIES} ${VT_SERIES_TOL})
 
 # --select: the body's red, green and blue axes in the viewport; none of them without it.
-# (Measured 2026-11-23: with --select 1, 480 / 375 / 849 pixels; without, 0 / 0 / 280.)
+# (Measured 2026-11-23: with --select 1, 480 / 375 / 849 pixels; without, 0 / 0 / 280.
+# 2026-11-27, with the colours of kAxis*Color, outside the legend's corner (whose axis swatches
+# add 52 each): 568 / 349 / 610; without, 0 / 0 / 0: the cones are no longer blue.)
 viewer_pixels(viewer_select_draws_frame select_body
-              --region ${VT_VIEWPORT} --at-least 150 ${VT_AXIS_X} ${VT_AXIS_TOL}
-              --at-least 150 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-least 600 ${VT_AXIS_Z} ${VT_AXIS_TOL})
+              --region ${VT_VIEWPORT_LEFT} --at-least 150 ${VT_AXIS_X} ${VT_AXIS_TOL}
+              --at-least 150 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-least 300 ${VT_AXIS_Z} ${VT_AXIS_TOL})
 viewer_pixels(viewer_no_select_no_frame tab_convergence
               --region ${VT_VIEWPORT} --at-most 20 ${VT_AXIS_X} ${VT_AXIS_TOL}
-              --at-most 20 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-most 400 ${VT_AXIS_Z} ${VT_AXIS_TOL})
+              --at-most 20 ${VT_AXIS_Y} ${VT_AXIS_TOL} --at-most 40 ${VT_AXIS_Z} ${VT_AXIS_TOL})
 # Bodies are opaque by default (the control of the transparency check below).
 viewer_pixels(viewer_bodies_opaque_by_default tab_convergence
               --region ${VT_VIEWPORT} --at-least 1500 ${VT_BOX} ${VT_BOX_TOL})
@@ -157,9 +163,10 @@ set_tests_properties(viewer_settings_bad_line_warns viewer_no_settings_writes_no
                      TIMEOUT 300 RESOURCE_LOCK xvfb)
 # scenes/ball_drop.yaml after 19 frames (t = 0.316 s): the left ball (τ_d = 10 ms) is braked
 # about 1.7 cm above the floor by SAP's damping term, so its contact is loaded at φ > 0 and drawn
-# with a ring of kGapLoadColor (engine/inspect/colormap.h, 0, 1, 0.85; flat, unlit points). After 10
-# frames (t = 0.17 s) both balls are 0.36 m up with no contact: no ring pixels.
-set(VT_GAP_LOAD 0,255,217)
+# with a ring of kGapLoadColor (engine/inspect/colormap.h, 0, 0.95, 1; flat, unlit points). After
+# 10 frames (t = 0.17 s) both balls are 0.36 m up with no contact: no ring pixels (the legend's
+# ring swatch, top right of the view, is outside the region checked).
+set(VT_GAP_LOAD 0,242,255)
 set(VT_GAP_LOAD_TOL 8)
 foreach(frames 19 10)
   set(png ${VT_DIR}/ball_drop_${frames}.png)
@@ -173,9 +180,10 @@ foreach(frames 19 10)
                        RESOURCE_LOCK xvfb)
 endforeach()
 viewer_pixels(viewer_gap_load_ring_shown ball_drop_19
-              --region ${VT_VIEWPORT} --at-least 20 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
+              --region ${VT_VIEWPORT_LEFT} --at-least 20 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
 viewer_pixels(viewer_gap_load_ring_absent_in_flight ball_drop_10
-              --region ${VT_VIEWPORT} --at-most 0 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
+              --region ${VT_VIEWPORT_LEFT} --at-most 0 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL}
+              --region ${VT_VIEWPORT_BELOW} --at-most 0 ${VT_GAP_LOAD} ${VT_GAP_LOAD_TOL})
 
 # Compare mode (--compare, app/viewer/compare_session.h). A second configuration whose sliding box
 # meets more friction (pairs.0.friction=0.5) stops it earlier: its ghost, tinted in CompareColor(1)
@@ -183,17 +191,21 @@ viewer_pixels(viewer_gap_load_ring_absent_in_flight ball_drop_10
 # unlit tint; its see-through body over the grey ground a muted rose. The control without
 # --compare (tab_convergence) has no rim pixels and few of the rose (the cones' translucent violet).
 # (Measured 2026-11-26: 284 rim and 17963 body pixels; the control 0 and 534. In the analysis
-# column 1940 blue and 1437 rose pixels.)
+# column 1940 blue and 1437 rose pixels. 2026-11-27, with the glyph legend in the top-right
+# corner, whose cone bar reaches the rim's colour: rim pixels counted below and left of it, 291
+# below it, where the ghost is.)
 viewer_shot(compare_ghosts --compare sap,sap:pairs.0.friction=0.5 --panel compare)
 set(VT_GHOST_RIM 255,96,160)
 set(VT_GHOST_RIM_TOL 30)
 set(VT_GHOST_BODY 115,85,120:150,100,140)
 set(VT_GHOST_BODY_TOL 8)
 viewer_pixels(viewer_compare_draws_ghosts compare_ghosts
-              --region ${VT_VIEWPORT} --at-least 120 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
-              --at-least 5000 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL})
+              --region ${VT_VIEWPORT_BELOW} --at-least 120 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
+              --region ${VT_VIEWPORT} --at-least 5000 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL})
 viewer_pixels(viewer_no_compare_no_ghosts tab_convergence
-              --region ${VT_VIEWPORT} --at-most 20 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
+              --region ${VT_VIEWPORT_LEFT} --at-most 20 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
+              --at-most 1500 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL}
+              --region ${VT_VIEWPORT_BELOW} --at-most 20 ${VT_GHOST_RIM} ${VT_GHOST_RIM_TOL}
               --at-most 1500 ${VT_GHOST_BODY} ${VT_GHOST_BODY_TOL})
 # The compare tab overlays each configuration's series in its colour: the primary's blue and the
 # second configuration's rose in the analysis column; the control's column has no rose.
