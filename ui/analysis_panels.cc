@@ -318,14 +318,29 @@ bool DrawConvergencePanel(const ConvergenceView& view, ConvergenceSelection* sel
         const auto quad_pts = LogPoints(refs.quadratic, count, range, a.rect);
         Polyline(dl, lin_pts, kLinearRef, 1.2f, true);
         Polyline(dl, quad_pts, kQuadRef, 1.2f, true);
-        if (lin_pts.size() >= 2) {
-          dl->AddText(P(lin_pts.back().first - 40.0, lin_pts.back().second - 15.0), kLinearRef,
-                      "linear");
-        }
-        if (quad_pts.size() >= 2) {
-          dl->AddText(P(quad_pts.back().first + 4.0, quad_pts.back().second - 14.0), kQuadRef,
-                      "quadratic");
-        }
+        // Each line's name above its end, kept inside the plot; the second name moves below
+        // the first where the two would overlap (both lines often end at the right edge).
+        ImVec2 placed_min(0, 0), placed_max(0, 0);
+        bool have_placed = false;
+        auto name_line = [&](const std::vector<std::pair<double, double>>& pts, ImU32 colour,
+                             const char* name) {
+          if (pts.size() < 2) return;
+          const ImVec2 size = ImGui::CalcTextSize(name);
+          float x = static_cast<float>(pts.back().first) - 0.5f * size.x;
+          float y = static_cast<float>(pts.back().second) - size.y - 2.0f;
+          x = std::clamp(x, a.p0.x + 2.0f, std::max(a.p0.x + 2.0f, a.p1.x - size.x - 2.0f));
+          y = std::clamp(y, a.p0.y + 1.0f, std::max(a.p0.y + 1.0f, a.p1.y - size.y - 1.0f));
+          if (have_placed && x < placed_max.x && x + size.x > placed_min.x &&
+              y < placed_max.y && y + size.y > placed_min.y) {
+            y = placed_max.y + 1.0f;
+          }
+          dl->AddText(ImVec2(x, y), colour, name);
+          placed_min = ImVec2(x, y);
+          placed_max = ImVec2(x + size.x, y + size.y);
+          have_placed = true;
+        };
+        name_line(lin_pts, kLinearRef, "linear");
+        name_line(quad_pts, kQuadRef, "quadratic");
       }
       for (const auto& e : ps.islands) {
         Polyline(dl, LogPoints(e, count, range, a.rect), kIsland, 1.2f);
