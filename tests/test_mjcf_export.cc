@@ -527,6 +527,43 @@ TEST(MjcfExport, ConvexMeshBecomesAMeshAsset) {
   EXPECT_EQ(geom->At("mesh"), mesh->At("name"));
 }
 
+// A ball joint with rotated joint frames on both sides and a non-trivial initial state.
+const char kBallYaml[] = R"(time_step: 0.002
+gravity: [0, 0, -9.81]
+bodies:
+  - {name: base, mass: 2, inertia: [0.02, 0.03, 0.04], position: [0.1, 0.2, 1.0],
+     rotation: {rpy_deg: [10, 20, 30]}, angular_velocity: [0.3, -0.2, 0.5],
+     geoms: [{shape: sphere, radius: 0.05}]}
+  - name: arm
+    mass: 1
+    inertia: [0.01, 0.02, 0.015]
+    position: [0.1, 0.2, 0.6]
+    rotation: {rpy_deg: [-15, 5, 40]}
+    joint: {type: ball, parent: base, damping: 0.05,
+            child_frame: {position: [0.02, -0.03, 0.4], rotation: {rpy_deg: [25, -35, 60]}}}
+    joint_position: {axis_angle: [1, 2, -0.5, 50]}
+    joint_velocity: [1.5, -0.7, 2.0]
+    geoms: [{shape: capsule, radius: 0.03, length: 0.3}]
+)";
+
+TEST(MjcfExport, BallJointIsAMuJoCoBallJoint) {
+  const Scene s = ParseScene(kBallYaml, "ball.yaml");
+  const MjcfExport e = ExportMjcf(s);
+  auto doc = ParseXml(e.xml);
+  const Element* arm = doc->First("mujoco")->First("worldbody")->Find("body", "arm");
+  ASSERT_NE(arm, nullptr);
+  const Element* joint = arm->First("joint");
+  ASSERT_NE(joint, nullptr);
+  EXPECT_EQ(joint->At("type"), "ball");
+  EXPECT_FALSE(joint->Has("axis"));
+  EXPECT_EQ(joint->Numbers("pos"), (std::vector<double>{0.02, -0.03, 0.4}));
+  EXPECT_EQ(joint->Numbers("damping"), std::vector<double>{0.05});
+  EXPECT_EQ(e.nq, 11);
+  EXPECT_EQ(e.nv, 9);
+  ASSERT_EQ(e.initial_qpos.size(), 11u);
+  ASSERT_EQ(e.initial_qvel.size(), 9u);
+}
+
 #ifdef CONTACTLAB_HAVE_MUJOCO
 
 // Loads an export into MuJoCo directly (the test inspects mjModel, which MujocoPeer hides).
@@ -677,6 +714,38 @@ generators:
   EXPECT_LT((X.p - kin.X_WB[b].p).norm(), 1e-12);
   EXPECT_LT(X.q.angularDistance(kin.X_WB[b].q), 1e-7);
   EXPECT_NEAR(X.p.x(), 0.01, 1e-15);
+}
+
+
+// MuJoCo loads the ball joint with the same body poses and angular velocities at the initial
+// state (its ball quaternion and local-frame velocity are converted from R_FM and ω_F).
+TEST(MjcfExportMuJoCo, BallJointStateMatches) {
+  const Scene s = ParseScene(kBallYaml, "ball.yaml");
+  const Model& model = s.model;
+  const MjcfExport e = ExportMjcf(s);
+  Loaded mj;
+  Load(e.xml, &mj);
+  ASSERT_EQ(mj.m->nq, 11);
+  ASSERT_EQ(mj.m->nv, 9);
+  EXPECT_EQ(mj.m->jnt_type[1], mjJNT_BALL);
+  mj_forward(mj.m, mj.d);
+  Multibody mb(&model);
+  KinematicsCache kin;
+  mb.UpdateKinematics(model.q_default, 0, &kin);
+  for (const char* name : {"base", "arm"}) {
+    const int b = model.FindBody(name);
+    const int id = mj_name2id(mj.m, mjOBJ_BODY, name);
+    ASSERT_GE(id, 0) << name;
+    const Vec3 p(mj.d->xpos[3 * id], mj.d->xpos[3 * id + 1], mj.d->xpos[3 * id + 2]);
+    // Round-off of a few products of O(1) quantities.
+    EXPECT_LT((p - kin.X_WB[b].p).norm(), 1e-12) << name;
+    const Quat q(mj.d->xquat[4 * id], mj.d->xquat[4 * id + 1], mj.d->xquat[4 * id + 2],
+                 mj.d->xquat[4 * id + 3]);
+    EXPECT_LT(q.angularDistance(kin.X_WB[b].q), 1e-7) << name;  // acos near 1: √ε resolution
+    // cvel = [ω; v] of the body in world axes.
+    const Vec3 w(mj.d->cvel[6 * id], mj.d->cvel[6 * id + 1], mj.d->cvel[6 * id + 2]);
+    EXPECT_LT((w - mb.AngularVelocity(kin, model.v_default, b)).norm(), 1e-12) << name;
+  }
 }
 
 #endif  // CONTACTLAB_HAVE_MUJOCO
