@@ -1381,8 +1381,8 @@ TEST_F(SceneFiles, RegularFileIsRead) {
 }
 
 // Ball joints: type ball, the initial rotation and angular velocity, and the refused 1-dof keys.
-TEST(SceneMapping, BallJointCoordinatesAndInitialState) {
-  const Scene s = Parse(R"(bodies:
+TEST(SceneFinalize, BallJointCoordinatesAndInitialState) {
+  const Scene s = ParseScene(R"(bodies:
   - {name: a, mass: 1, inertia: [0.01, 0.01, 0.01], position: [0, 0, 1]}
   - name: b
     mass: 1
@@ -1391,7 +1391,8 @@ TEST(SceneMapping, BallJointCoordinatesAndInitialState) {
     joint: {type: ball, parent: a, child_frame: {position: [0, 0, 0.5]}, damping: 0.1}
     joint_position: {axis_angle: [1, 0, 0, 90]}
     joint_velocity: [0, 0, 2]
-)");
+)",
+                             kFile, SceneOptions{});
   const Model& m = s.model;
   ASSERT_EQ(m.joints.size(), 2u);
   const Joint& j = m.joints[1];
