@@ -201,8 +201,8 @@ std::vector<std::string> JointKeys(const std::string& type) {
   // A ball joint has no axis; spring, limits and actuator are accepted here only to be refused
   // with a message saying why (ReadJoint).
   if (type == "ball") {
-    return {"type",    "name",    "parent", "parent_frame", "child_frame",
-            "damping", "spring",  "limits", "actuator"};
+    return {"type",    "name",   "parent", "parent_frame", "child_frame",
+            "damping", "spring", "limits", "actuator"};
   }
   return {"type", "name",   "parent",  "parent_frame", "child_frame",
           "axis", "spring", "damping", "limits",       "actuator"};

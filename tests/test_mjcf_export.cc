@@ -716,7 +716,6 @@ generators:
   EXPECT_NEAR(X.p.x(), 0.01, 1e-15);
 }
 
-
 // MuJoCo loads the ball joint with the same body poses and angular velocities at the initial
 // state (its ball quaternion and local-frame velocity are converted from R_FM and ω_F).
 TEST(MjcfExportMuJoCo, BallJointStateMatches) {

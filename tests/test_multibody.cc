@@ -1277,8 +1277,10 @@ TEST(MultibodyTest, BallChainAccelerationsMatchThreeHingeChain) {
     // Accelerations ~ 10-100 rad/s²; the dummy bodies' 1e-12 kg change them by ~1e-11 relative
     // (the dummy rotational inertia 1e-12 kg m² against link inertias ~1e-3 after the solve:
     // ~1e-9 relative); the finite difference adds ~1e-10 (round-off / s).
-    EXPECT_LT((vd_b - expected).cwiseAbs().maxCoeff(), 1e-7 * (1.0 + expected.cwiseAbs().maxCoeff()))
-        << "trial " << trial << "\nball " << vd_b.transpose() << "\nhinges " << expected.transpose();
+    EXPECT_LT((vd_b - expected).cwiseAbs().maxCoeff(),
+              1e-7 * (1.0 + expected.cwiseAbs().maxCoeff()))
+        << "trial " << trial << "\nball " << vd_b.transpose() << "\nhinges "
+        << expected.transpose();
   }
 }
 
@@ -1369,7 +1371,8 @@ TEST(MultibodyTest, SphericalPendulumConservesVerticalAngularMomentumRk4) {
   for (int step = 0; step < 5000; ++step) {
     Rk4Step(mb, step * h, h, g, &q, &v);
     mb.UpdateKinematics(q, 0.0, &kin);
-    max_de = std::max(max_de, std::abs(mb.KineticEnergy(kin, v) + mb.PotentialEnergy(kin, q, g) - e0));
+    max_de =
+        std::max(max_de, std::abs(mb.KineticEnergy(kin, v) + mb.PotentialEnergy(kin, q, g) - e0));
     max_dlz = std::max(max_dlz, std::abs(PivotAngularMomentumZ(mb, q, v) - lz0));
     max_dn = std::max(max_dn, std::abs(q.norm() - 1.0));
   }
@@ -1416,9 +1419,10 @@ PendulumRunErrors RunSphericalPendulumInSimulator(double dt) {
     r.max_dlz = std::max(r.max_dlz, std::abs(PivotAngularMomentumZ(mb, q, v) - r.lz0));
     r.max_dn = std::max(r.max_dn, std::abs(q.norm() - 1.0));
   }
-  std::printf("spherical pendulum, simulator dt %.0e, 3 s: |dLz| %.3g (Lz %.3g), |dE| %.3g J "
-              "(E %.3g J)\n",
-              dt, r.max_dlz, r.lz0, r.max_de, r.e0);
+  std::printf(
+      "spherical pendulum, simulator dt %.0e, 3 s: |dLz| %.3g (Lz %.3g), |dE| %.3g J "
+      "(E %.3g J)\n",
+      dt, r.max_dlz, r.lz0, r.max_de, r.e0);
   return r;
 }
 

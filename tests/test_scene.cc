@@ -1419,8 +1419,9 @@ TEST(SceneErrors, BallJointRefusesLimitsActuatorSpringAndAxis) {
       "bodies:\n  - {name: a, mass: 1, inertia: [0.01, 0.01, 0.01], joint: {type: ball, name: "
       "shoulder, ";
   std::string msg = ErrorOf(head + "limits: [-1, 1]}}\n");
-  EXPECT_TRUE(Has(msg, "dir/test.yaml:2: bodies.a.joint.limits: ball joint 'shoulder' cannot have "
-                       "limits (limits apply to revolute and prismatic joints only)"))
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:2: bodies.a.joint.limits: ball joint 'shoulder' cannot have "
+                  "limits (limits apply to revolute and prismatic joints only)"))
       << msg;
   msg = ErrorOf(head + "actuator: {kp: 1}}}\n");
   EXPECT_TRUE(Has(msg, "ball joint 'shoulder' cannot have actuator")) << msg;

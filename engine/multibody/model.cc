@@ -425,7 +425,8 @@ void Model::Finalize() {
     }
     if (jt.limited && !(jt.lower <= jt.upper)) Fail(what, "lower limit exceeds upper limit");
     if (jt.type == JointType::kBall) {
-      if (jt.limited) Fail(what, "a ball joint has no limits (limits need a revolute or prismatic joint)");
+      if (jt.limited)
+        Fail(what, "a ball joint has no limits (limits need a revolute or prismatic joint)");
       if (jt.spring_stiffness != 0) {
         Fail(what, "a ball joint has no spring (springs need a revolute or prismatic joint)");
       }

@@ -44,9 +44,7 @@ Quat BallQuat(const VecX& q, int start) {
 }
 
 // Offset of a joint's quaternion in q: 3 for a free joint, 0 for a ball joint, -1 otherwise.
-int QuatOffset(JointType t) {
-  return t == JointType::kFree ? 3 : t == JointType::kBall ? 0 : -1;
-}
+int QuatOffset(JointType t) { return t == JointType::kFree ? 3 : t == JointType::kBall ? 0 : -1; }
 
 // exp(h ω / 2) as a unit quaternion: the rotation by angle |hω| about ω.
 Quat RotationVectorToQuat(const Vec3& rv) {
