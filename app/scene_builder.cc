@@ -1023,7 +1023,16 @@ class SceneBuilder {
     } else if (j.type == JointType::kBall) {
       if (vel) FailNotAllowed(*vel, "use joint_velocity for a ball joint");
       if (ang) FailNotAllowed(*ang, "use joint_velocity for a ball joint");
-      if (jp) ic.rotation = in_.Rotation(*jp), ic.has_rotation = true;
+      if (jp) {
+        if (!jp->node.IsMap()) {
+          in_.Fail(*jp,
+                   "a ball joint's joint_position is a rotation ({axis_angle: [x, y, z, "
+                   "degrees]}, {rpy_deg: [r, p, y]} or {quat: [w, x, y, z]}), got " +
+                       Describe(jp->node));
+        }
+        ic.rotation = in_.Rotation(*jp);
+        ic.has_rotation = true;
+      }
       if (jv) ic.angular_velocity = in_.Vector(*jv), ic.has_angular_velocity = true;
     } else {
       if (vel) FailNotAllowed(*vel, "use joint_velocity for a " + type + " joint");

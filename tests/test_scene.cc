@@ -1433,6 +1433,11 @@ TEST(SceneErrors, BallJointRefusesLimitsActuatorSpringAndAxis) {
       "bodies:\n  - {name: a, mass: 1, inertia: [0.01, 0.01, 0.01], joint: {type: ball}, "
       "angular_velocity: [0, 0, 1]}\n");
   EXPECT_TRUE(Has(msg, "use joint_velocity for a ball joint")) << msg;
+  msg = ErrorOf(
+      "bodies:\n  - {name: a, mass: 1, inertia: [0.01, 0.01, 0.01], joint: {type: ball}, "
+      "joint_position: 0.3}\n");
+  EXPECT_TRUE(Has(msg, "bodies.a.joint_position: a ball joint's joint_position is a rotation"))
+      << msg;
 }
 
 }  // namespace
