@@ -1212,6 +1212,35 @@ void HingeToBall(const VecX& th, const VecX& thd, VecX* q, VecX* v, MatX* T) {
   }
 }
 
+// Ball-joint damping: τ = −d ω on the three dofs, D = d on the diagonal, K = 0; the revolute
+// joint's spring and damper next to it are unchanged.
+TEST(MultibodyTest, BallJointDampingForcesAndDiagonals) {
+  std::mt19937 rng(51);
+  Model m = BallChainModel(&rng);
+  m.joints[0].damping = 0.7;
+  m.joints[2].damping = 0.2;
+  m.joints[2].spring_stiffness = 3.0;
+  m.Finalize();
+  const Multibody mb(&m);
+  const VecX q = RandomConfiguration(m, mb, &rng);
+  const VecX v = RandomVelocity(m, &rng, 2.0);
+  VecX k1, K, D;
+  mb.SpringDamperForces(q, v, 0.0, &k1);
+  mb.SpringDamperDiagonals(q, v, 0.0, &K, &D);
+  VecX k1_expected = VecX::Zero(m.nv), D_expected = VecX::Zero(m.nv), K_expected = VecX::Zero(m.nv);
+  k1_expected.segment<3>(0) = -0.7 * v.segment<3>(0);  // b1; b2 has no damping
+  D_expected.segment<3>(0).setConstant(0.7);
+  k1_expected[6] = -3.0 * q[8] - 0.2 * v[6];
+  D_expected[6] = 0.2;
+  K_expected[6] = 3.0;
+  // Same products: round-off only.
+  EXPECT_LT((k1 - k1_expected).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_EQ(D, D_expected);
+  EXPECT_EQ(K, K_expected);
+  // The damper dissipates: vᵀ k1 over the ball dofs is −d |ω|².
+  EXPECT_LT(v.segment<3>(0).dot(k1.segment<3>(0)), 0.0);
+}
+
 TEST(MultibodyTest, BallChainMassMatrixEqualsThreeHingeChain) {
   std::mt19937 rng(48);
   for (const bool rotated : {false, true}) {
