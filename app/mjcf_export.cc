@@ -236,6 +236,13 @@ class Exporter {
         xml << in2 << "<joint name=\"" << Escape(joint_name_[body.joint]) << "\""
             << JointAttributes(j) << "/>\n";
         break;
+      case JointType::kBall:
+        // MuJoCo's ball joint turns about pos (child frame); no axis, limits or springs.
+        xml << in2 << "<joint name=\"" << Escape(joint_name_[body.joint]) << "\" type=\"ball\"";
+        if (!j.child_from_joint.p.isZero(0)) xml << " pos=\"" << Vec(j.child_from_joint.p) << "\"";
+        if (j.damping > 0) xml << " damping=\"" << Num(j.damping) << "\"";
+        xml << "/>\n";
+        break;
       case JointType::kFixed:
         break;
     }
@@ -420,6 +427,20 @@ class Exporter {
         const Vec3 v = m.v_default.segment<3>(j.v_start);
         const Vec3 w_B = R.normalized().conjugate() * Vec3(m.v_default.segment<3>(j.v_start + 3));
         for (int k = 0; k < 3; ++k) qvel.push_back(v[k]);
+        for (int k = 0; k < 3; ++k) qvel.push_back(w_B[k]);
+      } else if (j.type == JointType::kBall) {
+        // MuJoCo's ball quaternion rotates the child body frame B about the joint, in B's zero
+        // pose axes: q_mj = R_CM R_FM R_CM⁻¹ (C child body, M child joint frame); its velocity
+        // is the relative angular velocity in B's axes, R_BF ω_F = R_CM R_FMᵀ ω_F.
+        const VecX q = m.q_default.segment(j.q_start, 4);
+        const Quat R_FM = Quat(q[0], q[1], q[2], q[3]).normalized();
+        const Quat R_CM = j.child_from_joint.q.normalized();
+        const Quat q_mj = (R_CM * R_FM * R_CM.conjugate()).normalized();
+        qpos.push_back(q_mj.w());
+        qpos.push_back(q_mj.x());
+        qpos.push_back(q_mj.y());
+        qpos.push_back(q_mj.z());
+        const Vec3 w_B = R_CM * (R_FM.conjugate() * Vec3(m.v_default.segment<3>(j.v_start)));
         for (int k = 0; k < 3; ++k) qvel.push_back(w_B[k]);
       } else {
         qpos.push_back(m.q_default[j.q_start]);

@@ -8,8 +8,8 @@
 //              otherwise: 100 and 1e-8).
 //   <compiler> angle="radian", inertiafromgeom="false": every moving body carries an explicit
 //              <inertial> (mass, COM, full inertia about the COM in body axes).
-//   bodies     free joint -> <freejoint/>; revolute -> hinge; prismatic -> slide; fixed -> no
-//              joint (the child is welded to its parent); the joint sits at the child-frame
+//   bodies     free joint -> <freejoint/>; revolute -> hinge; prismatic -> slide; ball -> ball;
+//              fixed -> no joint (the child is welded to its parent); the joint sits at the child-frame
 //              joint origin with the axis expressed in the child frame, so the MJCF body pose
 //              (relative to the parent) is the ContactLab zero-coordinate pose X_PJ X_CJ⁻¹.
 //              Static bodies' geoms go into <worldbody> with their world poses. Prescribed
@@ -31,7 +31,9 @@
 //              explicit <pair> with the ContactLab μ.
 //   initial    q_default / v_default in MuJoCo's layout (free joints: MuJoCo's angular
 //   state      velocity is in the body frame, ContactLab's in the world frame; the export rotates
-//              it), as MjcfExport::initial_qpos / initial_qvel and as a keyframe "initial" when
+//              it; ball joints: MuJoCo's quaternion turns the child body frame C, so it is
+//              R_CM R_FM R_CMᵀ, and its velocity is ω in C's axes, R_CM R_FMᵀ ω_F),
+//              as MjcfExport::initial_qpos / initial_qvel and as a keyframe "initial" when
 //              MuJoCo 2.2.2 can read it (at most 1000 numbers per attribute, ~140 free bodies).
 // Not exported (listed in MjcfExport::notes when the scene uses them): contact stiffness and
 // dissipation (MuJoCo's default solref / solimp are used: a 0.02 s time constant, critically

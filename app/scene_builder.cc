@@ -198,6 +198,12 @@ std::vector<std::string> GeomKeys(const std::string& shape) {
 std::vector<std::string> JointKeys(const std::string& type) {
   if (type == "free") return {"type", "name"};
   if (type == "fixed") return {"type", "name", "parent", "parent_frame", "child_frame"};
+  // A ball joint has no axis; spring, limits and actuator are accepted here only to be refused
+  // with a message saying why (ReadJoint).
+  if (type == "ball") {
+    return {"type",    "name",   "parent", "parent_frame", "child_frame",
+            "damping", "spring", "limits", "actuator"};
+  }
   return {"type", "name",   "parent",  "parent_frame", "child_frame",
           "axis", "spring", "damping", "limits",       "actuator"};
 }
@@ -236,6 +242,9 @@ struct InitialCondition {
   Vec3 velocity = Vec3::Zero(), angular_velocity = Vec3::Zero();
   bool has_position = false, has_rate = false;
   double position = 0, rate = 0;
+  // Ball joints: the initial rotation R_FM and angular velocity ω (parent joint frame F).
+  bool has_rotation = false;
+  Quat rotation = Quat::Identity();
 };
 
 class SceneBuilder {
@@ -918,7 +927,7 @@ class SceneBuilder {
     in_.ExpectMap(jf);
     std::string type = "free";
     if (auto t = in_.Get(jf, "type")) {
-      type = in_.Choice(*t, {"free", "revolute", "prismatic", "fixed"});
+      type = in_.Choice(*t, {"free", "revolute", "prismatic", "fixed", "ball"});
     }
     in_.CheckKeys(jf, JointKeys(type), " for a " + type + " joint");
     Joint j;
@@ -931,6 +940,7 @@ class SceneBuilder {
     j.type = type == "free"        ? JointType::kFree
              : type == "revolute"  ? JointType::kRevolute
              : type == "prismatic" ? JointType::kPrismatic
+             : type == "ball"      ? JointType::kBall
                                    : JointType::kFixed;
     j.child = b;
     js->present = true;
@@ -958,6 +968,15 @@ class SceneBuilder {
       }
     }
     if (auto f = in_.Get(jf, "child_frame")) j.child_from_joint = in_.Frame(*f);
+    if (j.type == JointType::kBall) {
+      // Ball joints have three rotational dofs and none of the 1-dof extras.
+      for (const char* key : {"spring", "limits", "actuator"}) {
+        if (auto f = in_.Get(jf, key)) {
+          in_.Fail(*f, "ball joint '" + j.name + "' cannot have " + key + " (" + key +
+                           " apply to revolute and prismatic joints only)");
+        }
+      }
+    }
     if (auto f = in_.Get(jf, "axis")) j.axis = in_.UnitVector(*f);
     if (auto f = in_.Get(jf, "spring")) {
       in_.CheckKeys(*f, {"stiffness", "reference"});
@@ -1001,6 +1020,20 @@ class SceneBuilder {
       for (auto* f : {&vel, &ang, &jp, &jv}) {
         if (*f) FailNotAllowed(**f, "a fixed joint has no coordinates");
       }
+    } else if (j.type == JointType::kBall) {
+      if (vel) FailNotAllowed(*vel, "use joint_velocity for a ball joint");
+      if (ang) FailNotAllowed(*ang, "use joint_velocity for a ball joint");
+      if (jp) {
+        if (!jp->node.IsMap()) {
+          in_.Fail(*jp,
+                   "a ball joint's joint_position is a rotation ({axis_angle: [x, y, z, "
+                   "degrees]}, {rpy_deg: [r, p, y]} or {quat: [w, x, y, z]}), got " +
+                       Describe(jp->node));
+        }
+        ic.rotation = in_.Rotation(*jp);
+        ic.has_rotation = true;
+      }
+      if (jv) ic.angular_velocity = in_.Vector(*jv), ic.has_angular_velocity = true;
     } else {
       if (vel) FailNotAllowed(*vel, "use joint_velocity for a " + type + " joint");
       if (ang) FailNotAllowed(*ang, "use joint_velocity for a " + type + " joint");
@@ -1014,7 +1047,8 @@ class SceneBuilder {
       }
       if (jv) ic.rate = in_.Number(*jv, Finite()), ic.has_rate = true;
     }
-    if (ic.has_velocity || ic.has_angular_velocity || ic.has_position || ic.has_rate) {
+    if (ic.has_velocity || ic.has_angular_velocity || ic.has_position || ic.has_rate ||
+        ic.has_rotation) {
       ic.where = jf;
       initial_.push_back(ic);
     }
@@ -1144,6 +1178,14 @@ class SceneBuilder {
         if (ic.has_velocity) model_->v_default.segment<3>(j.v_start) = ic.velocity;
         if (ic.has_angular_velocity) {
           model_->v_default.segment<3>(j.v_start + 3) = ic.angular_velocity;
+        }
+      } else if (j.type == JointType::kBall) {
+        if (ic.has_rotation) {
+          const Quat r = ic.rotation.normalized();
+          model_->q_default.segment<4>(j.q_start) << r.w(), r.x(), r.y(), r.z();
+        }
+        if (ic.has_angular_velocity) {
+          model_->v_default.segment<3>(j.v_start) = ic.angular_velocity;
         }
       } else {
         if (ic.has_position) model_->q_default[j.q_start] = ic.position;

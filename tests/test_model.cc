@@ -142,6 +142,32 @@ TEST(ModelTest, FinalizeIsRepeatable) {
   EXPECT_EQ(m.trees.size(), 3u);
 }
 
+TEST(ModelTest, BallJointsRefuseLimitsSpringsAndActuators) {
+  for (int what = 0; what < 3; ++what) {
+    Model m;
+    const int a = AddBody(&m, "a");
+    const int j = AddJoint(&m, "shoulder", JointType::kBall, -1, a);
+    if (what == 0) m.joints[j].limited = true;
+    if (what == 1) m.joints[j].spring_stiffness = 1.0;
+    if (what == 2) m.joints[j].actuator.enabled = true;
+    const std::string e = FinalizeError(m);
+    EXPECT_TRUE(Contains(e, "shoulder")) << e;
+    EXPECT_TRUE(Contains(e, what == 0 ? "limits" : what == 1 ? "spring" : "actuators")) << e;
+  }
+  // Inside a tree, after a revolute joint: identity quaternion in q_default, 1 + 4 coordinates.
+  Model m;
+  const int a = AddBody(&m, "a");
+  const int b = AddBody(&m, "b");
+  AddJoint(&m, "hinge", JointType::kRevolute, -1, a);
+  AddJoint(&m, "ball", JointType::kBall, a, b);
+  m.Finalize();
+  EXPECT_EQ(m.nq, 5);
+  EXPECT_EQ(m.nv, 4);
+  EXPECT_EQ(m.joints[1].q_start, 1);
+  EXPECT_EQ(m.joints[1].v_start, 1);
+  EXPECT_EQ(m.q_default, (VecX(5) << 0, 1, 0, 0, 0).finished());
+}
+
 TEST(ModelTest, FinalizeErrorsNameTheOffendingItem) {
   {
     Model m;
@@ -467,6 +493,9 @@ TEST(ModelTest, NamesAndCoordinateCounts) {
   EXPECT_EQ(JointNv(JointType::kPrismatic), 1);
   EXPECT_EQ(JointNq(JointType::kFixed), 0);
   EXPECT_EQ(JointNv(JointType::kFixed), 0);
+  EXPECT_STREQ(JointTypeName(JointType::kBall), "ball");
+  EXPECT_EQ(JointNq(JointType::kBall), 4);
+  EXPECT_EQ(JointNv(JointType::kBall), 3);
   const Model m = MixedModel();
   EXPECT_EQ(m.FindBody("slider"), 4);
   EXPECT_EQ(m.FindBody("nobody"), -1);

@@ -7,6 +7,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -939,6 +940,534 @@ TEST(MultibodyTest, CrbaAndRneaMatchReferenceOnShippedScenes) {
     const Scene scene = LoadScene(f);
     CheckAgainstReference(scene.model, &rng, 2, 2.0);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ball joints: q = unit quaternion R_FM, v = relative angular velocity in the parent joint frame F.
+
+// Two ball joints and a revolute joint in series, with rotated and offset joint frames.
+Model BallChainModel(std::mt19937* rng) {
+  Model m;
+  const int l1 =
+      AddBody(&m, "l1", 1.2, Vec3(0.05, 0.0, -0.2), AsymmetricInertia(rng, 0.02, 0.03, 0.04));
+  const int l2 =
+      AddBody(&m, "l2", 0.8, Vec3(0.0, 0.1, -0.1), AsymmetricInertia(rng, 0.01, 0.015, 0.02));
+  const int l3 =
+      AddBody(&m, "l3", 0.5, Vec3(0.02, 0.03, -0.25), AsymmetricInertia(rng, 0.005, 0.007, 0.011));
+  AddJoint(&m, "b1", JointType::kBall, -1, l1, Pose{Vec3(0, 0, 1.5), RandomQuat(rng)},
+           Pose{Vec3(0.0, 0.0, 0.1), RandomQuat(rng)}, Vec3::UnitZ());
+  AddJoint(&m, "b2", JointType::kBall, l1, l2, Pose{Vec3(0.1, 0, -0.4), RandomQuat(rng)},
+           Pose{Vec3(0, -0.05, 0.05), RandomQuat(rng)}, Vec3::UnitZ());
+  AddJoint(&m, "j3", JointType::kRevolute, l2, l3, Pose{Vec3(0, 0.2, -0.2), RandomQuat(rng)},
+           Pose{Vec3(0, 0, 0.05), RandomQuat(rng)}, Vec3(0.0, 0.2, 1.0));
+  m.Finalize();
+  return m;
+}
+
+// A free base with a ball-jointed arm and a prismatic slider on the arm.
+Model FloatingBallModel(std::mt19937* rng) {
+  Model m;
+  const int base =
+      AddBody(&m, "base", 3.0, Vec3(0.02, 0.01, -0.03), AsymmetricInertia(rng, 0.05, 0.08, 0.1));
+  const int arm =
+      AddBody(&m, "arm", 1.0, Vec3(0.0, 0.0, -0.15), AsymmetricInertia(rng, 0.01, 0.012, 0.004));
+  const int slider =
+      AddBody(&m, "slider", 0.6, Vec3(0.03, 0.0, 0.0), AsymmetricInertia(rng, 0.002, 0.003, 0.004));
+  m.bodies[base].pose0 = Pose{Vec3(0.1, 0.2, 0.8), RandomQuat(rng)};
+  AddJoint(&m, "free", JointType::kFree, -1, base, Pose(), Pose(), Vec3::UnitZ());
+  AddJoint(&m, "shoulder", JointType::kBall, base, arm, Pose{Vec3(0.1, 0, 0), RandomQuat(rng)},
+           Pose{Vec3(0, 0, 0.1), RandomQuat(rng)}, Vec3::UnitZ());
+  AddJoint(&m, "slide", JointType::kPrismatic, arm, slider, Pose{Vec3(0, 0, -0.3), RandomQuat(rng)},
+           Pose(), Vec3(0, 1, 0));
+  m.Finalize();
+  return m;
+}
+
+TEST(MultibodyTest, BallJointLayoutAndDefaults) {
+  std::mt19937 rng(40);
+  const Model m = BallChainModel(&rng);
+  EXPECT_STREQ(JointTypeName(JointType::kBall), "ball");
+  EXPECT_EQ(JointNq(JointType::kBall), 4);
+  EXPECT_EQ(JointNv(JointType::kBall), 3);
+  ASSERT_EQ(m.nq, 9);
+  ASSERT_EQ(m.nv, 7);
+  // Identity quaternions [1 0 0 0] at the start: the bodies sit at their zero-coordinate poses.
+  EXPECT_EQ(m.q_default.segment<4>(0), Eigen::Vector4d(1, 0, 0, 0));
+  EXPECT_EQ(m.q_default.segment<4>(4), Eigen::Vector4d(1, 0, 0, 0));
+  EXPECT_EQ(m.q_default[8], 0.0);
+}
+
+// N(q): QDot against a finite difference of a known quaternion motion, q(t) = exp(t ω/2) ⊗ q0
+// for a constant ω in the parent joint frame (the motion the ball joint's v describes).
+TEST(MultibodyTest, BallJointQDotMatchesQuaternionMotion) {
+  std::mt19937 rng(41);
+  const Model m = BallChainModel(&rng);
+  const Multibody mb(&m);
+  for (int trial = 0; trial < 10; ++trial) {
+    const VecX q = RandomConfiguration(m, mb, &rng);
+    const VecX v = RandomVelocity(m, &rng, 3.0);
+    VecX qd;
+    mb.QDot(q, v, &qd);
+    const double h = 1e-6;
+    for (const int j : {0, 1}) {
+      const Joint& jt = m.joints[j];
+      const Quat q0(q[jt.q_start], q[jt.q_start + 1], q[jt.q_start + 2], q[jt.q_start + 3]);
+      const Vec3 w = v.segment<3>(jt.v_start);
+      auto at = [&](double t) {
+        const Quat r = Quat(Eigen::AngleAxisd(w.norm() * t, w.normalized())) * q0;
+        return Eigen::Vector4d(r.w(), r.x(), r.y(), r.z());
+      };
+      const Eigen::Vector4d fd = (at(h) - at(-h)) / (2 * h);
+      // Central difference of a smooth unit-quaternion path with |ω| <= 5.2 rad/s: truncation
+      // ~ h² |ω|³ / 48 ~ 1e-13, round-off ~ 1e-16 / h = 1e-10.
+      EXPECT_LT((qd.segment<4>(jt.q_start) - fd).cwiseAbs().maxCoeff(), 1e-9) << "joint " << j;
+      // q̇ is tangent to the unit sphere: q · q̇ = 0.
+      EXPECT_NEAR(q.segment<4>(jt.q_start).dot(qd.segment<4>(jt.q_start)), 0.0, 1e-14);
+    }
+  }
+}
+
+// N(q) against the kinematics: moving q along ±h N(q) v (renormalized) moves every body as the
+// Jacobians say, independently of IntegratePositions.
+TEST(MultibodyTest, BallJointQDotMatchesKinematics) {
+  std::mt19937 rng(42);
+  for (const Model& m : {BallChainModel(&rng), FloatingBallModel(&rng)}) {
+    const Multibody mb(&m);
+    for (int trial = 0; trial < 5; ++trial) {
+      const VecX q = RandomConfiguration(m, mb, &rng);
+      const VecX v = RandomVelocity(m, &rng, 1.0);
+      VecX qd;
+      mb.QDot(q, v, &qd);
+      const double h = 1e-6;
+      VecX qp = q + h * qd, qm = q - h * qd;
+      mb.NormalizeQuaternions(&qp);
+      mb.NormalizeQuaternions(&qm);
+      KinematicsCache k0, kp, km;
+      mb.UpdateKinematics(q, 0.0, &k0);
+      mb.UpdateKinematics(qp, 0.0, &kp);
+      mb.UpdateKinematics(qm, 0.0, &km);
+      for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) {
+        const Vec3 local = RandomVec(&rng, 0.3);
+        const Vec3 p = k0.X_WB[b].Apply(local);
+        const Vec3 fd = (kp.X_WB[b].Apply(local) - km.X_WB[b].Apply(local)) / (2 * h);
+        // Central differences: truncation O(h²) ~ 1e-12, round-off ~ 1e-16 / h ~ 1e-10.
+        EXPECT_LT((mb.PointVelocity(k0, v, b, p) - fd).norm(), 1e-8) << m.bodies[b].name;
+        const Vec3 w_fd = RotationDifference(kp.X_WB[b].q, km.X_WB[b].q) / (2 * h);
+        EXPECT_LT((mb.AngularVelocity(k0, v, b) - w_fd).norm(), 1e-8) << m.bodies[b].name;
+      }
+    }
+  }
+}
+
+TEST(MultibodyTest, BallJointQDotMatchesIntegratePositionsAndJacobians) {
+  std::mt19937 rng(43);
+  for (const Model& m : {BallChainModel(&rng), FloatingBallModel(&rng)}) {
+    const Multibody mb(&m);
+    const VecX q = RandomConfiguration(m, mb, &rng);
+    const VecX v = RandomVelocity(m, &rng, 2.0);
+    VecX qd, qp, qm;
+    mb.QDot(q, v, &qd);
+    const double h = 1e-6;
+    mb.IntegratePositions(q, v, h, &qp);
+    mb.IntegratePositions(q, v, -h, &qm);
+    // Central difference of the exact flow: truncation O(h²), round-off ~ 1e-10.
+    EXPECT_LT(((qp - qm) / (2 * h) - qd).cwiseAbs().maxCoeff(), 1e-8);
+    CheckJacobiansByFiniteDifferences(m, &rng);
+  }
+}
+
+// The exponential map rotates by exp(h ω) in the parent joint frame F, exactly for constant ω,
+// and the quaternion stays unit over many large steps.
+TEST(MultibodyTest, BallJointIntegrationStaysUnit) {
+  std::mt19937 rng(44);
+  const Model m = BallChainModel(&rng);
+  const Multibody mb(&m);
+  VecX q = m.q_default;
+  VecX v = VecX::Zero(m.nv);
+  v.segment<3>(0) = Vec3(3.0, -2.0, 1.0);
+  v.segment<3>(3) = Vec3(-0.5, 4.0, 2.5);
+  const double h = 0.37;
+  for (int step = 0; step < 1000; ++step) {
+    VecX next;
+    mb.IntegratePositions(q, v, h, &next);
+    q = next;
+  }
+  for (const int j : {0, 1}) {
+    const Joint& jt = m.joints[j];
+    const Vec3 w = v.segment<3>(jt.v_start);
+    const Quat expected(Eigen::AngleAxisd(std::fmod(w.norm() * h * 1000, 4 * kPi), w.normalized()));
+    const Quat got(q[jt.q_start], q[jt.q_start + 1], q[jt.q_start + 2], q[jt.q_start + 3]);
+    // 1000 renormalized products: round-off grows ~ 1000 × 1e-16.
+    EXPECT_NEAR(q.segment<4>(jt.q_start).norm(), 1.0, 1e-14);
+    EXPECT_LT(RotationDifference(got, expected).norm(), 1e-11);
+  }
+}
+
+TEST(MultibodyTest, BallJointMassMatrixIsSymmetricPositiveDefinite) {
+  std::mt19937 rng(45);
+  for (const Model& m : {BallChainModel(&rng), FloatingBallModel(&rng)}) {
+    const Multibody mb(&m);
+    ASSERT_EQ(m.trees.size(), 1u);
+    for (int trial = 0; trial < 10; ++trial) {
+      KinematicsCache kin;
+      mb.UpdateKinematics(RandomConfiguration(m, mb, &rng), 0.0, &kin);
+      MatX M;
+      mb.MassMatrix(kin, 0, &M);
+      EXPECT_EQ(M, M.transpose());  // CRBA mirrors each entry it computes
+      Eigen::SelfAdjointEigenSolver<MatX> eig(M);
+      // Bounded below by the rotational inertias (>= ~1e-3 here); singular would be ~1e-16.
+      EXPECT_GT(eig.eigenvalues().minCoeff(), 1e-4);
+      EXPECT_EQ(M.llt().info(), Eigen::Success);
+    }
+  }
+}
+
+TEST(MultibodyTest, BallJointCrbaAndRneaMatchReference) {
+  std::mt19937 rng(46);
+  CheckAgainstReference(BallChainModel(&rng), &rng, 20, 3.0);
+  CheckAgainstReference(FloatingBallModel(&rng), &rng, 20, 3.0);
+}
+
+// No gravity: RK4 conserves kinetic energy (both models) and momentum (floating base); a wrong
+// velocity-product term for the ball joint would change them at O(1).
+TEST(MultibodyTest, BallJointModelsConserveEnergyAndMomentum) {
+  std::mt19937 rng(47);
+  CheckConservation(BallChainModel(&rng), &rng, false, 2.0);
+  CheckConservation(FloatingBallModel(&rng), &rng, true, 2.0);
+}
+
+// The same chain built with ball joints and with three hinges about x, y, z in sequence at each
+// ball (two near-massless bodies between the hinges). Hinge angles (a, b, c) correspond to
+// R_FM = Rx(a) Ry(b) Rz(c) and the hinge rates θ̇ to ω_F = E(a, b) θ̇ with
+// E = [e_x, Rx(a) e_y, Rx(a) Ry(b) e_z].
+struct BallAndHingeChains {
+  Model ball, hinge;
+  std::vector<int> ball_links, hinge_links;  // the same physical links in both models
+};
+
+constexpr double kDummyMass = 1e-12;  // the bodies between hinges [kg], inertia 1e-12 kg m²
+
+BallAndHingeChains MakeBallAndHingeChains(std::mt19937* rng, bool rotated_frames) {
+  BallAndHingeChains c;
+  const double masses[3] = {1.2, 0.8, 0.5};
+  const Vec3 coms[3] = {Vec3(0.05, 0.0, -0.2), Vec3(0.0, 0.1, -0.15), Vec3(0.02, 0.03, -0.25)};
+  Mat3 inertias[3];
+  inertias[0] = AsymmetricInertia(rng, 0.02, 0.03, 0.04);
+  inertias[1] = AsymmetricInertia(rng, 0.01, 0.015, 0.02);
+  inertias[2] = AsymmetricInertia(rng, 0.005, 0.007, 0.011);
+  Pose X_PF[3], X_CM[3];
+  for (int i = 0; i < 3; ++i) {
+    const Quat rf = rotated_frames ? RandomQuat(rng) : Quat::Identity();
+    const Quat rc = rotated_frames ? RandomQuat(rng) : Quat::Identity();
+    X_PF[i] = Pose{i == 0 ? Vec3(0, 0, 1.5) : Vec3(0.05, 0.02, -0.4), rf};
+    X_CM[i] = Pose{Vec3(0.0, 0.01, 0.05), rc};
+  }
+  int parent_b = -1, parent_h = -1;
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = "l" + std::to_string(i);
+    const int b = AddBody(&c.ball, n, masses[i], coms[i], inertias[i]);
+    AddJoint(&c.ball, n + "_ball", JointType::kBall, parent_b, b, X_PF[i], X_CM[i], Vec3::UnitZ());
+    c.ball_links.push_back(b);
+    parent_b = b;
+    const Mat3 I_d = Mat3::Identity() * kDummyMass;
+    const int dx = AddBody(&c.hinge, n + "_dx", kDummyMass, Vec3::Zero(), I_d);
+    const int dy = AddBody(&c.hinge, n + "_dy", kDummyMass, Vec3::Zero(), I_d);
+    const int h = AddBody(&c.hinge, n, masses[i], coms[i], inertias[i]);
+    AddJoint(&c.hinge, n + "_x", JointType::kRevolute, parent_h, dx, X_PF[i], Pose(),
+             Vec3::UnitX());
+    AddJoint(&c.hinge, n + "_y", JointType::kRevolute, dx, dy, Pose(), Pose(), Vec3::UnitY());
+    AddJoint(&c.hinge, n + "_z", JointType::kRevolute, dy, h, Pose(), X_CM[i], Vec3::UnitZ());
+    c.hinge_links.push_back(h);
+    parent_h = h;
+  }
+  c.ball.Finalize();
+  c.hinge.Finalize();
+  return c;
+}
+
+Mat3 HingeRateMap(double a, double b) {
+  const Mat3 Rx = Eigen::AngleAxisd(a, Vec3::UnitX()).toRotationMatrix();
+  const Mat3 Ry = Eigen::AngleAxisd(b, Vec3::UnitY()).toRotationMatrix();
+  Mat3 E;
+  E.col(0) = Vec3::UnitX();
+  E.col(1) = Rx * Vec3::UnitY();
+  E.col(2) = Rx * Ry * Vec3::UnitZ();
+  return E;
+}
+
+// Ball-chain state from the hinge chain's (θ, θ̇): q per ball, ω_F = E θ̇, and the 9 x 9 map T
+// with v_ball = T θ̇.
+void HingeToBall(const VecX& th, const VecX& thd, VecX* q, VecX* v, MatX* T) {
+  q->resize(12);
+  v->resize(9);
+  T->setZero(9, 9);
+  for (int i = 0; i < 3; ++i) {
+    const double a = th[3 * i], b = th[3 * i + 1], c = th[3 * i + 2];
+    const Quat r = Quat(Eigen::AngleAxisd(a, Vec3::UnitX()) * Eigen::AngleAxisd(b, Vec3::UnitY()) *
+                        Eigen::AngleAxisd(c, Vec3::UnitZ()));
+    q->segment<4>(4 * i) << r.w(), r.x(), r.y(), r.z();
+    const Mat3 E = HingeRateMap(a, b);
+    T->block<3, 3>(3 * i, 3 * i) = E;
+    v->segment<3>(3 * i) = E * thd.segment<3>(3 * i);
+  }
+}
+
+// Ball-joint damping: τ = −d ω on the three dofs, D = d on the diagonal, K = 0; the revolute
+// joint's spring and damper next to it are unchanged.
+TEST(MultibodyTest, BallJointDampingForcesAndDiagonals) {
+  std::mt19937 rng(51);
+  Model m = BallChainModel(&rng);
+  m.joints[0].damping = 0.7;
+  m.joints[2].damping = 0.2;
+  m.joints[2].spring_stiffness = 3.0;
+  m.Finalize();
+  const Multibody mb(&m);
+  const VecX q = RandomConfiguration(m, mb, &rng);
+  const VecX v = RandomVelocity(m, &rng, 2.0);
+  VecX k1, K, D;
+  mb.SpringDamperForces(q, v, 0.0, &k1);
+  mb.SpringDamperDiagonals(q, v, 0.0, &K, &D);
+  VecX k1_expected = VecX::Zero(m.nv), D_expected = VecX::Zero(m.nv), K_expected = VecX::Zero(m.nv);
+  k1_expected.segment<3>(0) = -0.7 * v.segment<3>(0);  // b1; b2 has no damping
+  D_expected.segment<3>(0).setConstant(0.7);
+  k1_expected[6] = -3.0 * q[8] - 0.2 * v[6];
+  D_expected[6] = 0.2;
+  K_expected[6] = 3.0;
+  // Same products: round-off only.
+  EXPECT_LT((k1 - k1_expected).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_EQ(D, D_expected);
+  EXPECT_EQ(K, K_expected);
+  // The damper dissipates: vᵀ k1 over the ball dofs is −d |ω|².
+  EXPECT_LT(v.segment<3>(0).dot(k1.segment<3>(0)), 0.0);
+}
+
+TEST(MultibodyTest, BallChainMassMatrixEqualsThreeHingeChain) {
+  std::mt19937 rng(48);
+  for (const bool rotated : {false, true}) {
+    const BallAndHingeChains c = MakeBallAndHingeChains(&rng, rotated);
+    ASSERT_EQ(c.ball.nv, 9);
+    ASSERT_EQ(c.hinge.nv, 9);
+    const Multibody mbb(&c.ball), mbh(&c.hinge);
+    for (int trial = 0; trial < 10; ++trial) {
+      // Trial 0 at zero angles (E = 1: the matrices are equal), then random angles with |b| <= 1.
+      VecX th = VecX::Zero(9);
+      if (trial > 0) th = RandomVelocity(c.hinge, &rng, 1.0);
+      VecX q, v;
+      MatX T;
+      HingeToBall(th, VecX::Zero(9), &q, &v, &T);
+      KinematicsCache kb, kh;
+      mbb.UpdateKinematics(q, 0.0, &kb);
+      mbh.UpdateKinematics(th, 0.0, &kh);
+      // The same configuration: every link at the same pose.
+      for (int i = 0; i < 3; ++i) {
+        const Pose& xb = kb.X_WB[c.ball_links[i]];
+        const Pose& xh = kh.X_WB[c.hinge_links[i]];
+        EXPECT_LT((xb.p - xh.p).norm(), 1e-14);
+        EXPECT_LT(RotationDifference(xb.q, xh.q).norm(), 1e-14);
+      }
+      MatX Mb, Mh;
+      mbb.MassMatrix(kb, 0, &Mb);
+      mbh.MassMatrix(kh, 0, &Mh);
+      const MatX Mb_h = T.transpose() * Mb * T;
+      // Kinetic energy ½ θ̇ᵀ Tᵀ M_ball T θ̇ is the hinge chain's up to the dummy bodies (mass and
+      // inertia 1e-12 at the joint centers, |J| <= ~2: contributions <= ~1e-11) and round-off
+      // (~1e-16 of entries ~1).
+      EXPECT_LT((Mb_h - Mh).cwiseAbs().maxCoeff(), 1e-10) << "trial " << trial;
+      if (trial == 0) {
+        EXPECT_LT((Mb - Mh).cwiseAbs().maxCoeff(), 1e-10);
+      }
+    }
+  }
+}
+
+// Instantaneous dynamics: with gravity and velocities, the ball chain's ω̇ equals d/dt (E θ̇) =
+// E θ̈ + Ė θ̇ from the hinge chain's θ̈.
+TEST(MultibodyTest, BallChainAccelerationsMatchThreeHingeChain) {
+  std::mt19937 rng(49);
+  const Vec3 g(0.3, -0.5, -9.81);
+  const BallAndHingeChains c = MakeBallAndHingeChains(&rng, true);
+  const Multibody mbb(&c.ball), mbh(&c.hinge);
+  for (int trial = 0; trial < 10; ++trial) {
+    const double scale = trial < 5 ? 0.1 : 1.0;  // small angles first, then up to 1 rad
+    const VecX th = RandomVelocity(c.hinge, &rng, scale);
+    const VecX thd = RandomVelocity(c.hinge, &rng, 2.0);
+    VecX q, v;
+    MatX T;
+    HingeToBall(th, thd, &q, &v, &T);
+    const VecX vd_b = Acceleration(mbb, q, v, 0.0, g);
+    const VecX thdd = Acceleration(mbh, th, thd, 0.0, g);
+    // Ė θ̇ by a central difference along the motion (E is smooth; truncation ~ s² ~ 1e-12).
+    const double s = 1e-6;
+    VecX qx, vp, vm;
+    MatX Tp, Tm;
+    HingeToBall(th + s * thd, thd, &qx, &vp, &Tp);
+    HingeToBall(th - s * thd, thd, &qx, &vm, &Tm);
+    const VecX expected = T * thdd + (vp - vm) / (2 * s);
+    // Accelerations ~ 10-100 rad/s²; the dummy bodies' 1e-12 kg change them by ~1e-11 relative
+    // (the dummy rotational inertia 1e-12 kg m² against link inertias ~1e-3 after the solve:
+    // ~1e-9 relative); the finite difference adds ~1e-10 (round-off / s).
+    EXPECT_LT((vd_b - expected).cwiseAbs().maxCoeff(),
+              1e-7 * (1.0 + expected.cwiseAbs().maxCoeff()))
+        << "trial " << trial << "\nball " << vd_b.transpose() << "\nhinges "
+        << expected.transpose();
+  }
+}
+
+// Over a 3 s run with gravity (RK4, h = 1e-3), the link poses of the two chains agree.
+TEST(MultibodyTest, BallChainTrajectoryMatchesThreeHingeChain) {
+  std::mt19937 rng(50);
+  const Vec3 g(0, 0, -9.81);
+  // Joint frames aligned with the world: the chain hangs near zero hinge angles, far from the
+  // hinges' gimbal lock at b = ±π/2.
+  const BallAndHingeChains c = MakeBallAndHingeChains(&rng, false);
+  const Multibody mbb(&c.ball), mbh(&c.hinge);
+  VecX th = RandomVelocity(c.hinge, &rng, 0.4);
+  VecX thd = RandomVelocity(c.hinge, &rng, 1.0);
+  VecX q, v;
+  MatX T;
+  HingeToBall(th, thd, &q, &v, &T);
+  const double h = 1e-3;
+  double max_dp = 0, max_dr = 0, max_b = 0;
+  for (int step = 0; step < 3000; ++step) {
+    Rk4Step(mbb, step * h, h, g, &q, &v);
+    Rk4Step(mbh, step * h, h, g, &th, &thd);
+    for (int i = 0; i < 3; ++i) max_b = std::max(max_b, std::abs(th[3 * i + 1]));
+    if (step % 100 != 99) continue;
+    KinematicsCache kb, kh;
+    mbb.UpdateKinematics(q, 0.0, &kb);
+    mbh.UpdateKinematics(th, 0.0, &kh);
+    for (int i = 0; i < 3; ++i) {
+      const Pose& xb = kb.X_WB[c.ball_links[i]];
+      const Pose& xh = kh.X_WB[c.hinge_links[i]];
+      max_dp = std::max(max_dp, (xb.p - xh.p).norm());
+      max_dr = std::max(max_dr, RotationDifference(xb.q, xh.q).norm());
+    }
+  }
+  // The hinge chain stays away from its gimbal lock (|b| < π/2) so both describe one motion.
+  EXPECT_LT(max_b, 1.3);
+  // Both integrate the same equations with RK4 (local error ~ h⁵ per step, ~1e-10 over the run
+  // for these rates), and the 1e-12 kg dummy bodies perturb the hinge chain by ~1e-9 relative;
+  // growth of differences along the motion takes that to about 1e-8. A wrong ball-joint term
+  // would show at O(1) within the first swing.
+  EXPECT_LT(max_dp, 1e-6) << "max position difference " << max_dp;
+  EXPECT_LT(max_dr, 1e-6) << "max rotation difference " << max_dr;
+  RecordProperty("max_position_difference_m", std::to_string(max_dp));
+  RecordProperty("max_rotation_difference_rad", std::to_string(max_dr));
+  std::printf("ball vs 3-hinge chain, 3 s: max position difference %.3g m, rotation %.3g rad\n",
+              max_dp, max_dr);
+}
+
+// Spherical pendulum: a bob on a massless rod hung from a ball joint, tilted and started with an
+// angular velocity about the vertical. Gravity exerts no torque about the vertical through the
+// pivot, so L_z about the pivot is conserved, and so is the energy.
+Model SphericalPendulum() {
+  Model m;
+  const int b = AddBody(&m, "bob", 1.0, Vec3::Zero(), Mat3::Identity() * 4e-4);
+  // Pivot 1 m above the bob's origin, joint frame aligned with the world.
+  AddJoint(&m, "pivot", JointType::kBall, -1, b, Pose{Vec3(0, 0, 2.0), Quat::Identity()},
+           Pose{Vec3(0, 0, 1.0), Quat::Identity()}, Vec3::UnitZ());
+  m.Finalize();
+  return m;
+}
+
+double PivotAngularMomentumZ(const Multibody& mb, const VecX& q, const VecX& v) {
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  const Model& m = mb.model();
+  const Vec3 pivot(0, 0, 2.0);
+  const Vec3 c = kin.com_W[0];
+  const Vec3 vc = mb.PointVelocity(kin, v, 0, c);
+  const Mat3 R = kin.X_WB[0].R();
+  const Vec3 L = m.bodies[0].mass * (c - pivot).cross(vc) +
+                 R * m.bodies[0].inertia * R.transpose() * mb.AngularVelocity(kin, v, 0);
+  return L.z();
+}
+
+TEST(MultibodyTest, SphericalPendulumConservesVerticalAngularMomentumRk4) {
+  const Model m = SphericalPendulum();
+  const Multibody mb(&m);
+  const Vec3 g(0, 0, -9.81);
+  VecX q(4), v(3);
+  const Quat tilt(Eigen::AngleAxisd(0.6, Vec3::UnitX()));
+  q << tilt.w(), tilt.x(), tilt.y(), tilt.z();
+  v << 0.0, 0.5, 2.5;  // a swing plus a spin about the vertical
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0.0, &kin);
+  const double e0 = mb.KineticEnergy(kin, v) + mb.PotentialEnergy(kin, q, g);
+  const double lz0 = PivotAngularMomentumZ(mb, q, v);
+  const double h = 1e-3;
+  double max_dlz = 0, max_de = 0, max_dn = 0;
+  for (int step = 0; step < 5000; ++step) {
+    Rk4Step(mb, step * h, h, g, &q, &v);
+    mb.UpdateKinematics(q, 0.0, &kin);
+    max_de =
+        std::max(max_de, std::abs(mb.KineticEnergy(kin, v) + mb.PotentialEnergy(kin, q, g) - e0));
+    max_dlz = std::max(max_dlz, std::abs(PivotAngularMomentumZ(mb, q, v) - lz0));
+    max_dn = std::max(max_dn, std::abs(q.norm() - 1.0));
+  }
+  // RK4 at h = 1e-3 on a ~2 s swing period: energy and L_z errors ~ h⁴ ω⁵ t ~ 1e-10 relative.
+  EXPECT_LT(max_dlz, 1e-8 * std::abs(lz0)) << max_dlz;
+  EXPECT_LT(max_de, 1e-8 * 10.0) << max_de;  // energies ~ 10 J
+  EXPECT_LT(max_dn, 1e-14);                  // renormalized every step
+  std::printf("spherical pendulum RK4 5 s: |dLz| %.3g (Lz %.3g), |dE| %.3g J\n", max_dlz, lz0,
+              max_de);
+}
+
+// The same pendulum through the Simulator's default time stepping (symplectic Euler, no
+// contact: one free-motion solve per step) for 3 s, about two swings. The scheme is first order:
+// L_z and the energy are not invariants of the discrete map, but they stay within O(δt) of their
+// initial values (no drift), so halving δt halves the largest deviation.
+struct PendulumRunErrors {
+  double lz0 = 0, e0 = 0, max_dlz = 0, max_de = 0, max_dn = 0;
+};
+
+PendulumRunErrors RunSphericalPendulumInSimulator(double dt) {
+  Model m = SphericalPendulum();
+  const Quat tilt(Eigen::AngleAxisd(0.6, Vec3::UnitX()));
+  m.q_default << tilt.w(), tilt.x(), tilt.y(), tilt.z();
+  m.v_default << 0.0, 0.5, 2.5;
+  const Multibody mb(&m);
+  StepSettings settings;
+  settings.time_step = dt;
+  EXPECT_EQ(settings.integrator, Integrator::kSymplecticEuler);
+  Simulator sim(m, settings);
+  const Vec3 g = settings.gravity;
+  KinematicsCache kin;
+  mb.UpdateKinematics(m.q_default, 0.0, &kin);
+  PendulumRunErrors r;
+  r.e0 = mb.KineticEnergy(kin, m.v_default) + mb.PotentialEnergy(kin, m.q_default, g);
+  r.lz0 = PivotAngularMomentumZ(mb, m.q_default, m.v_default);
+  const int steps = static_cast<int>(std::lround(3.0 / dt));
+  for (int step = 0; step < steps; ++step) {
+    sim.Step();
+    const VecX& q = sim.state().q;
+    const VecX& v = sim.state().v;
+    mb.UpdateKinematics(q, 0.0, &kin);
+    const double e = mb.KineticEnergy(kin, v) + mb.PotentialEnergy(kin, q, g);
+    r.max_de = std::max(r.max_de, std::abs(e - r.e0));
+    r.max_dlz = std::max(r.max_dlz, std::abs(PivotAngularMomentumZ(mb, q, v) - r.lz0));
+    r.max_dn = std::max(r.max_dn, std::abs(q.norm() - 1.0));
+  }
+  std::printf(
+      "spherical pendulum, simulator dt %.0e, 3 s: |dLz| %.3g (Lz %.3g), |dE| %.3g J "
+      "(E %.3g J)\n",
+      dt, r.max_dlz, r.lz0, r.max_de, r.e0);
+  return r;
+}
+
+TEST(MultibodyTest, SphericalPendulumSimulatorConservesVerticalAngularMomentum) {
+  const PendulumRunErrors a = RunSphericalPendulumInSimulator(2e-4);
+  const PendulumRunErrors b = RunSphericalPendulumInSimulator(1e-4);
+  // At δt = 1e-4 (measured: |ΔL_z| 2.9e-4 of 1.03, |ΔE| 1.0e-3 J of 13.2 J): bounds ~3x above.
+  EXPECT_LT(b.max_dlz, 1e-3 * std::abs(b.lz0));
+  EXPECT_LT(b.max_de, 3e-3);
+  // First order: the deviations scale with δt (ratio 2 for a halved step; a drift or an
+  // inconsistent ball-joint term would not shrink with δt).
+  EXPECT_GT(a.max_dlz / b.max_dlz, 1.6);
+  EXPECT_LT(a.max_dlz / b.max_dlz, 2.4);
+  EXPECT_GT(a.max_de / b.max_de, 1.6);
+  EXPECT_LT(a.max_de / b.max_de, 2.4);
+  EXPECT_LT(b.max_dn, 1e-14);  // the exponential map's output is renormalized every step
 }
 
 }  // namespace

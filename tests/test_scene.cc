@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/scene.h"
+#include "engine/multibody/multibody.h"
 
 namespace contactlab {
 namespace {
@@ -1377,6 +1378,66 @@ TEST_F(SceneFiles, RegularFileIsRead) {
   const std::string path = (dir_ / "ok.yaml").string();
   std::ofstream(path) << "time_step: 0.02\n";
   EXPECT_DOUBLE_EQ(LoadScene(path).settings.time_step, 0.02);
+}
+
+// Ball joints: type ball, the initial rotation and angular velocity, and the refused 1-dof keys.
+TEST(SceneFinalize, BallJointCoordinatesAndInitialState) {
+  const Scene s = ParseScene(R"(bodies:
+  - {name: a, mass: 1, inertia: [0.01, 0.01, 0.01], position: [0, 0, 1]}
+  - name: b
+    mass: 1
+    inertia: [0.01, 0.01, 0.01]
+    position: [0, 0, 0.5]
+    joint: {type: ball, parent: a, child_frame: {position: [0, 0, 0.5]}, damping: 0.1}
+    joint_position: {axis_angle: [1, 0, 0, 90]}
+    joint_velocity: [0, 0, 2]
+)",
+                             kFile, SceneOptions{});
+  const Model& m = s.model;
+  ASSERT_EQ(m.joints.size(), 2u);
+  const Joint& j = m.joints[1];
+  EXPECT_EQ(j.type, JointType::kBall);
+  EXPECT_DOUBLE_EQ(j.damping, 0.1);
+  ASSERT_EQ(m.nq, 11);
+  ASSERT_EQ(m.nv, 9);
+  const double c = std::sqrt(0.5);
+  EXPECT_NEAR(m.q_default[j.q_start], c, 1e-15);
+  EXPECT_NEAR(m.q_default[j.q_start + 1], c, 1e-15);
+  EXPECT_NEAR(m.q_default[j.q_start + 2], 0.0, 1e-15);
+  EXPECT_NEAR(m.q_default[j.q_start + 3], 0.0, 1e-15);
+  EXPECT_EQ(m.v_default.segment<3>(j.v_start), Vec3(0, 0, 2));
+  // The joint turns b by 90° about x around the point 0.5 m above it: b's origin goes from
+  // (0, 0, 0.5) to the joint center (0, 0, 1) + R (0, 0, -0.5) = (0, 0.5, 1).
+  const Multibody mb(&m);
+  KinematicsCache kin;
+  mb.UpdateKinematics(m.q_default, 0.0, &kin);
+  EXPECT_LT((kin.X_WB[1].p - Vec3(0, 0.5, 1.0)).norm(), 1e-14);
+}
+
+TEST(SceneErrors, BallJointRefusesLimitsActuatorSpringAndAxis) {
+  const std::string head =
+      "bodies:\n  - {name: a, mass: 1, inertia: [0.01, 0.01, 0.01], joint: {type: ball, name: "
+      "shoulder, ";
+  std::string msg = ErrorOf(head + "limits: [-1, 1]}}\n");
+  EXPECT_TRUE(Has(msg,
+                  "dir/test.yaml:2: bodies.a.joint.limits: ball joint 'shoulder' cannot have "
+                  "limits (limits apply to revolute and prismatic joints only)"))
+      << msg;
+  msg = ErrorOf(head + "actuator: {kp: 1}}}\n");
+  EXPECT_TRUE(Has(msg, "ball joint 'shoulder' cannot have actuator")) << msg;
+  msg = ErrorOf(head + "spring: {stiffness: 1}}}\n");
+  EXPECT_TRUE(Has(msg, "ball joint 'shoulder' cannot have spring")) << msg;
+  msg = ErrorOf(head + "axis: [0, 0, 1]}}\n");
+  EXPECT_TRUE(Has(msg, "unknown key 'axis'")) << msg;
+  msg = ErrorOf(
+      "bodies:\n  - {name: a, mass: 1, inertia: [0.01, 0.01, 0.01], joint: {type: ball}, "
+      "angular_velocity: [0, 0, 1]}\n");
+  EXPECT_TRUE(Has(msg, "use joint_velocity for a ball joint")) << msg;
+  msg = ErrorOf(
+      "bodies:\n  - {name: a, mass: 1, inertia: [0.01, 0.01, 0.01], joint: {type: ball}, "
+      "joint_position: 0.3}\n");
+  EXPECT_TRUE(Has(msg, "bodies.a.joint_position: a ball joint's joint_position is a rotation"))
+      << msg;
 }
 
 }  // namespace

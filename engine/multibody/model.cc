@@ -87,6 +87,8 @@ const char* JointTypeName(JointType t) {
       return "prismatic";
     case JointType::kFixed:
       return "fixed";
+    case JointType::kBall:
+      return "ball";
   }
   return "unknown";
 }
@@ -101,6 +103,8 @@ int JointNq(JointType t) {
       return 1;
     case JointType::kFixed:
       return 0;
+    case JointType::kBall:
+      return 4;
   }
   return 0;
 }
@@ -115,6 +119,8 @@ int JointNv(JointType t) {
       return 1;
     case JointType::kFixed:
       return 0;
+    case JointType::kBall:
+      return 3;
   }
   return 0;
 }
@@ -418,6 +424,13 @@ void Model::Finalize() {
       Fail(what, "spring stiffness and damping must be non-negative");
     }
     if (jt.limited && !(jt.lower <= jt.upper)) Fail(what, "lower limit exceeds upper limit");
+    if (jt.type == JointType::kBall) {
+      if (jt.limited)
+        Fail(what, "a ball joint has no limits (limits need a revolute or prismatic joint)");
+      if (jt.spring_stiffness != 0) {
+        Fail(what, "a ball joint has no spring (springs need a revolute or prismatic joint)");
+      }
+    }
     if (jt.actuator.enabled) {
       if (!one_dof) Fail(what, "actuators need a revolute or prismatic joint");
       if (!(jt.actuator.kp >= 0) || !(jt.actuator.kd >= 0)) {
@@ -594,6 +607,7 @@ void Model::Finalize() {
   v_default = VecX::Zero(nv);
   for (int j = 0; j < nj; ++j) {
     const Joint& jt = joints[j];
+    if (jt.type == JointType::kBall && jt.q_start >= 0) q_default[jt.q_start] = 1.0;  // identity
     if (jt.type != JointType::kFree) continue;
     const Pose& x = bodies[jt.child].pose0;
     const Quat qn = x.q.normalized();

@@ -7,7 +7,17 @@
 //                                        both expressed in the world frame)
 //   revolute  q = angle [rad] about `axis`,  v = angular rate [rad/s]
 //   prismatic q = offset [m] along `axis`,   v = rate [m/s]
+//   ball      q = [qw qx qy qz] (unit quaternion R_FM: the child's joint frame M in the parent's
+//             joint frame F, both of which sit at the joint center)
+//             v = [wx wy wz]  (angular velocity of the child relative to the parent, expressed in
+//                             the parent's joint frame F), q̇ = ½ [0, ω] ⊗ q
 //   fixed     no coordinates
+// The ball joint uses the free joint's rotational convention with F in place of the world
+// (the free joint's parent): for a ball joint on the world with an identity parent frame, ω is
+// the world-frame angular velocity, and the quaternion integrates with the same exponential map.
+// Because ω is expressed in F, a ball joint's three dof directions are fixed in the parent body,
+// like a revolute joint's axis. Ball joints have no limits, springs or actuators (damping acts
+// on ω as τ = −d ω).
 // A free joint may only connect a body to the world. Every body has exactly one inbound joint
 // (or none, when it is prescribed or static). Bodies connected to the world through a chain of
 // joints form a kinematic tree; each tree's coordinates are contiguous in q and in v.
@@ -161,7 +171,7 @@ struct Body {
   // given by the joint frames; pose0 also records the scene's initial pose for free bodies.
 };
 
-enum class JointType { kFree, kRevolute, kPrismatic, kFixed };
+enum class JointType { kFree, kRevolute, kPrismatic, kFixed, kBall };
 const char* JointTypeName(JointType t);
 int JointNq(JointType t);
 int JointNv(JointType t);
@@ -184,7 +194,7 @@ struct Joint {
   int child = -1;               // child body
   Pose parent_from_joint;       // X_PJ: joint frame in the parent body frame (world if parent = -1)
   Pose child_from_joint;        // X_CJ: joint frame in the child body frame
-  Vec3 axis = Vec3::UnitZ();    // unit, joint frame (revolute and prismatic)
+  Vec3 axis = Vec3::UnitZ();    // unit, joint frame (revolute and prismatic; unused otherwise)
   // Joint-space spring and damper: τ = −k (q − q_ref) − d v.
   double spring_stiffness = 0;  // [N m/rad] or [N/m]
   double spring_reference = 0;  // [rad] or [m]
@@ -228,7 +238,8 @@ struct Model {
   // Filled by Finalize().
   std::vector<Tree> trees;
   int nq = 0, nv = 0;
-  VecX q_default;  // initial q (free bodies at pose0, 1-dof joints at 0 unless set)
+  VecX q_default;  // initial q (free bodies at pose0, ball joints at the identity, 1-dof
+                   // joints at 0 unless set)
   VecX v_default;  // initial v (zero unless set)
 
   // Validates indices and builds trees and coordinate offsets. Throws std::invalid_argument

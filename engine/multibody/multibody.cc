@@ -35,6 +35,17 @@ Quat FreeQuat(const VecX& q, int start) {
   return r;
 }
 
+// Unit quaternion of a ball joint stored as [qw qx qy qz] at q[start].
+Quat BallQuat(const VecX& q, int start) {
+  Quat r(q[start], q[start + 1], q[start + 2], q[start + 3]);
+  const double n = r.norm();
+  if (n > 0) r.coeffs() /= n;
+  return r;
+}
+
+// Offset of a joint's quaternion in q: 3 for a free joint, 0 for a ball joint, -1 otherwise.
+int QuatOffset(JointType t) { return t == JointType::kFree ? 3 : t == JointType::kBall ? 0 : -1; }
+
 // exp(h ω / 2) as a unit quaternion: the rotation by angle |hω| about ω.
 Quat RotationVectorToQuat(const Vec3& rv) {
   const double angle = rv.norm();
@@ -99,6 +110,16 @@ void Multibody::UpdateKinematics(const VecX& q, double t, KinematicsCache* kin) 
             kin->dof_angular[jt.v_start + 3 + k] = Vec3::Unit(k);
             kin->dof_origin[jt.v_start + k] = X.p;
             kin->dof_origin[jt.v_start + 3 + k] = X.p;
+          }
+        } else if (jt.type == JointType::kBall) {
+          // ω is expressed in the parent's joint frame F: the dof directions are F's axes, fixed
+          // in the parent body, through the joint center.
+          const Pose X_WF = X_WP * jt.parent_from_joint;
+          X = X_WF * Pose{Vec3::Zero(), BallQuat(q, jt.q_start)} * jt.child_from_joint.Inverse();
+          const Mat3 R_WF = X_WF.R();
+          for (int k = 0; k < 3; ++k) {
+            kin->dof_angular[jt.v_start + k] = R_WF.col(k);
+            kin->dof_origin[jt.v_start + k] = X_WF.p;
           }
         } else {
           const Pose X_WJ = X_WP * jt.parent_from_joint;
@@ -356,6 +377,11 @@ void Multibody::SpringDamperForces(const VecX& q, const VecX& v, double t, VecX*
   const Model& m = *model_;
   k1->setZero(m.nv);
   for (const Joint& jt : m.joints) {
+    if (jt.type == JointType::kBall && jt.v_start >= 0) {
+      // Isotropic damping of the relative angular velocity; no spring or actuator.
+      k1->segment<3>(jt.v_start) = -jt.damping * v.segment<3>(jt.v_start);
+      continue;
+    }
     if (JointNv(jt.type) != 1 || jt.v_start < 0) continue;
     const double qj = q[jt.q_start], vj = v[jt.v_start];
     double tau = -jt.spring_stiffness * (qj - jt.spring_reference) - jt.damping * vj;
@@ -375,6 +401,10 @@ void Multibody::SpringDamperDiagonals(const VecX& q, const VecX& v, double t, Ve
   K->setZero(m.nv);
   D->setZero(m.nv);
   for (const Joint& jt : m.joints) {
+    if (jt.type == JointType::kBall && jt.v_start >= 0) {
+      D->segment<3>(jt.v_start).setConstant(jt.damping);
+      continue;
+    }
     if (JointNv(jt.type) != 1 || jt.v_start < 0) continue;
     double kk = jt.spring_stiffness, dd = jt.damping;
     const Actuator& a = jt.actuator;
@@ -395,7 +425,8 @@ void Multibody::SpringDamperDiagonals(const VecX& q, const VecX& v, double t, Ve
 
 // Recursive Newton-Euler Algorithm with v̇ = 0, per tree, about the tree root's origin in world
 // axes. Forward pass: body velocities V_i = V_p + S_i v_i and velocity-product accelerations
-// A_i = A_p + V_p ×ₘ (S_i v_i) (a revolute or prismatic subspace is fixed in the parent body). A
+// A_i = A_p + V_p ×ₘ (S_i v_i) (a revolute, prismatic or ball subspace is fixed in the parent
+// body; a ball joint's ω is expressed in the parent's joint frame for this reason). A
 // free joint's columns depend on the body origin x, which moves: with v = [ẋ, ω] constant the
 // velocity of the point at r0, ẋ + ω × (r0 − x), changes at ẋ × ω. Backward pass: net forces
 // F_i = I_i (A_i − [0; g]) + V_i ×f I_i V_i summed over subtrees; k2_i = −S_iᵀ F_i.
@@ -446,16 +477,21 @@ void Multibody::QDot(const VecX& q, const VecX& v, VecX* qdot) const {
   const Model& m = *model_;
   qdot->setZero(m.nq);
   for (const Joint& jt : m.joints) {
-    if (jt.type == JointType::kFree) {
-      qdot->segment<3>(jt.q_start) = v.segment<3>(jt.v_start);
-      const Vec3 om = v.segment<3>(jt.v_start + 3);
-      const Quat qq(q[jt.q_start + 3], q[jt.q_start + 4], q[jt.q_start + 5], q[jt.q_start + 6]);
-      // q̇ = ½ [0, ω] ⊗ q for a world-frame angular velocity.
+    const int qo = QuatOffset(jt.type);
+    if (qo >= 0 && jt.q_start >= 0) {
+      // Free: ẋ = v. Both: q̇ = ½ [0, ω] ⊗ q, ω in the parent frame (the world for a free joint,
+      // the parent's joint frame F for a ball joint).
+      if (jt.type == JointType::kFree) {
+        qdot->segment<3>(jt.q_start) = v.segment<3>(jt.v_start);
+      }
+      const int qs = jt.q_start + qo, vs = jt.v_start + qo;
+      const Vec3 om = v.segment<3>(vs);
+      const Quat qq(q[qs], q[qs + 1], q[qs + 2], q[qs + 3]);
       const Quat dq = Quat(0.0, om.x(), om.y(), om.z()) * qq;
-      (*qdot)[jt.q_start + 3] = 0.5 * dq.w();
-      (*qdot)[jt.q_start + 4] = 0.5 * dq.x();
-      (*qdot)[jt.q_start + 5] = 0.5 * dq.y();
-      (*qdot)[jt.q_start + 6] = 0.5 * dq.z();
+      (*qdot)[qs] = 0.5 * dq.w();
+      (*qdot)[qs + 1] = 0.5 * dq.x();
+      (*qdot)[qs + 2] = 0.5 * dq.y();
+      (*qdot)[qs + 3] = 0.5 * dq.z();
     } else if (JointNv(jt.type) == 1) {
       (*qdot)[jt.q_start] = v[jt.v_start];
     }
@@ -466,14 +502,19 @@ void Multibody::IntegratePositions(const VecX& q0, const VecX& v, double h, VecX
   const Model& m = *model_;
   *q = q0;
   for (const Joint& jt : m.joints) {
-    if (jt.type == JointType::kFree) {
-      q->segment<3>(jt.q_start) += h * v.segment<3>(jt.v_start);
-      const Quat r0 = FreeQuat(q0, jt.q_start);
-      const Quat r = (RotationVectorToQuat(h * v.segment<3>(jt.v_start + 3)) * r0).normalized();
-      (*q)[jt.q_start + 3] = r.w();
-      (*q)[jt.q_start + 4] = r.x();
-      (*q)[jt.q_start + 5] = r.y();
-      (*q)[jt.q_start + 6] = r.z();
+    const int qo = QuatOffset(jt.type);
+    if (qo >= 0 && jt.q_start >= 0) {
+      if (jt.type == JointType::kFree) {
+        q->segment<3>(jt.q_start) += h * v.segment<3>(jt.v_start);
+      }
+      // Left multiplication by exp(h ω / 2): ω in the parent frame (see QDot).
+      const int qs = jt.q_start + qo, vs = jt.v_start + qo;
+      const Quat r0 = BallQuat(q0, qs);
+      const Quat r = (RotationVectorToQuat(h * v.segment<3>(vs)) * r0).normalized();
+      (*q)[qs] = r.w();
+      (*q)[qs + 1] = r.x();
+      (*q)[qs + 2] = r.y();
+      (*q)[qs + 3] = r.z();
     } else if (JointNv(jt.type) == 1) {
       (*q)[jt.q_start] += h * v[jt.v_start];
     }
@@ -482,8 +523,9 @@ void Multibody::IntegratePositions(const VecX& q0, const VecX& v, double h, VecX
 
 void Multibody::NormalizeQuaternions(VecX* q) const {
   for (const Joint& jt : model_->joints) {
-    if (jt.type != JointType::kFree) continue;
-    auto seg = q->segment<4>(jt.q_start + 3);
+    const int qo = QuatOffset(jt.type);
+    if (qo < 0 || jt.q_start < 0) continue;
+    auto seg = q->segment<4>(jt.q_start + qo);
     const double n = seg.norm();
     if (n > 0) seg /= n;
   }
@@ -579,9 +621,10 @@ void ReferenceBiasForces(const Multibody& mb, const KinematicsCache& kin, const 
         const Vec3 a_Px =
             moving ? Vec3(a_o[P] + alpha_P.cross(r) + w_P.cross(w_P.cross(r))) : Vec3::Zero();
         Vec3 w_rel = Vec3::Zero(), v_rel = Vec3::Zero(), a_rel = Vec3::Zero();
-        if (jt.type == JointType::kRevolute) {
+        if (jt.type == JointType::kRevolute || jt.type == JointType::kBall) {
+          // A rotation about a point fixed in P, at a rate constant in P's frame.
           const int d = jt.v_start;
-          w_rel = kin.dof_angular[d] * v[d];
+          for (int k = 0; k < JointNv(jt.type); ++k) w_rel += kin.dof_angular[d + k] * v[d + k];
           const Vec3 rx = x - kin.dof_origin[d];
           v_rel = w_rel.cross(rx);
           a_rel = w_rel.cross(v_rel);  // centripetal acceleration of the relative rotation
