@@ -47,9 +47,11 @@ bool GlDebugDraw::Init(std::string* error) {
   line_buffer_.Create({3, 4}, false);
   point_buffer_.Create({3, 4, 1}, false);
   fill_buffer_.Create({3, 4}, false);
-  arrow_mesh_.Create(ArrowUnitMesh(), kUnitVertexFloats, {4, 4, 4});
-  cone_mesh_.Create(ConeUnitMesh(), kUnitVertexFloats, {4, 4, 4, 1});
-  cone_outline_mesh_.CreateSharing(ConeOutlineUnitMesh(), kUnitVertexFloats, cone_mesh_);
+  const UnitMesh arrow = ArrowUnitMesh(), cone = ConeUnitMesh(), outline = ConeOutlineUnitMesh();
+  arrow_mesh_.Create(arrow.vertices, kUnitVertexFloats, arrow.indices, {4, 4, 4, 4});
+  cone_mesh_.Create(cone.vertices, kUnitVertexFloats, cone.indices, {4, 4, 4, 4});
+  cone_outline_mesh_.CreateSharing(outline.vertices, kUnitVertexFloats, outline.indices,
+                                   cone_mesh_);
   return true;
 }
 
@@ -122,10 +124,12 @@ void GlDebugDraw::Flush(const Eigen::Matrix4f& view, const Eigen::Matrix4f& proj
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   glDisable(GL_CULL_FACE);
   const Eigen::Vector3f eye_f = eye.cast<float>();
+  const Eigen::Matrix4f view_proj = proj * view;
   auto use = [&](GLuint program) {
     glUseProgram(program);
     SetUniform(program, "u_view", view);
     SetUniform(program, "u_proj", proj);
+    SetUniform(program, "u_view_proj", view_proj);
   };
 
   // Filled surfaces (pressure maps) first, unlit with their exact vertex colours; they write

@@ -160,34 +160,42 @@ size_t GrownCapacity(size_t capacity, size_t needed) {
 
 InstancedMesh::~InstancedMesh() {
   if (instance_vbo_ && !source_) glDeleteBuffers(1, &instance_vbo_);
+  if (unit_ebo_) glDeleteBuffers(1, &unit_ebo_);
   if (unit_vbo_) glDeleteBuffers(1, &unit_vbo_);
   if (vao_) glDeleteVertexArrays(1, &vao_);
 }
 
 void InstancedMesh::Create(const std::vector<float>& unit_vertices, int unit_floats,
+                           const std::vector<std::uint16_t>& indices,
                            const std::vector<int>& instance_attribute_sizes) {
   instance_sizes_ = instance_attribute_sizes;
   GLuint vbo = 0;
   glGenBuffers(1, &vbo);
-  Build(unit_vertices, unit_floats, vbo);
+  Build(unit_vertices, unit_floats, indices, vbo);
 }
 
 void InstancedMesh::CreateSharing(const std::vector<float>& unit_vertices, int unit_floats,
+                                  const std::vector<std::uint16_t>& indices,
                                   const InstancedMesh& source) {
   source_ = &source;
   instance_sizes_ = source.instance_sizes_;
-  Build(unit_vertices, unit_floats, source.instance_vbo_);
+  Build(unit_vertices, unit_floats, indices, source.instance_vbo_);
 }
 
 void InstancedMesh::Build(const std::vector<float>& unit_vertices, int unit_floats,
-                          GLuint instance_vbo) {
+                          const std::vector<std::uint16_t>& indices, GLuint instance_vbo) {
   instance_vbo_ = instance_vbo;
-  unit_vertices_ = static_cast<int>(unit_vertices.size()) / unit_floats;
+  unit_indices_ = static_cast<int>(indices.size());
   floats_per_instance_ = 0;
   for (int s : instance_sizes_) floats_per_instance_ += s;
   glGenVertexArrays(1, &vao_);
   glGenBuffers(1, &unit_vbo_);
+  glGenBuffers(1, &unit_ebo_);
   glBindVertexArray(vao_);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, unit_ebo_);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER,
+               static_cast<GLsizeiptr>(indices.size() * sizeof(std::uint16_t)), indices.data(),
+               GL_STATIC_DRAW);
   glBindBuffer(GL_ARRAY_BUFFER, unit_vbo_);
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(unit_vertices.size() * sizeof(float)),
                unit_vertices.data(), GL_STATIC_DRAW);
@@ -226,9 +234,9 @@ void InstancedMesh::UploadInstances(const float* records, int count) {
 
 void InstancedMesh::Draw(GLenum mode) const {
   const int n = instances();
-  if (n <= 0 || unit_vertices_ <= 0) return;
+  if (n <= 0 || unit_indices_ <= 0) return;
   glBindVertexArray(vao_);
-  glDrawArraysInstanced(mode, 0, unit_vertices_, n);
+  glDrawElementsInstanced(mode, unit_indices_, GL_UNSIGNED_SHORT, nullptr, n);
   glBindVertexArray(0);
 }
 

@@ -52,9 +52,9 @@ class VertexBuffer {
   int reallocations_ = 0;
 };
 
-// Instanced drawing: a static unit mesh (attribute 0, `unit_floats` per vertex) and a stream of
-// per-instance records (attributes 1, 2, ... of the given sizes, divisor 1) in a persistent
-// buffer grown geometrically. One Draw is one glDrawArraysInstanced.
+// Instanced drawing: a static indexed unit mesh (attribute 0, `unit_floats` per vertex) and a
+// stream of per-instance records (attributes 1, 2, ... of the given sizes, divisor 1) in a
+// persistent buffer grown geometrically. One Draw is one glDrawElementsInstanced.
 class InstancedMesh {
  public:
   InstancedMesh() = default;
@@ -63,11 +63,12 @@ class InstancedMesh {
   InstancedMesh& operator=(const InstancedMesh&) = delete;
 
   void Create(const std::vector<float>& unit_vertices, int unit_floats,
+              const std::vector<std::uint16_t>& indices,
               const std::vector<int>& instance_attribute_sizes);
   // Another unit mesh over the instances of `source` (created, outliving this): its uploads are
   // this mesh's instances too (a cone's surface and its outline).
   void CreateSharing(const std::vector<float>& unit_vertices, int unit_floats,
-                     const InstancedMesh& source);
+                     const std::vector<std::uint16_t>& indices, const InstancedMesh& source);
   // Replaces the instances: `count` records of the instance attributes' total floats each.
   void UploadInstances(const float* records, int count);
   void Draw(GLenum mode) const;
@@ -78,12 +79,14 @@ class InstancedMesh {
   int reallocations() const { return reallocations_; }
 
  private:
-  void Build(const std::vector<float>& unit_vertices, int unit_floats, GLuint instance_vbo);
+  void Build(const std::vector<float>& unit_vertices, int unit_floats,
+             const std::vector<std::uint16_t>& indices, GLuint instance_vbo);
 
-  GLuint vao_ = 0, unit_vbo_ = 0, instance_vbo_ = 0;  // instance_vbo_ owned unless source_
+  GLuint vao_ = 0, unit_vbo_ = 0, unit_ebo_ = 0;
+  GLuint instance_vbo_ = 0;  // owned unless source_
   const InstancedMesh* source_ = nullptr;
   std::vector<int> instance_sizes_;
-  int unit_vertices_ = 0;
+  int unit_indices_ = 0;
   int floats_per_instance_ = 0;
   int instances_ = 0;
   size_t capacity_ = 0;  // bytes

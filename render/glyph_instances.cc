@@ -7,16 +7,32 @@ namespace contactlab {
 
 namespace {
 
-void PushUnit(std::vector<float>* out, double c, double s, int part) {
-  out->push_back(static_cast<float>(c));
-  out->push_back(static_cast<float>(s));
-  out->push_back(static_cast<float>(part));
-  out->push_back(0.0f);
-}
+// Builds an indexed mesh from vertices given primitive by primitive: equal vertices (the same
+// four floats) are stored once.
+class MeshBuilder {
+ public:
+  void Add(double c, double s, int part) {
+    const float v[kUnitVertexFloats] = {static_cast<float>(c), static_cast<float>(s),
+                                        static_cast<float>(part), 0.0f};
+    const int n = mesh_.num_vertices();
+    for (int i = 0; i < n; ++i) {
+      if (std::equal(v, v + kUnitVertexFloats, &mesh_.vertices[i * kUnitVertexFloats])) {
+        mesh_.indices.push_back(static_cast<std::uint16_t>(i));
+        return;
+      }
+    }
+    mesh_.vertices.insert(mesh_.vertices.end(), v, v + kUnitVertexFloats);
+    mesh_.indices.push_back(static_cast<std::uint16_t>(n));
+  }
+  UnitMesh Take() { return std::move(mesh_); }
 
-// Direction i of n around the axis, as (cos, sin).
-double Cos(int i, int n) { return std::cos(2.0 * kPi * i / n); }
-double Sin(int i, int n) { return std::sin(2.0 * kPi * i / n); }
+ private:
+  UnitMesh mesh_;
+};
+
+// Direction i of n around the axis, as (cos, sin); i = n is direction 0 exactly.
+double Cos(int i, int n) { return std::cos(2.0 * kPi * (i % n) / n); }
+double Sin(int i, int n) { return std::sin(2.0 * kPi * (i % n) / n); }
 
 Vec3 ToVec(const float* v) { return Vec3(v[0], v[1], v[2]); }
 
@@ -26,60 +42,64 @@ void Store(const Vec3& v, float* out) {
   out[2] = static_cast<float>(v.z());
 }
 
+void Store(const Color& c, float* out) {
+  out[0] = c.r;
+  out[1] = c.g;
+  out[2] = c.b;
+  out[3] = c.a;
+}
+
 }  // namespace
 
-std::vector<float> ArrowUnitMesh() {
-  std::vector<float> out;
+UnitMesh ArrowUnitMesh() {
+  MeshBuilder b;
   const int n = kArrowGlyphSegments;
-  out.reserve(static_cast<size_t>(n) * 12 * kUnitVertexFloats);
   for (int i = 0; i < n; ++i) {
     const double c0 = Cos(i, n), s0 = Sin(i, n), c1 = Cos(i + 1, n), s1 = Sin(i + 1, n);
     // Shaft side: two triangles.
-    PushUnit(&out, c0, s0, kArrowShaftTail);
-    PushUnit(&out, c1, s1, kArrowShaftTail);
-    PushUnit(&out, c1, s1, kArrowShaftHead);
-    PushUnit(&out, c0, s0, kArrowShaftTail);
-    PushUnit(&out, c1, s1, kArrowShaftHead);
-    PushUnit(&out, c0, s0, kArrowShaftHead);
+    b.Add(c0, s0, kArrowShaftTail);
+    b.Add(c1, s1, kArrowShaftTail);
+    b.Add(c1, s1, kArrowShaftHead);
+    b.Add(c0, s0, kArrowShaftTail);
+    b.Add(c1, s1, kArrowShaftHead);
+    b.Add(c0, s0, kArrowShaftHead);
     // Head side.
-    PushUnit(&out, c0, s0, kArrowHeadRim);
-    PushUnit(&out, c1, s1, kArrowHeadRim);
-    PushUnit(&out, 0.5 * (c0 + c1), 0.5 * (s0 + s1), kArrowTip);
+    b.Add(c0, s0, kArrowHeadRim);
+    b.Add(c1, s1, kArrowHeadRim);
+    b.Add(0.5 * (c0 + c1), 0.5 * (s0 + s1), kArrowTip);
     // Head base disk.
-    PushUnit(&out, 0.0, 0.0, kArrowDiskCentre);
-    PushUnit(&out, c1, s1, kArrowDiskRim);
-    PushUnit(&out, c0, s0, kArrowDiskRim);
+    b.Add(0.0, 0.0, kArrowDiskCentre);
+    b.Add(c1, s1, kArrowDiskRim);
+    b.Add(c0, s0, kArrowDiskRim);
   }
-  return out;
+  return b.Take();
 }
 
-std::vector<float> ConeUnitMesh() {
-  std::vector<float> out;
+UnitMesh ConeUnitMesh() {
+  MeshBuilder b;
   const int n = kConeGlyphSegments;
-  out.reserve(static_cast<size_t>(n) * 3 * kUnitVertexFloats);
   for (int i = 1; i <= n; ++i) {
     const double c0 = Cos(i - 1, n), s0 = Sin(i - 1, n), c1 = Cos(i, n), s1 = Sin(i, n);
-    PushUnit(&out, 0.5 * (c0 + c1), 0.5 * (s0 + s1), kConeApex);
-    PushUnit(&out, c0, s0, kConeRim);
-    PushUnit(&out, c1, s1, kConeRim);
+    b.Add(0.5 * (c0 + c1), 0.5 * (s0 + s1), kConeApex);
+    b.Add(c0, s0, kConeRim);
+    b.Add(c1, s1, kConeRim);
   }
-  return out;
+  return b.Take();
 }
 
-std::vector<float> ConeOutlineUnitMesh() {
-  std::vector<float> out;
+UnitMesh ConeOutlineUnitMesh() {
+  MeshBuilder b;
   const int n = kConeGlyphSegments;
-  out.reserve(static_cast<size_t>(2 * n + 8) * kUnitVertexFloats);
   for (int i = 1; i <= n; ++i) {
-    PushUnit(&out, Cos(i - 1, n), Sin(i - 1, n), kConeRim);
-    PushUnit(&out, Cos(i, n), Sin(i, n), kConeRim);
+    b.Add(Cos(i - 1, n), Sin(i - 1, n), kConeRim);
+    b.Add(Cos(i, n), Sin(i, n), kConeRim);
   }
-  // Four generators so the opening angle reads at a glance.
+  // Four generators so the opening angle reads at a glance (rim directions 0, 7, 14, 21 of 28).
   for (int k = 0; k < 4; ++k) {
-    PushUnit(&out, 0.0, 0.0, kConeApex);
-    PushUnit(&out, Cos(k, 4), Sin(k, 4), kConeRim);
+    b.Add(0.0, 0.0, kConeApex);
+    b.Add(Cos(k * n / 4, n), Sin(k * n / 4, n), kConeRim);
   }
-  return out;
+  return b.Take();
 }
 
 bool MakeArrowInstance(const Vec3& from, const Vec3& to, double radius, const Color& color,
@@ -87,14 +107,14 @@ bool MakeArrowInstance(const Vec3& from, const Vec3& to, double radius, const Co
   const Vec3 d = to - from;
   const double length = d.norm();
   if (!(length > 1e-12) || !d.allFinite() || !(radius > 0)) return false;
+  const Vec3 u = d / length;
   Store(from, out->from);
   out->radius = static_cast<float>(radius);
-  Store(to, out->to);
-  out->pad = 0.0f;
-  out->color[0] = color.r;
-  out->color[1] = color.g;
-  out->color[2] = color.b;
-  out->color[3] = color.a;
+  Store(u, out->axis);
+  out->length = static_cast<float>(length);
+  Store(AnyOrthogonal(u), out->e1);
+  out->head_length = static_cast<float>(std::min(0.45 * length, 7.0 * radius));
+  Store(color, out->color);
   return true;
 }
 
@@ -103,29 +123,24 @@ bool MakeConeInstance(const Vec3& apex, const Vec3& axis, double height, double 
   if (!(height > 0) || !(half_angle > 0) || !(half_angle < 0.5 * kPi)) return false;
   const double n = axis.norm();
   if (!(n > 0)) return false;
+  const Vec3 u = axis / n;
   Store(apex, out->apex);
   out->height = static_cast<float>(height);
-  Store(axis / n, out->axis);
-  out->half_angle = static_cast<float>(half_angle);
-  out->color[0] = color.r;
-  out->color[1] = color.g;
-  out->color[2] = color.b;
-  out->color[3] = color.a;
+  Store(u, out->axis);
+  out->radius = static_cast<float>(height * std::tan(half_angle));
+  Store(AnyOrthogonal(u), out->e1);
   out->fill_alpha = color.a * fill_alpha_scale;
+  Store(color, out->color);
   return true;
 }
 
 GlyphVertex PlaceArrowVertex(const float* unit, const ArrowInstance& arrow) {
-  const Vec3 from = ToVec(arrow.from), to = ToVec(arrow.to);
-  const double r = arrow.radius;
-  const Vec3 d = to - from;
-  const double length = d.norm();
-  const Vec3 u = d / length;
-  const Vec3 e1 = AnyOrthogonal(u);
+  const Vec3 from = ToVec(arrow.from), u = ToVec(arrow.axis), e1 = ToVec(arrow.e1);
   const Vec3 e2 = u.cross(e1);
-  const double head_length = std::min(0.45 * length, 7.0 * r);
+  const double r = arrow.radius;
+  const double head_length = arrow.head_length;
   const double head_radius = 2.4 * r;
-  const Vec3 head_base = from + (length - head_length) * u;
+  const Vec3 head_base = from + (double(arrow.length) - head_length) * u;
   const double slope = head_radius / head_length;
   const Vec3 radial = unit[0] * e1 + unit[1] * e2;
   const int part = static_cast<int>(std::lround(unit[2]));
@@ -144,7 +159,7 @@ GlyphVertex PlaceArrowVertex(const float* unit, const ArrowInstance& arrow) {
       v.normal = (radial + slope * u).normalized();
       break;
     case kArrowTip:
-      v.position = to;
+      v.position = from + double(arrow.length) * u;
       v.normal = (radial + slope * u).normalized();
       break;
     case kArrowDiskCentre:
@@ -160,12 +175,12 @@ GlyphVertex PlaceArrowVertex(const float* unit, const ArrowInstance& arrow) {
 }
 
 GlyphVertex PlaceConeVertex(const float* unit, const ConeInstance& cone) {
-  const Vec3 apex = ToVec(cone.apex), u = ToVec(cone.axis);
-  const double height = cone.height;
-  const double c = std::cos(double(cone.half_angle)), s = std::sin(double(cone.half_angle));
-  const double radius = height * s / c;
-  const Vec3 e1 = AnyOrthogonal(u);
+  const Vec3 apex = ToVec(cone.apex), u = ToVec(cone.axis), e1 = ToVec(cone.e1);
   const Vec3 e2 = u.cross(e1);
+  const double height = cone.height, radius = cone.radius;
+  // cos and sin of the half-angle from tan = radius / height.
+  const double t = radius / height;
+  const double c = 1.0 / std::sqrt(1.0 + t * t), s = t * c;
   const Vec3 radial = unit[0] * e1 + unit[1] * e2;
   const int part = static_cast<int>(std::lround(unit[2]));
   GlyphVertex v;

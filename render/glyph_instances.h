@@ -8,6 +8,7 @@
 // e2 = axis x e1, and `part` says which ring of the glyph it lies on (the enums below).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/common/math.h"
@@ -37,32 +38,44 @@ enum ConePart {
   kConeRim = 1,   // the rim at the cone's base
 };
 
-// Triangles of an arrow: shaft, head and the head's base disk (GL_TRIANGLES).
-std::vector<float> ArrowUnitMesh();
-// Triangles of a cone's lateral surface from the apex to the rim (GL_TRIANGLES).
-std::vector<float> ConeUnitMesh();
-// The rim and four generators of a cone (GL_LINES).
-std::vector<float> ConeOutlineUnitMesh();
+// A unit mesh: distinct vertices (kUnitVertexFloats each) and the primitives' indices into them.
+struct UnitMesh {
+  std::vector<float> vertices;
+  std::vector<std::uint16_t> indices;
+  int num_vertices() const { return static_cast<int>(vertices.size()) / kUnitVertexFloats; }
+};
 
-// Per-instance records, as streamed (floats in this order).
+// Triangles of an arrow: shaft, head and the head's base disk (GL_TRIANGLES).
+UnitMesh ArrowUnitMesh();
+// Triangles of a cone's lateral surface from the apex to the rim (GL_TRIANGLES).
+UnitMesh ConeUnitMesh();
+// The rim and four generators of a cone (GL_LINES).
+UnitMesh ConeOutlineUnitMesh();
+
+// Per-instance records, as streamed (floats in this order). The frame (axis, e1) is computed
+// once per instance on the CPU, so that the vertex shaders (run on the CPU by a software
+// rasterizer) only scale and add.
 struct ArrowInstance {
   float from[3];
   float radius;  // shaft radius [m], > 0
-  float to[3];
-  float pad;
+  float axis[3];  // unit, from the tail to the tip
+  float length;   // [m]
+  float e1[3];    // AnyOrthogonal(axis)
+  float head_length;  // min(0.45 length, 7 radius) [m]
   float color[4];
 };
-static_assert(sizeof(ArrowInstance) == 12 * sizeof(float), "tightly packed");
+static_assert(sizeof(ArrowInstance) == 16 * sizeof(float), "tightly packed");
 
 struct ConeInstance {
   float apex[3];
   float height;  // along the axis [m]
   float axis[3];  // unit, from the apex into the cone
-  float half_angle;  // [rad]
+  float radius;   // of the base, height tan(half-angle) [m]
+  float e1[3];    // AnyOrthogonal(axis)
+  float fill_alpha;  // of the surface (in the colour's RGB)
   float color[4];    // of the outline
-  float fill_alpha;  // of the surface (colour's RGB)
 };
-static_assert(sizeof(ConeInstance) == 13 * sizeof(float), "tightly packed");
+static_assert(sizeof(ConeInstance) == 16 * sizeof(float), "tightly packed");
 
 // The record of an arrow, or false for a degenerate one (zero or non-finite length; nothing is
 // drawn). `radius` must be > 0 (the sink resolves its default before).
@@ -80,7 +93,7 @@ struct GlyphVertex {
 };
 
 // What the arrow vertex shader computes for one unit-mesh vertex (4 floats) of an instance:
-// shaft radius r, head 2.4 r wide and min(0.45 length, 7 r) long.
+// shaft radius r, head 2.4 r wide and head_length long.
 GlyphVertex PlaceArrowVertex(const float* unit, const ArrowInstance& arrow);
 // What the cone vertex shader computes.
 GlyphVertex PlaceConeVertex(const float* unit, const ConeInstance& cone);

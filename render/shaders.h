@@ -119,40 +119,31 @@ void main() {
 )";
 
 // Instanced glyphs (render/glyph_instances.h): a unit-mesh vertex a_unit = (c, s, part, 0) placed
-// per instance. The formulas are those of PlaceArrowVertex / PlaceConeVertex (their CPU mirror,
-// tested without GL): keep the two in step.
-#define CONTACTLAB_GLSL_ANY_ORTHOGONAL                                          \
-  "vec3 AnyOrthogonal(vec3 n) {\n"                                             \
-  "  vec3 a = abs(n.x) < 0.57735 ? vec3(1.0, 0.0, 0.0)\n"                      \
-  "         : (abs(n.y) < 0.57735 ? vec3(0.0, 1.0, 0.0) : vec3(0.0, 0.0, 1.0));\n" \
-  "  return normalize(a - n * dot(n, a));\n"                                   \
-  "}\n"
+// per instance in the instance's frame (axis, e1, e2 = axis x e1), computed on the CPU. The
+// formulas are those of PlaceArrowVertex / PlaceConeVertex (their CPU mirror, tested without GL):
+// keep the two in step.
 
-// Arrows: per instance the tail and shaft radius, the tip, the colour. The head is 2.4 radii
-// wide and min(0.45 length, 7 radii) long.
-constexpr const char* kArrowVertex = "#version 330 core\n" CONTACTLAB_GLSL_ANY_ORTHOGONAL R"(
+// Arrows: per instance the tail and shaft radius, the unit axis and length, e1 and the head's
+// length, the colour. The head is 2.4 radii wide.
+constexpr const char* kArrowVertex = R"(#version 330 core
 layout(location = 0) in vec4 a_unit;
 layout(location = 1) in vec4 i_from;  // xyz tail, w shaft radius
-layout(location = 2) in vec4 i_to;    // xyz tip
-layout(location = 3) in vec4 i_color;
-uniform mat4 u_view;
-uniform mat4 u_proj;
+layout(location = 2) in vec4 i_axis;  // xyz unit axis, w length
+layout(location = 3) in vec4 i_e1;    // xyz e1, w head length
+layout(location = 4) in vec4 i_color;
+uniform mat4 u_view_proj;
 out vec3 v_world;
 out vec3 v_normal;
 out vec4 v_color;
 void main() {
   vec3 from = i_from.xyz;
   float r = i_from.w;
-  vec3 d = i_to.xyz - from;
-  float len = length(d);
-  vec3 u = d / len;
-  vec3 e1 = AnyOrthogonal(u);
-  vec3 e2 = cross(u, e1);
-  float head_length = min(0.45 * len, 7.0 * r);
+  vec3 u = i_axis.xyz;
+  float head_length = i_e1.w;
   float head_radius = 2.4 * r;
-  vec3 head_base = from + (len - head_length) * u;
+  vec3 head_base = from + (i_axis.w - head_length) * u;
   float slope = head_radius / head_length;
-  vec3 radial = a_unit.x * e1 + a_unit.y * e2;
+  vec3 radial = a_unit.x * i_e1.xyz + a_unit.y * cross(u, i_e1.xyz);
   int part = int(a_unit.z + 0.5);
   vec3 p;
   vec3 n;
@@ -166,7 +157,7 @@ void main() {
     p = head_base + head_radius * radial;
     n = radial + slope * u;
   } else if (part == 3) {  // tip
-    p = i_to.xyz;
+    p = from + i_axis.w * u;
     n = radial + slope * u;
   } else if (part == 4) {  // centre of the head's base disk
     p = head_base;
@@ -178,40 +169,39 @@ void main() {
   v_world = p;
   v_normal = normalize(n);
   v_color = i_color;
-  gl_Position = u_proj * (u_view * vec4(p, 1.0));
+  gl_Position = u_view_proj * vec4(p, 1.0);
 }
 )";
 
-// Cones: per instance the apex and height, the unit axis and half-angle, the outline colour and
-// the surface's alpha. u_outline = 1 draws the outline mesh (rim and generators) in the outline
-// colour, 0 the lateral surface in the colour's RGB with the surface alpha.
-constexpr const char* kConeVertex = "#version 330 core\n" CONTACTLAB_GLSL_ANY_ORTHOGONAL R"(
+// Cones: per instance the apex and height, the unit axis and base radius, e1 and the surface's
+// alpha, the outline colour. u_outline = 1 draws the outline mesh (rim and generators) in the
+// outline colour, 0 the lateral surface in the colour's RGB with the surface alpha.
+constexpr const char* kConeVertex = R"(#version 330 core
 layout(location = 0) in vec4 a_unit;
 layout(location = 1) in vec4 i_apex;  // xyz apex, w height
-layout(location = 2) in vec4 i_axis;  // xyz unit axis, w half-angle
-layout(location = 3) in vec4 i_color;
-layout(location = 4) in float i_fill_alpha;
-uniform mat4 u_view;
-uniform mat4 u_proj;
+layout(location = 2) in vec4 i_axis;  // xyz unit axis, w base radius
+layout(location = 3) in vec4 i_e1;    // xyz e1, w surface alpha
+layout(location = 4) in vec4 i_color;
+uniform mat4 u_view_proj;
 uniform int u_outline;
 out vec3 v_world;
 out vec3 v_normal;
 out vec4 v_color;
 void main() {
   vec3 u = i_axis.xyz;
-  float c = cos(i_axis.w);
-  float s = sin(i_axis.w);
   float height = i_apex.w;
-  float radius = height * s / c;
-  vec3 e1 = AnyOrthogonal(u);
-  vec3 e2 = cross(u, e1);
-  vec3 radial = a_unit.x * e1 + a_unit.y * e2;
+  float radius = i_axis.w;
+  // cos and sin of the half-angle from tan = radius / height.
+  float t = radius / height;
+  float c = inversesqrt(1.0 + t * t);
+  float s = t * c;
+  vec3 radial = a_unit.x * i_e1.xyz + a_unit.y * cross(u, i_e1.xyz);
   // Outward normal of the lateral surface: cos θ radial − sin θ axis.
   v_normal = normalize(c * radial - s * u);
   vec3 p = a_unit.z < 0.5 ? i_apex.xyz : i_apex.xyz + height * u + radius * radial;
   v_world = p;
-  v_color = u_outline == 1 ? i_color : vec4(i_color.rgb, i_fill_alpha);
-  gl_Position = u_proj * (u_view * vec4(p, 1.0));
+  v_color = u_outline == 1 ? i_color : vec4(i_color.rgb, i_e1.w);
+  gl_Position = u_view_proj * vec4(p, 1.0);
 }
 )";
 

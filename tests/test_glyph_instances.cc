@@ -78,12 +78,23 @@ std::vector<RefVertex> ReferenceCone(const Vec3& apex, const Vec3& axis, double 
   return out;
 }
 
-// Positions agree to the float rounding of the unit mesh's directions (1e-7 of a glyph a few
-// centimetres long), normals to 1e-5.
+// The unit mesh's primitives vertex by vertex (indices expanded).
+std::vector<float> Expand(const UnitMesh& mesh) {
+  std::vector<float> out;
+  for (std::uint16_t i : mesh.indices) {
+    EXPECT_LT(int(i), mesh.num_vertices());
+    const float* v = &mesh.vertices[size_t(i) * kUnitVertexFloats];
+    out.insert(out.end(), v, v + kUnitVertexFloats);
+  }
+  return out;
+}
+
+// Positions agree to the float rounding of the instance records (1e-6 for glyphs up to a metre
+// long), normals to 1e-5.
 template <typename Instance, typename Place>
-void ExpectPlacedMeshMatches(const std::vector<float>& unit, const Instance& instance,
-                             Place place, const std::vector<RefVertex>& reference, double tol) {
-  ASSERT_EQ(unit.size() % kUnitVertexFloats, 0u);
+void ExpectPlacedMeshMatches(const UnitMesh& mesh, const Instance& instance, Place place,
+                             const std::vector<RefVertex>& reference, double tol) {
+  const std::vector<float> unit = Expand(mesh);
   ASSERT_EQ(unit.size() / kUnitVertexFloats, reference.size());
   for (size_t k = 0; k < reference.size(); ++k) {
     const GlyphVertex v = place(&unit[k * kUnitVertexFloats], instance);
@@ -104,10 +115,8 @@ TEST(GlyphInstances, ArrowMatchesTheCpuTessellation) {
     for (const auto& [from, to] : cases) {
       ArrowInstance a;
       ASSERT_TRUE(MakeArrowInstance(from, to, r, Color{0.2f, 0.4f, 0.6f, 1.0f}, &a));
-      // The instance is stored in float: compare with the reference at the stored endpoints.
-      const Vec3 f(a.from[0], a.from[1], a.from[2]), t(a.to[0], a.to[1], a.to[2]);
-      ExpectPlacedMeshMatches(ArrowUnitMesh(), a, PlaceArrowVertex,
-                              ReferenceArrow(f, t, double(a.radius)), 1e-7);
+      ExpectPlacedMeshMatches(ArrowUnitMesh(), a, PlaceArrowVertex, ReferenceArrow(from, to, r),
+                              1e-6);
     }
   }
 }
@@ -118,10 +127,11 @@ TEST(GlyphInstances, ArrowRecordKeepsRadiusAndColour) {
                                 &a));
   EXPECT_FLOAT_EQ(a.radius, 0.25f);
   EXPECT_FLOAT_EQ(a.from[2], 3.0f);
-  EXPECT_FLOAT_EQ(a.to[0], 4.0f);
+  EXPECT_FLOAT_EQ(a.length, float(std::sqrt(27.0)));
+  EXPECT_FLOAT_EQ(a.head_length, 7.0f * 0.25f);
   EXPECT_FLOAT_EQ(a.color[3], 0.4f);
   // The shaft radius sets the placed shaft: tail vertices lie 0.25 from the axis.
-  const std::vector<float> unit = ArrowUnitMesh();
+  const std::vector<float> unit = ArrowUnitMesh().vertices;
   const GlyphVertex v = PlaceArrowVertex(&unit[0], a);
   const Vec3 u = Vec3(1, 1, 1).normalized();
   const Vec3 off = v.position - Vec3(1, 2, 3);
@@ -152,11 +162,8 @@ TEST(GlyphInstances, ConeMatchesTheCpuTessellation) {
       ASSERT_TRUE(MakeConeInstance(Vec3(0.5, -1, 2), axis, 0.04, half_angle,
                                    Color{1, 0, 0, 0.8f}, 0.3f, &c));
       EXPECT_FLOAT_EQ(c.fill_alpha, 0.8f * 0.3f);
-      const Vec3 apex(c.apex[0], c.apex[1], c.apex[2]);
-      const Vec3 u(c.axis[0], c.axis[1], c.axis[2]);
       ExpectPlacedMeshMatches(ConeUnitMesh(), c, PlaceConeVertex,
-                              ReferenceCone(apex, u, double(c.height), double(c.half_angle)),
-                              1e-7);
+                              ReferenceCone(Vec3(0.5, -1, 2), axis, 0.04, half_angle), 1e-6);
     }
   }
 }
@@ -164,7 +171,7 @@ TEST(GlyphInstances, ConeMatchesTheCpuTessellation) {
 TEST(GlyphInstances, ConeOutlineIsTheRimAndFourGenerators) {
   ConeInstance c;
   ASSERT_TRUE(MakeConeInstance(Vec3(0, 0, 0), Vec3(0, 0, 1), 2.0, 0.5, Color{}, 0.3f, &c));
-  const std::vector<float> unit = ConeOutlineUnitMesh();
+  const std::vector<float> unit = Expand(ConeOutlineUnitMesh());
   ASSERT_EQ(unit.size() / kUnitVertexFloats, size_t(2 * kConeGlyphSegments + 8));
   const double radius = 2.0 * std::tan(0.5);
   int apex_vertices = 0;
@@ -178,6 +185,15 @@ TEST(GlyphInstances, ConeOutlineIsTheRimAndFourGenerators) {
     }
   }
   EXPECT_EQ(apex_vertices, 4);
+}
+
+TEST(GlyphInstances, UnitMeshesStoreEachVertexOnce) {
+  // Arrow: tail, shaft-head, head-rim and disk-rim rings of 12, 12 tips, the disk centre.
+  EXPECT_EQ(ArrowUnitMesh().num_vertices(), 4 * kArrowGlyphSegments + kArrowGlyphSegments + 1);
+  EXPECT_EQ(ArrowUnitMesh().indices.size(), size_t(12 * kArrowGlyphSegments));
+  // Cone: 28 apex directions and 28 rim points; outline: the rim and the apex.
+  EXPECT_EQ(ConeUnitMesh().num_vertices(), 2 * kConeGlyphSegments);
+  EXPECT_EQ(ConeOutlineUnitMesh().num_vertices(), kConeGlyphSegments + 1);
 }
 
 TEST(GlyphInstances, StreamCapacityGrowsGeometrically) {
