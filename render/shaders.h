@@ -267,13 +267,14 @@ void main() {
 }
 )";
 
-// Full-screen vertical gradient (no vertex attributes; gl_VertexID makes one big triangle).
+// Full-screen vertical gradient (no vertex attributes; gl_VertexID makes one big triangle) at the
+// far plane (depth 1, the depth buffer's clear value).
 constexpr const char* kBackgroundVertex = R"(#version 330 core
 out float v_t;
 void main() {
   vec2 p = vec2((gl_VertexID == 1) ? 3.0 : -1.0, (gl_VertexID == 2) ? 3.0 : -1.0);
   v_t = 0.5 * (p.y + 1.0);
-  gl_Position = vec4(p, 0.999, 1.0);
+  gl_Position = vec4(p, 1.0, 1.0);
 }
 )";
 
