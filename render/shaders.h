@@ -4,13 +4,19 @@
 namespace contactlab {
 namespace shaders {
 
-// Shared lighting: a headlight at the eye (Blinn-Phong), a weak fixed key light from above and a
-// hemispherical ambient term, so faces turned to the camera still read as 3D.
+// Shared lighting: a headlight at the eye (Blinn-Phong with exponent 48), a weak fixed key light
+// from above and a hemispherical ambient term, so faces turned to the camera still read as 3D.
+// Powers are products of squares: a software rasterizer evaluates pow() as exp2(y log2(x)), two
+// polynomial approximations per pixel.
 #define CONTACTLAB_GLSL_SHADE                                                      \
-  "vec3 Shade(vec3 albedo, vec3 n, vec3 v, float shininess, float specular) {\n"   \
+  "float Pow48(float x) {\n"                                                       \
+  "  float x2 = x * x, x4 = x2 * x2, x8 = x4 * x4, x16 = x8 * x8;\n"               \
+  "  return x16 * x16 * x16;\n"                                                    \
+  "}\n"                                                                           \
+  "vec3 Shade(vec3 albedo, vec3 n, vec3 v, float specular) {\n"                    \
   "  float diffuse = max(dot(n, v), 0.0);\n"                                       \
   "  vec3 h = v;  // headlight: light direction equals view direction\n"           \
-  "  float spec = pow(max(dot(n, h), 0.0), shininess);\n"                          \
+  "  float spec = Pow48(max(dot(n, h), 0.0));\n"                                   \
   "  float key = max(dot(n, normalize(vec3(0.35, 0.25, 1.0))), 0.0);\n"            \
   "  float hemi = 0.5 + 0.5 * n.z;\n"                                              \
   "  vec3 ambient = mix(vec3(0.13, 0.12, 0.12), vec3(0.24, 0.26, 0.30), hemi);\n"  \
@@ -48,10 +54,11 @@ void main() {
   vec3 n = normalize(v_normal);
   if (!gl_FrontFacing) n = -n;
   vec3 v = normalize(u_eye - v_world);
-  vec3 c = Shade(u_color.rgb, n, v, 48.0, 0.28);
+  vec3 c = Shade(u_color.rgb, n, v, 0.28);
   float a = u_color.a;
   if (u_rim_alpha > 0.0) {
-    float rim = pow(1.0 - abs(dot(n, v)), 2.0);
+    float rim = 1.0 - abs(dot(n, v));
+    rim *= rim;
     c = mix(c, u_color.rgb, rim);
     a = mix(u_color.a, u_rim_alpha, rim);
   }
@@ -216,7 +223,9 @@ void main() {
   vec3 n = normalize(v_normal);
   vec3 v = normalize(u_eye - v_world);
   float d = abs(dot(n, v));
-  float spec = pow(d, 40.0);
+  // d^40 as a product of squares (see Pow48).
+  float d2 = d * d, d4 = d2 * d2, d8 = d4 * d4, d32 = d8 * d8 * d8 * d8;
+  float spec = d32 * d8;
   frag_color = vec4(v_color.rgb * (0.55 + 0.45 * d) + vec3(0.18 * spec), v_color.a);
 }
 )";
