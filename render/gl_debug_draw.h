@@ -1,7 +1,8 @@
 // OpenGL implementation of the engine's DebugDraw sink. Primitives are batched on the CPU into
-// five streams (unlit filled triangles with vertex colours, lines, points, opaque glyph triangles
-// for arrows, translucent triangles for cone surfaces) and drawn by Flush() after the scene,
-// optionally on top of it.
+// streams reused from frame to frame (unlit filled triangles with vertex colours, lines, points
+// as point sprites) and instance records (arrows, cones: render/glyph_instances.h, placed by the
+// vertex shaders on one unit mesh per glyph type), and drawn by Flush() after the scene,
+// optionally on top of it: one draw call per kind, whatever the number of primitives.
 #pragma once
 
 #include <Eigen/Core>
@@ -10,6 +11,7 @@
 
 #include "engine/inspect/debug_draw.h"
 #include "render/gl_util.h"
+#include "render/glyph_instances.h"
 
 namespace contactlab {
 
@@ -53,24 +55,35 @@ class GlDebugDraw final : public DebugDraw {
   // Labels are drawn by the caller (the UI layer owns fonts).
   const std::vector<TextItem>& texts() const { return texts_; }
   int num_primitives() const { return num_primitives_; }
+  // Draw calls issued by the last Flush (at most one per kind: fills, arrows, lines, cone
+  // outlines, cone surfaces, points).
+  int draw_calls() const { return draw_calls_; }
+  int num_arrows() const { return static_cast<int>(arrows_.size()); }
+  int num_cones() const { return static_cast<int>(cones_.size()); }
+  // Times a GPU stream grew its storage since Init (constant once the largest frame was drawn).
+  int buffer_reallocations() const {
+    return line_buffer_.reallocations() + point_buffer_.reallocations() +
+           fill_buffer_.reallocations() + arrow_mesh_.reallocations() + cone_mesh_.reallocations();
+  }
 
  private:
   void AddLineVertex(const Vec3& p, const Color& c);
-  void AddTriangle(std::vector<float>* out, const Vec3& a, const Vec3& b, const Vec3& c,
-                   const Vec3& na, const Vec3& nb, const Vec3& nc, const Color& color);
 
-  GLuint line_program_ = 0, point_program_ = 0, glyph_program_ = 0;
-  VertexBuffer line_buffer_, point_buffer_, solid_buffer_, cone_buffer_, fill_buffer_;
+  GLuint line_program_ = 0, point_program_ = 0, arrow_program_ = 0, cone_program_ = 0,
+         cone_line_program_ = 0;
+  VertexBuffer line_buffer_, point_buffer_, fill_buffer_;
+  InstancedMesh arrow_mesh_, cone_mesh_, cone_outline_mesh_;
   std::vector<float> fills_;   // x y z r g b a per vertex, three per triangle
   std::vector<float> lines_;   // x y z r g b a per vertex
   std::vector<float> points_;  // x y z r g b a size
-  std::vector<float> solid_;   // x y z nx ny nz r g b a
-  std::vector<float> cones_;   // x y z nx ny nz r g b a
+  std::vector<ArrowInstance> arrows_;
+  std::vector<ConeInstance> cones_;
   std::vector<TextItem> texts_;
   double arrow_radius_ = 0.002;
   float cone_alpha_ = 0.30f;
   float pixel_scale_ = 1.0f;
   int num_primitives_ = 0;
+  int draw_calls_ = 0;
 };
 
 }  // namespace contactlab

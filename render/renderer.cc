@@ -33,6 +33,14 @@ MeshData MakeRoundMesh(const Shape& shape, int slices) {
   }
 }
 
+// Shapes whose meshes (render/mesh.h) are closed and wound counter-clockwise from outside, so
+// that their back faces are never seen from outside. Convex hulls keep both sides: their render
+// meshes come from files.
+bool ClosedPrimitive(ShapeType type) {
+  return type == ShapeType::kSphere || type == ShapeType::kBox || type == ShapeType::kCapsule ||
+         type == ShapeType::kCylinder;
+}
+
 // Ambient plus key light factor of Shade() in shaders.h for a surface with normal n.
 Eigen::Vector3f PlaneBaseLight(const Eigen::Vector3f& n) {
   const float hemi = 0.5f + 0.5f * n.z();
@@ -196,15 +204,11 @@ void SceneRenderer::BeginFrame(int x_px, int y_px, int width_px, int height_px,
   fade_radius_ =
       static_cast<float>(std::min(plane_half_size_, options.fade_distances * camera.distance));
   grid_spacing_ = options.grid_spacing;
+  // The gradient background is the clear: one pass over the rectangle that writes its colour
+  // and the far depth (a scissored glClear is a pass of its own on a software rasterizer).
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_ALWAYS);
   glDepthMask(GL_TRUE);
-  glClearColor(options.background_bottom.r, options.background_bottom.g,
-               options.background_bottom.b, 1.0f);
-  glEnable(GL_SCISSOR_TEST);
-  glScissor(x_px, y_px, width_px, height_px);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-  glDisable(GL_SCISSOR_TEST);
-  // Gradient background, behind everything (no depth write).
-  glDisable(GL_DEPTH_TEST);
   glDisable(GL_BLEND);
   glUseProgram(background_program_);
   SetUniform(background_program_, "u_top",
@@ -217,6 +221,7 @@ void SceneRenderer::BeginFrame(int x_px, int y_px, int width_px, int height_px,
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
   glUseProgram(0);
+  glDepthFunc(GL_LESS);
 }
 
 void SceneRenderer::DrawBody(const VertexBuffer& mesh, const Pose& X_WG, const Color& color) {
@@ -336,10 +341,27 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     }
     glUseProgram(mesh_program_);
   }
+  // Opaque bodies front to back, so that the depth test rejects hidden fragments before they
+  // are shaded; closed primitive meshes (wound counter-clockwise from outside) without their
+  // back faces.
+  std::vector<std::pair<double, int>> near_first;
+  near_first.reserve(bodies.size());
+  std::vector<Pose> body_pose(num_geoms);
   for (int i : bodies) {
-    const Pose X = pose_of(model.geoms[i]);
-    DrawBody(MeshFor(i, model.geoms[i], X), X, color_of(model.geoms[i]));
+    body_pose[i] = pose_of(model.geoms[i]);
+    near_first.push_back({(body_pose[i].p - eye_).squaredNorm(), i});
   }
+  std::sort(near_first.begin(), near_first.end());
+  glCullFace(GL_BACK);
+  for (const auto& [unused, i] : near_first) {
+    if (ClosedPrimitive(model.geoms[i].shape.type)) {
+      glEnable(GL_CULL_FACE);
+    } else {
+      glDisable(GL_CULL_FACE);
+    }
+    DrawBody(MeshFor(i, model.geoms[i], body_pose[i]), body_pose[i], color_of(model.geoms[i]));
+  }
+  glDisable(GL_CULL_FACE);
   // Back to front, each shape's back faces before its front faces.
   std::vector<double> depth(num_geoms, 0.0);
   for (int i : translucent_bodies) depth[i] = (pose_of(model.geoms[i]).p - eye_).squaredNorm();

@@ -907,9 +907,9 @@ int Viewer::Run() {
         return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))];
       };
       std::printf(
-          "viewer: frame time median %.2f ms, p95 %.2f ms, max %.2f ms; physics %.1f%% of real "
-          "time\n",
-          quantile(0.5), quantile(0.95), sorted.back(),
+          "viewer: frame time median %.2f ms (%.1f fps), p95 %.2f ms, max %.2f ms; physics %.1f%% "
+          "of real time\n",
+          quantile(0.5), 1e3 / std::max(quantile(0.5), 1e-9), quantile(0.95), sorted.back(),
           100.0 * live_state_.time / std::max(1e-9, Seconds(Clock::now() - loop_start)));
     }
     if (selected_body_ >= 0) {

@@ -41,7 +41,7 @@ timed)
   xvfb-run -a -s "-screen 0 1600x900x24" "$cl" view "$dir/viewer_scene.yaml" --no-settings \
     --seconds 2 > "$out/timed.out"
   cat "$out/timed.out"
-  grep -q 'frame time median .* ms, p95 .* ms, max .* ms' "$out/timed.out"
+  grep -q 'frame time median .* ms (.* fps), p95 .* ms, max .* ms' "$out/timed.out"
   awk '/steps, t = / { for (i = 1; i <= NF; ++i) if ($i == "steps,") n = $(i - 1) }
        END { print "steps", n; exit !(n > 0) }' "$out/timed.out"
   ;;

@@ -300,3 +300,14 @@ viewer_pixels(viewer_pressure_control_no_colours hydro_control
               --at-most 0 ${VT_LIME_TOP} ${VT_LIME_TOL}
               --at-most 0 ${VT_LIME_HI} ${VT_LIME_TOL}
               --at-most 0 ${VT_LIME_LOW} ${VT_LIME_TOL})
+
+# Instanced glyphs in a GL 3.3 core context (GlDebugDraw alone, a 400x400 window): the arrow,
+# thick arrow, cone, point and line pixels where the camera projects them, one draw call per
+# glyph kind for a frame of 4000 arrows and 1000 cones, no buffer growth when a frame repeats.
+pkg_check_modules(GLYPH_CHECK_GLFW REQUIRED IMPORTED_TARGET glfw3)
+add_executable(glyph_draw_check ${CMAKE_CURRENT_SOURCE_DIR}/viewer/glyph_draw_check.cc)
+target_link_libraries(glyph_draw_check PRIVATE contactlab_render PkgConfig::GLYPH_CHECK_GLFW)
+add_test(NAME viewer_glyphs_instanced
+         COMMAND ${XVFB_RUN} -a -s "-screen 0 640x480x24" $<TARGET_FILE:glyph_draw_check>
+                 ${VT_DIR}/glyphs_instanced.png)
+set_tests_properties(viewer_glyphs_instanced PROPERTIES TIMEOUT 120 RESOURCE_LOCK xvfb)
