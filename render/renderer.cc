@@ -112,6 +112,17 @@ bool SceneRenderer::Init(std::string* error) {
   return true;
 }
 
+namespace {
+// A position + normal indexed mesh on the GPU.
+std::unique_ptr<VertexBuffer> UploadMesh(const MeshData& data) {
+  auto buffer = std::make_unique<VertexBuffer>();
+  buffer->Create({3, 3}, true);
+  buffer->Upload(data.vertices, false);
+  buffer->UploadIndices(data.indices);
+  return buffer;
+}
+}  // namespace
+
 void SceneRenderer::SetModel(const Model& model) {
   meshes_.clear();
   lods_.clear();
@@ -119,13 +130,6 @@ void SceneRenderer::SetModel(const Model& model) {
   rims_.clear();
   rims_.resize(model.geoms.size());
   has_half_space_ = false;
-  auto upload = [](const MeshData& data) {
-    auto buffer = std::make_unique<VertexBuffer>();
-    buffer->Create({3, 3}, true);
-    buffer->Upload(data.vertices, false);
-    buffer->UploadIndices(data.indices);
-    return buffer;
-  };
   for (const Geom& g : model.geoms) {
     const MeshData data = MakeShapeMesh(g.shape, plane_half_size_);
     if (g.shape.type == ShapeType::kHalfSpace) has_half_space_ = true;
@@ -134,11 +138,11 @@ void SceneRenderer::SetModel(const Model& model) {
       meshes_.push_back(nullptr);
       continue;
     }
-    meshes_.push_back(upload(data));
+    meshes_.push_back(UploadMesh(data));
     for (int slices : kLodSlices) {
       const MeshData coarse = MakeRoundMesh(g.shape, slices);
       if (coarse.indices.empty()) break;
-      lods_.back().push_back({slices, upload(coarse)});
+      lods_.back().push_back({slices, UploadMesh(coarse)});
     }
   }
   if (floor_.empty()) {
@@ -159,13 +163,6 @@ void SceneRenderer::SetHalfSpaceFaces(const HalfSpaceFaces& faces) {
       meshes_[g] = nullptr;  // hidden inside another half-space: nothing to draw
       continue;
     }
-    auto upload = [](const MeshData& data) {
-      auto buffer = std::make_unique<VertexBuffer>();
-      buffer->Create({3, 3}, true);
-      buffer->Upload(data.vertices, false);
-      buffer->UploadIndices(data.indices);
-      return buffer;
-    };
     // The face inside its rim: a fan over the inset polygon (normal +z of the geometry frame);
     // the rim: the band between the polygon and the inset one.
     const std::vector<Vec3> inner = InsetConvexPolygon(poly, faces.rim_width);
@@ -174,7 +171,7 @@ void SceneRenderer::SetHalfSpaceFaces(const HalfSpaceFaces& faces) {
     std::vector<std::uint32_t> ids;
     for (const Vec3& p : face) ids.push_back(data.AddVertex(p, Vec3::UnitZ()));
     for (size_t i = 1; i + 1 < ids.size(); ++i) data.AddTriangle(ids[0], ids[i], ids[i + 1]);
-    meshes_[g] = upload(data);
+    meshes_[g] = UploadMesh(data);
     finite_face_[g] = true;
     if (!inner.empty() && faces.rim_width > 0) {
       MeshData rim;
@@ -188,7 +185,7 @@ void SceneRenderer::SetHalfSpaceFaces(const HalfSpaceFaces& faces) {
         rim.AddTriangle(a, b, c);
         rim.AddTriangle(a, c, d);
       }
-      rims_[g] = upload(rim);
+      rims_[g] = UploadMesh(rim);
     }
   }
 }
