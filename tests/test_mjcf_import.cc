@@ -15,9 +15,14 @@
 
 #include "app/mjcf_export.h"
 #include "app/scene.h"
+#include "engine/multibody/multibody.h"
 #include "engine/sim/simulator.h"
 
 #ifdef CONTACTLAB_HAVE_MUJOCO
+#include <mujoco/mujoco.h>
+
+#include <random>
+
 #include "app/model_import/mjcf_import.h"
 #endif
 
@@ -213,6 +218,78 @@ TEST(MjcfImport, HumanoidChainsSeveralJoints) {
     armature_reported |= w.find("armature") != std::string::npos;
   }
   EXPECT_TRUE(armature_reported);
+}
+
+TEST(MjcfImport, TwentyTwoHumanoids) { CheckSample("humanoid/22_humanoids.xml", 1.0); }
+TEST(MjcfImport, Mug) { CheckSample("mug/mug.xml", 1.0); }
+
+// Forward kinematics at a random configuration: every body's world pose equals MuJoCo's
+// (chains of several joints per body, qpos0 offsets, free-joint and ball quaternions).
+void CheckKinematics(const std::string& path) {
+  if (!fs::exists(path)) GTEST_SKIP() << path << " missing (Debian package libmujoco-samples)";
+  MjcfImportReport report;
+  const Scene scene = ImportMjcf(path, &report);
+  char error[1000] = "";
+  mjModel* mm = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
+  ASSERT_NE(mm, nullptr) << error;
+  mjData* md = mj_makeData(mm);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const Model& m = scene.model;
+  VecX q = m.q_default;
+  for (int j = 0; j < mm->njnt; ++j) {
+    const int qa = mm->jnt_qposadr[j];
+    const int ji = report.joint_of_mj[j];
+    ASSERT_GE(ji, 0) << "joint " << j;
+    const Joint& cj = m.joints[ji];
+    switch (mm->jnt_type[j]) {
+      case mjJNT_FREE: {
+        const Quat r = Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
+        const double x[7] = {u(rng), u(rng), 1 + u(rng), r.w(), r.x(), r.y(), r.z()};
+        for (int k = 0; k < 7; ++k) md->qpos[qa + k] = q[cj.q_start + k] = x[k];
+        break;
+      }
+      case mjJNT_BALL: {
+        const Quat r = Quat(1, 0.3 * u(rng), 0.3 * u(rng), 0.3 * u(rng)).normalized();
+        const double x[4] = {r.w(), r.x(), r.y(), r.z()};
+        for (int k = 0; k < 4; ++k) md->qpos[qa + k] = q[cj.q_start + k] = x[k];
+        break;
+      }
+      default: {
+        const double d = u(rng);
+        md->qpos[qa] = mm->qpos0[qa] + d;
+        q[cj.q_start] = d;
+      }
+    }
+  }
+  mj_kinematics(mm, md);
+  Multibody mb(&m);
+  KinematicsCache kin;
+  mb.UpdateKinematics(q, 0, &kin);
+  double worst = 0;
+  for (int i = 1; i < mm->nbody; ++i) {
+    const int b = report.body_of_mj[i];
+    if (b < 0) continue;
+    const Vec3 p(md->xpos[3 * i], md->xpos[3 * i + 1], md->xpos[3 * i + 2]);
+    const Quat r(md->xquat[4 * i], md->xquat[4 * i + 1], md->xquat[4 * i + 2],
+                 md->xquat[4 * i + 3]);
+    worst = std::max(worst, (kin.X_WB[b].p - p).norm());
+    worst = std::max(worst, RotationDistance(kin.X_WB[b].q.normalized(), r.normalized()));
+  }
+  std::printf("%s: largest pose difference from MuJoCo's kinematics %.3g\n", path.c_str(), worst);
+  EXPECT_LT(worst, 1e-9);
+  mj_deleteData(md);
+  mj_deleteModel(mm);
+}
+
+TEST(MjcfImport, HumanoidKinematicsMatchMujoco) {
+  CheckKinematics("/usr/share/mujoco/model/humanoid/humanoid.xml");
+}
+TEST(MjcfImport, HumanoidHundredKinematicsMatchMujoco) {
+  CheckKinematics("/usr/share/mujoco/model/humanoid100/humanoid100.xml");
+}
+TEST(MjcfImport, TwentyTwoHumanoidsKinematicsMatchMujoco) {
+  CheckKinematics("/usr/share/mujoco/model/humanoid/22_humanoids.xml");
 }
 
 TEST(MjcfImport, TendonsReportedByLine) {

@@ -146,6 +146,7 @@ class Converter {
       throw SceneError(path_ + ": model: " + e.what());
     }
     InitialState();
+    report_->joint_of_mj = joint_of_mj_;
     // Camera: look at the first moving body's start from a distance that shows a human.
     scene.camera.distance = 4.0;
     scene.camera.target = Vec3(0, 0, 1);

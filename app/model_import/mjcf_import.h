@@ -57,6 +57,8 @@ struct MjcfImportReport {
   double mj_total_mass = 0;  // sum of body_mass
   // ContactLab body of each MuJoCo body (index 0, the world: -1; static bodies: their own index).
   std::vector<int> body_of_mj;
+  // ContactLab joint of each MuJoCo joint.
+  std::vector<int> joint_of_mj;
   int link_bodies = 0;    // chain links added for bodies with several joints
   int fixed_joints = 0;   // bodies welded to a moving parent
   int dropped_geoms = 0;  // ellipsoid / hfield
