@@ -292,6 +292,102 @@ TEST(MjcfImport, TwentyTwoHumanoidsKinematicsMatchMujoco) {
   CheckKinematics("/usr/share/mujoco/model/humanoid/22_humanoids.xml");
 }
 
+// Actuator gains, exclusions, a hinge reference angle, static bodies and keyframe 0.
+TEST(MjcfImport, ActuatorsExclusionsAndStart) {
+  const std::string path = WriteTemp("features.xml", R"(<mujoco>
+  <compiler angle="radian"/>
+  <option timestep="0.002" gravity="0 0 -5"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1" friction="0.8"/>
+    <body name="shelf" pos="0 0 2">
+      <geom name="shelf_box" type="box" size="0.1 0.1 0.1"/>
+      <body name="arm" pos="0 0 -0.5">
+        <joint name="hinge" type="hinge" axis="0 1 0" ref="0.2" range="-1 1" limited="true"
+               damping="0.3" stiffness="2" springref="0.5"/>
+        <geom name="arm_geom" type="capsule" size="0.05 0.2" friction="0.4"/>
+        <body name="slider" pos="0 0 -0.5">
+          <joint name="slide" type="slide" axis="0 0 1"/>
+          <geom name="slider_geom" type="sphere" size="0.05" contype="0" conaffinity="0"/>
+        </body>
+      </body>
+    </body>
+    <body name="ball" pos="1 0 1">
+      <freejoint name="free"/>
+      <geom name="ball_geom" type="sphere" size="0.1"/>
+    </body>
+  </worldbody>
+  <contact>
+    <exclude body1="arm" body2="ball"/>
+  </contact>
+  <actuator>
+    <position name="p" joint="hinge" kp="10" gear="2" forcerange="-3 3" forcelimited="true"/>
+    <velocity name="v" joint="slide" kv="4"/>
+  </actuator>
+  <keyframe>
+    <key qpos="0.7 0.1 1 0 1.5 0.7071067811865476 0.7071067811865476 0 0"
+         qvel="0.5 0 0 0 0 0 3 0"/>
+  </keyframe>
+</mujoco>
+)");
+  MjcfImportReport report;
+  const Scene scene = ImportMjcf(path, &report);
+  fs::remove(path);
+  const Model& m = scene.model;
+  EXPECT_EQ(scene.settings.time_step, 0.002);
+  EXPECT_EQ(scene.settings.gravity, Vec3(0, 0, -5));
+  EXPECT_EQ(m.FindBody("shelf"), -1);  // welded to the world: its geom is a world geom
+  const int arm = m.FindBody("arm"), ball = m.FindBody("ball");
+  ASSERT_GE(arm, 0);
+  ASSERT_GE(ball, 0);
+  const Joint& hinge = m.joints[m.FindJoint("hinge")];
+  EXPECT_EQ(hinge.parent, -1);
+  EXPECT_LT((hinge.parent_from_joint.p - Vec3(0, 0, 1.5)).norm(), 1e-12);
+  // Coordinates are qpos − ref: range, spring reference and start shift by 0.2.
+  EXPECT_NEAR(hinge.lower, -1.2, 1e-12);
+  EXPECT_NEAR(hinge.upper, 0.8, 1e-12);
+  EXPECT_NEAR(hinge.spring_reference, 0.3, 1e-12);
+  EXPECT_NEAR(hinge.spring_stiffness, 2, 1e-12);
+  EXPECT_NEAR(hinge.damping, 0.3, 1e-12);
+  EXPECT_NEAR(m.q_default[hinge.q_start], 0.5, 1e-12);
+  EXPECT_NEAR(m.v_default[hinge.v_start], 0.5, 1e-12);
+  EXPECT_NEAR(m.v_default[m.joints[m.FindJoint("slide")].v_start], 0, 1e-12);
+  // position: joint torque gear (kp (ctrl − gear qpos)): kp 40, target qpos 0 (q = −ref).
+  ASSERT_TRUE(hinge.actuator.enabled);
+  EXPECT_NEAR(hinge.actuator.kp, 40, 1e-12);
+  EXPECT_NEAR(hinge.actuator.kd, 0, 1e-12);
+  EXPECT_NEAR(hinge.actuator.setpoint.Evaluate(0), -0.2, 1e-12);
+  EXPECT_NEAR(hinge.actuator.effort_limit, 6, 1e-12);
+  const Joint& slide = m.joints[m.FindJoint("slide")];
+  ASSERT_TRUE(slide.actuator.enabled);
+  EXPECT_NEAR(slide.actuator.kp, 0, 1e-12);
+  EXPECT_NEAR(slide.actuator.kd, 4, 1e-12);
+  EXPECT_NEAR(m.q_default[slide.q_start], 0.1, 1e-12);
+  // Free joint: keyframe pose; angular velocity from body to world axes (90° about x).
+  const Joint& free = m.joints[m.FindJoint("free")];
+  EXPECT_LT((m.q_default.segment<3>(free.q_start) - Vec3(1, 0, 1.5)).norm(), 1e-12);
+  EXPECT_LT((m.v_default.segment<3>(free.v_start + 3) - Vec3(0, 0, 3)).norm(), 1e-12);
+  // Geoms: friction materials, collide, exclusions.
+  auto geom = [&](const std::string& name) {
+    for (const Geom& g : m.geoms) {
+      if (g.name == name) return g;
+    }
+    ADD_FAILURE() << name;
+    return Geom{};
+  };
+  EXPECT_EQ(geom("floor").shape.type, ShapeType::kHalfSpace);
+  EXPECT_EQ(geom("shelf_box").body, -1);
+  EXPECT_LT((geom("shelf_box").local.p - Vec3(0, 0, 2)).norm(), 1e-12);
+  EXPECT_NEAR(m.materials[geom("floor").material].friction, 0.8, 1e-12);
+  EXPECT_NEAR(m.materials[geom("arm_geom").material].friction, 0.4, 1e-12);
+  EXPECT_FALSE(geom("slider_geom").collide);
+  bool excluded = false;
+  for (const auto& [a, b] : m.excluded_body_pairs) {
+    excluded |= (a == arm && b == ball) || (a == ball && b == arm);
+  }
+  EXPECT_TRUE(excluded);
+  EXPECT_TRUE(report.warnings.empty());
+}
+
 TEST(MjcfImport, TendonsReportedByLine) {
   const std::string path = WriteTemp("tendon.xml", R"(<mujoco>
   <worldbody>

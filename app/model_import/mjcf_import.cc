@@ -49,7 +49,7 @@ std::string FormatMujocoError(const std::string& path, const std::string& raw) {
   std::smatch m;
   static const std::regex element_re("Element '([^']*)', line ([0-9]+)");
   static const std::regex object_re(
-      "Object name = ([^,]*), id = [0-9]+, line = ([0-9]+)(, column = -?[0-9]+)?");
+      "Object name = ([^,]*), id = [0-9]+(, line = ([0-9]+))?(, column = -?[0-9]+)?");
   static const std::regex name_re("Element name '([^']*)', id ([0-9]+), line ([0-9]+)");
   std::string line, element;
   if (std::regex_search(text, m, element_re)) {
@@ -62,8 +62,8 @@ std::string FormatMujocoError(const std::string& path, const std::string& raw) {
     text = m.prefix().str() + m.suffix().str();
   } else if (std::regex_search(text, m, object_re)) {
     // Compiler errors name the object; the element is the tag that opens on that line.
-    line = m[2];
-    element = TagOnLine(path, std::stoi(line));
+    line = m[3];
+    if (!line.empty()) element = TagOnLine(path, std::stoi(line));
     const std::string name = m[1];
     if (!name.empty()) element += (element.empty() ? "'" : " '") + name + "'";
     text = m.prefix().str() + m.suffix().str();
@@ -81,7 +81,7 @@ std::string FormatMujocoError(const std::string& path, const std::string& raw) {
   }
   if (flat.empty()) flat = "MuJoCo could not load the file";
   if (!line.empty()) return path + ":" + line + ": " + element + ": " + flat;
-  return path + ": mjcf: " + flat;
+  return path + ": " + (element.empty() ? "mjcf" : element) + ": " + flat;
 }
 
 // 1-based line of the element `<tag ... name="name"` in the file text (the n-th `<tag` when the
@@ -404,7 +404,8 @@ class Converter {
     auto cl = [this](int mj_body) { return static_[mj_body] ? -1 : report_->body_of_mj[mj_body]; };
     for (int e = 0; e < m_->nexclude; ++e) {
       const int sig = m_->exclude_signature[e];
-      model.excluded_body_pairs.emplace_back(cl(sig >> 16), cl(sig & 0xFFFF));
+      // (body1 + 1) << 16 + body2 + 1
+      model.excluded_body_pairs.emplace_back(cl((sig >> 16) - 1), cl((sig & 0xFFFF) - 1));
     }
     // MuJoCo's parent filter: bodies welded together, and a weld group and its parent's group,
     // never touch (unless the parent is the world).
