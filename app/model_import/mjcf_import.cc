@@ -407,9 +407,9 @@ class Converter {
       // (body1 + 1) << 16 + body2 + 1
       model.excluded_body_pairs.emplace_back(cl((sig >> 16) - 1), cl((sig & 0xFFFF) - 1));
     }
-    // MuJoCo's parent filter: bodies welded together, and a weld group and its parent's group,
-    // never touch (unless the parent is the world).
-    if (m_->opt.disableflags & mjDSBL_FILTERPARENT) return;
+    // MuJoCo's filters: bodies welded together never touch, nor (unless the parent filter is
+    // disabled) a weld group and its parent's group, when neither is the world.
+    const bool filter_parent = !(m_->opt.disableflags & mjDSBL_FILTERPARENT);
     std::vector<int> with_geoms;
     for (int i = 1; i < m_->nbody; ++i) {
       if (!static_[i] && m_->body_geomnum[i] > 0) with_geoms.push_back(i);
@@ -420,7 +420,7 @@ class Converter {
         const int w1 = m_->body_weldid[b1], w2 = m_->body_weldid[b2];
         const int p1 = m_->body_weldid[m_->body_parentid[w1]];
         const int p2 = m_->body_weldid[m_->body_parentid[w2]];
-        if (w1 == w2 || (w1 != 0 && w2 != 0 && (w1 == p2 || w2 == p1))) {
+        if (w1 == w2 || (filter_parent && w1 != 0 && w2 != 0 && (w1 == p2 || w2 == p1))) {
           model.excluded_body_pairs.emplace_back(cl(b1), cl(b2));
         }
       }
