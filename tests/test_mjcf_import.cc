@@ -388,6 +388,24 @@ TEST(MjcfImport, ActuatorsExclusionsAndStart) {
   EXPECT_TRUE(report.warnings.empty());
 }
 
+// An imported model exports back to MJCF that MuJoCo loads (the bench peer's path): link bodies
+// inertias above MuJoCo's minimum, world geoms (the floor) and the exclusions written.
+TEST(MjcfImport, ImportedHumanoidExportsForMujoco) {
+  const std::string source = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  if (!fs::exists(source)) GTEST_SKIP() << source << " missing (Debian package libmujoco-samples)";
+  const Scene scene = ImportMjcf(source);
+  const MjcfExport exported = ExportMjcf(scene);
+  const std::string path = WriteTemp("humanoid_export.xml", exported.xml);
+  char error[1000] = "";
+  mjModel* mm = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
+  fs::remove(path);
+  ASSERT_NE(mm, nullptr) << error;
+  EXPECT_EQ(mm->ngeom, static_cast<int>(scene.model.geoms.size()));
+  EXPECT_GT(mm->nexclude, 0);
+  EXPECT_EQ(mm->nv, scene.model.nv);
+  mj_deleteModel(mm);
+}
+
 TEST(MjcfImport, TendonsReportedByLine) {
   const std::string path = WriteTemp("tendon.xml", R"(<mujoco>
   <worldbody>

@@ -12,11 +12,11 @@
 //             fixed. A joint turns the body about jnt_pos (body frame) along jnt_axis. A body with
 //             several joints (MuJoCo applies them in order, each in the frame the previous ones
 //             turned) becomes a chain: one link body per extra joint, with a negligible mass
-//             (kLinkMass) and inertia, parent–child contact between the real bodies excluded.
-//             Hinge and slide coordinates are q − qpos0 (MuJoCo turns by qpos − qpos0), so
-//             ranges and spring references shift by qpos0.
-//             jnt_range (when limited), dof_damping, jnt_stiffness with qpos_spring.
-//             dof_armature has no counterpart: reported.
+//             (kLinkMass) and inertia (kLinkInertia), parent–child contact between the real bodies
+//             excluded. Hinge and slide coordinates are q − qpos0 (MuJoCo turns by qpos − qpos0),
+//             so ranges and spring references shift by qpos0. jnt_range (when limited),
+//             dof_damping, jnt_stiffness with qpos_spring. dof_armature has no counterpart:
+//             reported.
 //   geoms     plane -> half-space, sphere, capsule, cylinder, box, mesh -> convex hull of
 //             mesh_vert (MuJoCo collides meshes by their hulls too). ellipsoid, hfield: reported,
 //             left out. geom_friction[0] -> a material per distinct μ ("mjcf_mu_<μ>"), contype
@@ -47,7 +47,9 @@ namespace contactlab {
 
 // Mass [kg] and inertia [kg m²] of the link bodies that carry a body's extra joints.
 constexpr double kLinkMass = 1e-12;
-constexpr double kLinkInertia = 1e-15;
+// (MuJoCo's compiler refuses principal inertias at or below mjMINVAL = 1e-15, so an exported
+// import still loads in MuJoCo.)
+constexpr double kLinkInertia = 1e-12;
 
 struct MjcfImportReport {
   // What could not come across, one line each: "FILE:LINE: element 'name': what".
