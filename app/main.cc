@@ -332,6 +332,7 @@ int main(int argc, char** argv) {
 
   try {
     contactlab::Scene scene = contactlab::LoadScene(scene_path, overrides);
+    for (const std::string& w : scene.warnings) std::cerr << "warning: " << w << "\n";
     if (*validate) {
       std::cout << scene_path << ": ok (" << scene.model.bodies.size() << " bodies, "
                 << scene.model.joints.size() << " joints, " << scene.model.geoms.size() << " geoms)"

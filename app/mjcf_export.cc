@@ -94,7 +94,10 @@ class Exporter {
 
     Notes();
     std::ostringstream body_xml;
-    // Static geoms, in world coordinates.
+    // Static geoms, in world coordinates: world geoms (body -1), then static bodies' geoms.
+    for (int g = 0; g < static_cast<int>(m.geoms.size()); ++g) {
+      if (m.geoms[g].body < 0) WriteGeom(body_xml, g, m.geoms[g].local, "    ");
+    }
     for (int b = 0; b < nb; ++b) {
       const Body& body = m.bodies[b];
       if (body.joint >= 0 || body.prescribed) continue;
@@ -127,6 +130,7 @@ class Exporter {
     xml << "  <size nconmax=\"" << out_.nconmax << "\" njmax=\"" << out_.njmax << "\"/>\n";
     if (!mesh_xml_.str().empty()) xml << "  <asset>\n" << mesh_xml_.str() << "  </asset>\n";
     xml << "  <worldbody>\n" << body_xml.str() << "  </worldbody>\n";
+    WriteExclusions(xml);
     WriteContactOverrides(xml);
     WriteActuators(xml);
     WriteKeyframe(xml);
@@ -320,6 +324,23 @@ class Exporter {
     return (body.joint < 0 && !body.prescribed) ? -1 : b;
   }
   std::string MjBodyName(int mb) const { return mb < 0 ? "world" : body_name_[mb]; }
+
+  // Model::excluded_body_pairs (imported exclusions) as <exclude>; pairs with a static body
+  // (MuJoCo's world) or between two static bodies need none or cannot be named.
+  void WriteExclusions(std::ostream& xml) {
+    std::set<std::pair<int, int>> written;
+    std::ostringstream rows;
+    const int nb = static_cast<int>(model_.bodies.size());
+    for (const auto& [a, b] : model_.excluded_body_pairs) {
+      if (a < 0 || b < 0 || a >= nb || b >= nb) continue;
+      const int ma = MjBody(a), mb = MjBody(b);
+      if (ma < 0 || mb < 0 || ma == mb) continue;
+      if (!written.insert({std::min(ma, mb), std::max(ma, mb)}).second) continue;
+      rows << "    <exclude body1=\"" << Escape(MjBodyName(ma)) << "\" body2=\""
+           << Escape(MjBodyName(mb)) << "\"/>\n";
+    }
+    if (!written.empty()) xml << "  <contact>\n" << rows.str() << "  </contact>\n";
+  }
 
   // Geom pairs whose ContactLab μ differs from MuJoCo's max rule, grouped by body pair.
   void WriteContactOverrides(std::ostream& xml) {

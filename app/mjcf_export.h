@@ -23,6 +23,8 @@
 //              half-length) along the geom's z axis, convex mesh -> <mesh> with the hull
 //              vertices (MuJoCo takes their convex hull again). collide: false -> contype = 0,
 //              conaffinity = 0. condim = 3 (sliding friction only, as ContactLab).
+//   exclusions Model::excluded_body_pairs (imported MJCF exclusions) -> <exclude> between moving
+//              bodies.
 //   friction   every geom gets its material's μ (friction="μ 0.005 0.0001"; torsional and
 //              rolling terms are unused at condim 3). MuJoCo combines two geoms by taking the
 //              larger μ; where the ContactLab pair value (harmonic mean, or a `pairs` override)

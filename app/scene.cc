@@ -7,6 +7,9 @@
 #include <cmath>
 #include <filesystem>
 
+#ifdef CONTACTLAB_HAVE_MUJOCO
+#include "app/model_import/mjcf_import.h"
+#endif
 #include "app/scene_builder.h"
 #include "app/scene_reader.h"
 
@@ -22,6 +25,22 @@ Scene ParseScene(const std::string& yaml_text, const std::string& path_for_messa
 }
 
 Scene LoadScene(const std::string& path, const SceneOptions& options) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".xml" || ext == ".XML" || ext == ".mjcf") {
+    if (!options.overrides.empty()) {
+      throw SceneError(path + ": --set " + options.overrides.front() +
+                       ": overrides apply to YAML scenes, not to MJCF models");
+    }
+#ifdef CONTACTLAB_HAVE_MUJOCO
+    MjcfImportReport report;
+    Scene scene = ImportMjcf(path, &report);
+    scene.warnings = report.warnings;
+    return scene;
+#else
+    throw SceneError(path + ": MJCF models are imported through MuJoCo, which this build lacks "
+                            "(libmujoco-dev, CONTACTLAB_WITH_MUJOCO)");
+#endif
+  }
   return ParseScene(scene_io::ReadSceneFile(path), path, options);
 }
 

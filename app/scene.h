@@ -38,6 +38,8 @@ struct Scene {
   CameraDef camera;
   double duration = 1.0;  // default run length [s]
   std::string description;
+  // What an imported model file (MJCF) could not carry, "FILE:LINE: element 'name': what" each.
+  std::vector<std::string> warnings;
 };
 
 struct SceneOptions {
@@ -56,7 +58,10 @@ struct SceneOptions {
 // Longest run of a scene in time steps (run, bench, export-step and the scene's own duration).
 constexpr int kMaxRunSteps = 100'000'000;
 
-// Reads and interprets the scene file at `path`: a regular file of at most 64 MiB
+// Reads and interprets the scene file at `path`. A path ending in `.xml` is an MJCF model,
+// imported through MuJoCo's compiler (ImportMjcf, app/model_import/mjcf_import.h; --set
+// overrides are refused for it); without MuJoCo in the build it is refused with a SceneError.
+// Otherwise the file is YAML: a regular file of at most 64 MiB
 // (kMaxSceneFileBytes in app/scene_text.h). Throws SceneError.
 Scene LoadScene(const std::string& path, const std::vector<std::string>& overrides = {});
 Scene LoadScene(const std::string& path, const SceneOptions& options);

@@ -511,6 +511,9 @@ void CollisionDetector::FindContacts(const std::vector<Pose>& X_WB, double margi
       jointed.emplace_back(std::min(j.parent, j.child), std::max(j.parent, j.child));
     }
   }
+  for (const auto& [a, b] : m.excluded_body_pairs) {
+    jointed.emplace_back(std::min(a, b), std::max(a, b));
+  }
   std::sort(jointed.begin(), jointed.end());
 
   auto allowed = [&](int gi, int gj) {

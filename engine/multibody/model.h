@@ -234,6 +234,10 @@ struct Model {
   std::vector<Material> materials{Material{}};
   std::vector<PairOverride> pair_overrides;
   std::vector<Load> loads;  // external forces (validated by Finalize)
+  // Body pairs that never touch, besides the pairs a joint connects (which never do): imported
+  // contact exclusions (MJCF <exclude>, and parent–child pairs that a chain of joint links
+  // separates). Indices into bodies; order within a pair does not matter.
+  std::vector<std::pair<int, int>> excluded_body_pairs;
 
   // Filled by Finalize().
   std::vector<Tree> trees;
