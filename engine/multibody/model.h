@@ -227,6 +227,27 @@ struct Load {
   bool force_in_body = false;
 };
 
+// Holonomic equality constraint g(q) = 0, solved as a constraint of the contact problem (as
+// Drake's SAP holonomic constraints: near-rigid regularization unless a finite stiffness is
+// given). Imported from MJCF <equality> (connect, weld, joint) and URDF <mimic>.
+//   connect         the point p_A (body A frame) coincides with p_B (body B frame): 3 rows
+//   weld            frame F_A (in A) coincides with frame F_B (in B): 3 position + 3 rotation rows
+//   joint_coupling  q_a = offset + gear q_b (1-dof joints; joint_b < 0: q_a = offset): 1 row
+enum class EqualityType { kConnect, kWeld, kJointCoupling };
+struct Equality {
+  std::string name;
+  EqualityType type = EqualityType::kConnect;
+  int body_a = -1, body_b = -1;  // bodies (connect, weld); -1 = the world
+  Pose a_from_anchor;            // connect: the point on A (translation); weld: F_A in A
+  Pose b_from_anchor;            // connect: the point on B; weld: F_B in B
+  int joint_a = -1, joint_b = -1;  // joint coupling
+  double gear = 1.0;               // [-] (or [m/rad], [rad/m] between joint kinds)
+  double offset = 0.0;             // [rad] or [m]
+  double stiffness = std::numeric_limits<double>::infinity();  // [N/m], [N m/rad]; inf: near-rigid
+  double dissipation_time = 0.0;   // τ_d [s]
+  bool active = true;
+};
+
 struct Model {
   std::vector<Body> bodies;
   std::vector<Joint> joints;
@@ -238,6 +259,8 @@ struct Model {
   // contact exclusions (MJCF <exclude>, and parent–child pairs that a chain of joint links
   // separates). Indices into bodies; order within a pair does not matter.
   std::vector<std::pair<int, int>> excluded_body_pairs;
+  // Equality constraints (holonomic), see Equality.
+  std::vector<Equality> equalities;
 
   // Filled by Finalize().
   std::vector<Tree> trees;
