@@ -53,6 +53,9 @@ struct SceneOptions {
   // Directory that relative mesh paths are resolved against first. Empty: the directory of
   // `path_for_messages` (ParseScene) or of the scene file (LoadScene).
   std::string base_dir;
+  // Nesting depth of `models:` includes (a model file included by a scene is loaded at depth
+  // 1); includes deeper than 8 are refused.
+  int include_depth = 0;
 };
 
 // Longest run of a scene in time steps (run, bench, export-step and the scene's own duration).

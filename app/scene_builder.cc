@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "app/mesh_loader.h"
+#include "app/model_include.h"
 #include "engine/geometry/hydroelastic/volume_mesh.h"
 #include "engine/sim/param_tables.h"
 
@@ -164,7 +165,7 @@ std::vector<std::string> TableKeys(const ParamTable<S>& table, std::vector<std::
 std::vector<std::string> TopKeys() {
   std::vector<std::string> keys = TableKeys(StepSettingsTable(), {"description"});
   for (const char* k : {"duration", "gravity", "solver", "contact", "camera", "materials", "pairs",
-                        "templates", "bodies", "generators", "loads"}) {
+                        "templates", "bodies", "generators", "models", "loads"}) {
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   }
   return keys;
@@ -270,8 +271,15 @@ class SceneBuilder {
     CollectBodies(top);
     for (size_t i = 0; i < items_.size(); ++i) ReadBody(static_cast<int>(i));
     ResolvePoses();
+    ReadModels(top, scene.settings);
     ReadLoads(top);
     if (options_.finalize) Finalize(&scene);
+    for (const ModelWarning& mw : model_warnings_) {
+      scene.warnings.push_back(
+          mw.where +
+          (mw.repeats > 0 ? " (and " + std::to_string(mw.repeats) + " more models)" : "") + ": " +
+          mw.text);
+    }
     return scene;
   }
 
@@ -884,6 +892,151 @@ class SceneBuilder {
   }
 
   // loads: [{name, body, point: [3 signals], force: [3 signals], frame: world | body}]
+  // `models:` — model files (MJCF, URDF, YAML) placed beside the scene's bodies
+  // (app/model_include.h). Each is loaded on its own with LoadScene; its errors keep their own
+  // FILE:LINE and are prefixed with the include's location.
+  void ReadModels(const Field& top, const StepSettings& settings) {
+    auto list = in_.Get(top, "models");
+    if (!list) return;
+    in_.ExpectSequence(*list);
+    constexpr int kMaxIncludeDepth = 8;
+    for (size_t i = 0; i < list->node.size(); ++i) {
+      Field item{list->node[i], Child(list->path, std::to_string(i))};
+      in_.ExpectMap(item);
+      in_.CheckKeys(item,
+                    {"file", "name", "base", "rotation", "fixed", "material", "joint_positions",
+                     "pd", "world_geometry"},
+                    " in a model");
+      Field file_f = in_.Require(item, "file", "a model file (.xml MJCF, .urdf, .yaml)");
+      const std::string file = in_.String(file_f);
+      if (file.empty()) in_.Fail(file_f, "empty model file name");
+      fs::path path(file);
+      if (!path.is_absolute()) path = fs::path(base_dir_.empty() ? "." : base_dir_) / path;
+      path = path.lexically_normal();
+      std::error_code ec;
+      if (!fs::is_regular_file(path, ec)) {
+        in_.Fail(file_f, "model file '" + file + "' not found (looked at " + path.string() + ")");
+      }
+      if (options_.include_depth >= kMaxIncludeDepth) {
+        in_.Fail(file_f, "models nested more than " + std::to_string(kMaxIncludeDepth) +
+                             " deep (does a model include itself?)");
+      }
+      ModelPlacement place;
+      if (auto f = in_.Get(item, "base")) place.base.p = in_.Vector(*f);
+      if (auto f = in_.Get(item, "rotation")) place.base.q = in_.Rotation(*f);
+      place.fixed = in_.Bool(item, "fixed", false);
+      place.world_geometry = in_.Bool(item, "world_geometry", true);
+      std::string prefix = path.stem().string();
+      if (auto f = in_.Get(item, "name")) prefix = in_.Name(*f);
+      place.prefix = prefix;
+      if (auto f = in_.Get(item, "material")) {
+        const std::string m = in_.String(*f);
+        auto it = material_index_.find(m);
+        if (it == material_index_.end()) in_.Fail(*f, "unknown material '" + m + "'");
+        place.material = it->second;
+      }
+      SceneOptions sub;
+      sub.include_depth = options_.include_depth + 1;
+      Scene part;
+      try {
+        part = LoadScene(path.string(), sub);
+      } catch (const SceneError& e) {
+        in_.Fail(file_f, std::string("in the model: ") + e.what());
+      }
+      AppendedModel appended;
+      try {
+        appended = AppendModel(part.model, place, model_);
+      } catch (const std::invalid_argument& e) {
+        in_.Fail(item, e.what());
+      }
+      ReadModelJoints(item, part.model, &appended);
+      for (int b = 0; b < appended.num_bodies; ++b) {
+        const Body& body = model_->bodies[appended.first_body + b];
+        body_index_[body.name] = appended.first_body + b;
+        kinds_.push_back(body.prescribed ? BodyKind::kPrescribed
+                         : body.joint < 0 ? BodyKind::kStatic
+                                          : BodyKind::kDynamic);
+      }
+      for (int j = 0; j < appended.num_joints; ++j) {
+        joint_names_.insert(model_->joints[appended.first_joint + j].name);
+      }
+      for (int g = 0; g < appended.num_geoms; ++g) geom_fields_.push_back(file_f);
+      for (size_t l = 0; l < part.model.loads.size(); ++l) load_fields_.push_back(file_f);
+      // The scene's integrator rules; a model whose file asks for another is told so (an MJCF
+      // model's light limbs need implicit damping: app/model_import/mjcf_import.h).
+      std::vector<std::string> warnings = part.warnings;
+      if (part.settings.integrator != settings.integrator) {
+        warnings.push_back(std::string("the model's file asks for integrator ") +
+                           IntegratorName(part.settings.integrator) + ", the scene uses " +
+                           IntegratorName(settings.integrator) + " (set `integrator: " +
+                           IntegratorName(part.settings.integrator) + "` to follow it)");
+      }
+      // A warning repeated by several models (the same file placed many times) is listed once.
+      for (const std::string& w : warnings) {
+        bool repeated = false;
+        for (ModelWarning& mw : model_warnings_) {
+          if (mw.text == w) {
+            ++mw.repeats;
+            repeated = true;
+          }
+        }
+        if (!repeated) {
+          model_warnings_.push_back({rep_->Location(file_f.node) + ": " + file_f.path, w, 0});
+        }
+      }
+      appended_.push_back(std::move(appended));
+    }
+  }
+
+  // A model's `joint_positions: {JOINT: value}` (1-dof joints, by their name in the model file;
+  // rad or m from the model's reference pose) and `pd: {kp, kd, effort_limit}` (a PD actuator
+  // holding every 1-dof joint that has none at its start position).
+  void ReadModelJoints(const Field& item, const Model& part, AppendedModel* appended) {
+    auto start_of = [&](int scene_joint) -> AppendedModel::JointStart* {
+      for (auto& s : appended->starts) {
+        if (s.joint == scene_joint) return &s;
+      }
+      return nullptr;
+    };
+    if (auto f = in_.Get(item, "joint_positions")) {
+      in_.ExpectMap(*f);
+      for (const auto& kv : f->node) {
+        const std::string name = kv.first.as<std::string>();
+        const Field vf{kv.second, Child(f->path, name)};
+        const int pj = part.FindJoint(name);
+        if (pj < 0) in_.Fail(vf, "the model has no joint '" + name + "'");
+        const JointType t = part.joints[pj].type;
+        if (t != JointType::kRevolute && t != JointType::kPrismatic) {
+          in_.Fail(vf, "joint '" + name + "' is " + JointTypeName(t) +
+                           ": joint_positions sets revolute and prismatic joints");
+        }
+        AppendedModel::JointStart* s = start_of(appended->first_joint + pj);
+        if (!s) in_.Fail(vf, "joint '" + name + "' has no coordinates in the scene");
+        s->q[0] = in_.Number(vf, Finite());
+      }
+    }
+    if (auto f = in_.Get(item, "pd")) {
+      in_.CheckKeys(*f, {"kp", "kd", "effort_limit"}, " in a model's pd");
+      const double kp = in_.Number(*f, "kp", Closed(0, 1e12), 0.0);
+      const double kd = in_.Number(*f, "kd", Closed(0, 1e12), 0.0);
+      const double limit = in_.Number(*f, "effort_limit", LeftOpen(0, kInf),
+                                      std::numeric_limits<double>::infinity());
+      for (int j = 0; j < appended->num_joints; ++j) {
+        Joint& joint = model_->joints[appended->first_joint + j];
+        if (joint.type != JointType::kRevolute && joint.type != JointType::kPrismatic) continue;
+        if (joint.actuator.enabled) continue;
+        const AppendedModel::JointStart* s = start_of(appended->first_joint + j);
+        if (!s) continue;
+        joint.actuator.enabled = true;
+        joint.actuator.kp = kp;
+        joint.actuator.kd = kd;
+        joint.actuator.effort_limit = limit;
+        joint.actuator.setpoint = Signal{};
+        joint.actuator.setpoint.value = s->q[0];
+      }
+    }
+  }
+
   void ReadLoads(const Field& top) {
     auto list = in_.Get(top, "loads");
     if (!list) return;
@@ -1192,6 +1345,7 @@ class SceneBuilder {
         if (ic.has_rate) model_->v_default[j.v_start] = ic.rate;
       }
     }
+    for (const AppendedModel& a : appended_) ApplyAppendedStart(a, model_);
   }
 
   Reporter* rep_;
@@ -1212,6 +1366,14 @@ class SceneBuilder {
   std::vector<InitialCondition> initial_;
   std::vector<Field> load_fields_;  // each load's `body` field, for messages
   std::optional<Field> time_step_field_, duration_field_;
+  std::vector<AppendedModel> appended_;      // the `models:` parts, for their start state
+  // What the parts' importers reported: where (the first `models` entry), what, and how many
+  // more entries reported the same.
+  struct ModelWarning {
+    std::string where, text;
+    int repeats = 0;
+  };
+  std::vector<ModelWarning> model_warnings_;
 };
 
 }  // namespace

@@ -132,6 +132,7 @@ class Converter {
 
     Bodies();
     Geoms();
+    FrictionPairs();
     Exclusions();
     Actuators();
     Unsupported();
@@ -139,6 +140,14 @@ class Converter {
 
     scene.settings.time_step = m_->opt.timestep;
     scene.settings.gravity = Vec3(m_->opt.gravity[0], m_->opt.gravity[1], m_->opt.gravity[2]);
+    // MuJoCo's Euler integrates joint damping implicitly; so does implicit_damping_euler. Its
+    // implicit integrator (velocity-dependent forces implicit) maps to the same scheme, RK4 has
+    // no counterpart.
+    scene.settings.integrator = Integrator::kImplicitDampingEuler;
+    if (m_->opt.integrator == mjINT_RK4) {
+      report_->warnings.push_back(path_ + ": option: integrator RK4 is not carried: "
+                                  "implicit_damping_euler (MuJoCo's Euler scheme) is used");
+    }
     try {
       scene.settings.Validate();
       model.Finalize();
@@ -287,16 +296,55 @@ class Converter {
     }
   }
 
-  int MaterialFor(double mu) {
-    auto it = material_of_mu_.find(mu);
+  // A material per distinct (μ, frictionless): condim 1 geoms touch without friction.
+  int MaterialFor(double mu, bool frictionless) {
+    const std::pair<double, bool> key{mu, frictionless};
+    auto it = material_of_mu_.find(key);
     if (it != material_of_mu_.end()) return it->second;
     Material mat;
-    mat.name = "mjcf_mu_" + Num(mu);
-    mat.friction = mu;
+    mat.name = "mjcf_mu_" + Num(mu) + (frictionless ? "_condim1" : "");
+    mat.friction = frictionless ? 0.0 : mu;
     model_->materials.push_back(mat);
     const int id = static_cast<int>(model_->materials.size()) - 1;
-    material_of_mu_[mu] = id;
+    material_of_mu_[key] = id;
+    mu_of_material_.push_back({mu, frictionless});
+    material_ids_.push_back(id);
     return id;
+  }
+
+  // MuJoCo combines two geoms by the larger friction and the larger condim (equal priorities);
+  // ContactLab's rule is the harmonic mean (0 if a side is 0). Pairs of different materials get
+  // an override with MuJoCo's value (stiffness and dissipation as the combination rule gives
+  // them); up to kMaxMaterialsForPairs materials, beyond that the difference is reported.
+  void FrictionPairs() {
+    constexpr size_t kMaxMaterialsForPairs = 16;
+    Model& model = *model_;
+    const size_t n = mu_of_material_.size();
+    if (n > kMaxMaterialsForPairs) {
+      report_->warnings.push_back(
+          path_ + ": geom: " + std::to_string(n) +
+          " distinct friction/condim combinations: pairs of different ones use ContactLab's "
+          "harmonic-mean rule, not MuJoCo's maximum");
+      return;
+    }
+    for (size_t a = 0; a < n; ++a) {
+      for (size_t b = a + 1; b < n; ++b) {
+        const auto [mu_a, fl_a] = mu_of_material_[a];
+        const auto [mu_b, fl_b] = mu_of_material_[b];
+        PairOverride o;
+        o.material_a = material_ids_[a];
+        o.material_b = material_ids_[b];
+        const ContactValues c =
+            CombineContactValues(model.materials[o.material_a], model.materials[o.material_b]);
+        o.values.stiffness = c.stiffness;
+        o.values.dissipation_time = c.dissipation_time;
+        o.values.hunt_crossley_dissipation = c.hunt_crossley_dissipation;
+        // The larger condim: frictionless only when both sides are condim 1; the friction is
+        // the larger μ (a condim-1 side's μ counts too).
+        o.values.friction = fl_a && fl_b ? 0.0 : std::max(mu_a, mu_b);
+        model.pair_overrides.push_back(o);
+      }
+    }
   }
 
   void Geoms() {
@@ -369,7 +417,8 @@ class Converter {
         geom.body = report_->body_of_mj[b];
         geom.local = X_BG;
       }
-      geom.material = MaterialFor(m_->geom_friction[3 * g]);
+      geom.material = MaterialFor(m_->geom_friction[3 * g], m_->geom_condim[g] == 1);
+      if (m_->geom_condim[g] > 3) ++torsional_;
       geom.color = Vec4(m_->geom_rgba[4 * g], m_->geom_rgba[4 * g + 1], m_->geom_rgba[4 * g + 2],
                         m_->geom_rgba[4 * g + 3]);
       geom.collide = m_->geom_contype[g] != 0 || m_->geom_conaffinity[g] != 0;
@@ -488,6 +537,11 @@ class Converter {
       report_->warnings.push_back(path_ + ": joint: " + std::to_string(armature_) +
                                   " joints with armature: not carried (no rotor inertia)");
     }
+    if (torsional_ > 0) {
+      report_->warnings.push_back(path_ + ": geom: " + std::to_string(torsional_) +
+                                  " geoms with condim 4 or 6: torsional and rolling friction are "
+                                  "not carried (sliding friction is)");
+    }
     for (int t = 0; t < m_->ntendon; ++t) {
       Warn(m_->tendon_num[t] > 0 && m_->wrap_type[m_->tendon_adr[t]] == mjWRAP_JOINT ? "fixed"
                                                                                      : "spatial",
@@ -551,7 +605,10 @@ class Converter {
   std::vector<bool> static_;
   std::vector<int> joint_of_mj_;
   std::vector<std::pair<int, int>> geom_of_mj_;  // (MuJoCo geom, ContactLab geom)
-  std::map<double, int> material_of_mu_;
+  std::map<std::pair<double, bool>, int> material_of_mu_;
+  std::vector<std::pair<double, bool>> mu_of_material_;  // per created material: (μ, condim 1)
+  std::vector<int> material_ids_;                        // and its index
+  int torsional_ = 0;  // geoms with condim 4 or 6
   int armature_ = 0;
 };
 

@@ -16,6 +16,7 @@
 
 #include "app/output_files.h"
 #include "app/viewer/viewer_internal.h"
+#include "ui/joint_rows.h"
 #include "ui/layout_data.h"
 
 namespace contactlab {
@@ -478,6 +479,41 @@ void Viewer::DrawSelectionPanel() {
     const Vec3 v = multibody_->PointVelocity(kin, state.v, selected_body_, com);
     ImGui::Text("com  %+.4f %+.4f %+.4f m", com.x(), com.y(), com.z());
     ImGui::Text("v    %+.4f %+.4f %+.4f m/s", v.x(), v.y(), v.z());
+  }
+  // Its joints up to the root of its tree (an imported robot's names as in its file).
+  const std::vector<JointRow> joints = JointPathRows(model_, state.q, state.v, selected_body_);
+  if (!joints.empty() &&
+      ImGui::TreeNodeEx("joints to the root", ImGuiTreeNodeFlags_DefaultOpen)) {
+    constexpr ImGuiTableFlags kFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                       ImGuiTableFlags_SizingFixedFit |
+                                       ImGuiTableFlags_ScrollY;
+    const float row_h = ImGui::GetTextLineHeightWithSpacing();
+    const float height = row_h * (1.5f + std::min<float>(8.0f, joints.size()));
+    if (ImGui::BeginTable("joint_rows", 5, kFlags, ImVec2(0, height))) {
+      ImGui::TableSetupScrollFreeze(0, 1);
+      for (const char* h : {"joint", "type", "q", "v", "limits"}) ImGui::TableSetupColumn(h);
+      ImGui::TableHeadersRow();
+      for (const JointRow& r : joints) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.name.c_str());
+        if (!r.actuator.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.actuator.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.type.c_str());
+        ImGui::TableNextColumn();
+        if (r.at_limit) {
+          ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.2f, 1.0f), "%s", r.position.c_str());
+        } else {
+          ImGui::TextUnformatted(r.position.c_str());
+        }
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.rate.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.limits.c_str());
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TreePop();
   }
   int contacts = 0;
   for (const ContactRow& r : rows_) {

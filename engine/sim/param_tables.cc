@@ -10,7 +10,8 @@ using namespace param_dsl;
 std::vector<const char*> IntegratorNames() {
   std::vector<const char*> out;
   for (Integrator i : {Integrator::kExplicitEuler, Integrator::kSymplecticEuler,
-                       Integrator::kImplicitEuler, Integrator::kMidpoint}) {
+                       Integrator::kImplicitEuler, Integrator::kMidpoint,
+                       Integrator::kImplicitDampingEuler}) {
     out.push_back(IntegratorName(i));
   }
   return out;
@@ -35,7 +36,10 @@ ParamTable<StepSettings> MakeStepTable() {
                              static_cast<int>(Integrator::kSymplecticEuler)),
                    "θ", "",
                    "θ-method scheme (SAP paper §II-C): explicit_euler θ = 0, symplectic_euler "
-                   "θ = 0 with θ_vq = 1, implicit_euler θ = 1, midpoint θ = ½.")),
+                   "θ = 0 with θ_vq = 1, implicit_euler θ = 1, midpoint θ = ½; "
+                   "implicit_damping_euler: symplectic Euler with joint damping and actuator "
+                   "kd implicit (A = M + δt D, one linear solve), as MuJoCo's Euler "
+                   "integrator.")),
       Bind<&StepSettings::contact_margin>(Slider(
           Describe(RealParam("contact_margin", 0, kClosed, 1, kClosed, 1e-3, kLin), "", "m",
                    "Base margin: geometry pairs with signed distance φ below it become contact "

@@ -82,13 +82,15 @@ const char* IntegratorName(Integrator i) {
     case Integrator::kSymplecticEuler: return "symplectic_euler";
     case Integrator::kImplicitEuler: return "implicit_euler";
     case Integrator::kMidpoint: return "midpoint";
+    case Integrator::kImplicitDampingEuler: return "implicit_damping_euler";
   }
   return "unknown";
 }
 
 bool ParseIntegrator(const std::string& s, Integrator* out) {
   for (Integrator i : {Integrator::kExplicitEuler, Integrator::kSymplecticEuler,
-                       Integrator::kImplicitEuler, Integrator::kMidpoint}) {
+                       Integrator::kImplicitEuler, Integrator::kMidpoint,
+                       Integrator::kImplicitDampingEuler}) {
     if (s == IntegratorName(i)) {
       *out = i;
       return true;
@@ -103,8 +105,13 @@ double IntegratorTheta(Integrator i) {
     case Integrator::kSymplecticEuler: return 0.0;
     case Integrator::kImplicitEuler: return 1.0;
     case Integrator::kMidpoint: return 0.5;
+    case Integrator::kImplicitDampingEuler: return 0.0;
   }
   return 0.0;
+}
+
+double IntegratorThetaDamping(Integrator i) {
+  return i == Integrator::kImplicitDampingEuler ? 1.0 : IntegratorTheta(i);
 }
 
 double IntegratorThetaVq(Integrator i) {
@@ -113,6 +120,7 @@ double IntegratorThetaVq(Integrator i) {
     case Integrator::kSymplecticEuler: return 1.0;
     case Integrator::kImplicitEuler: return 1.0;
     case Integrator::kMidpoint: return 0.5;
+    case Integrator::kImplicitDampingEuler: return 1.0;
   }
   return 1.0;
 }
@@ -367,6 +375,7 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
   const double dt = settings_.time_step;
   const double theta = IntegratorTheta(settings_.integrator);
   const double theta_vq = IntegratorThetaVq(settings_.integrator);
+  const double theta_d = IntegratorThetaDamping(settings_.integrator);
   const int nv = model_.nv;
   const int num_trees = static_cast<int>(model_.trees.size());
   A->resize(num_trees);
@@ -425,11 +434,37 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
       multibody_->MassMatrix(kin, tr, &Mt);
       MatX& At = (*A)[tr];
       At = Mt;
+      bool damped = false;  // A differs from M by implicit damping (θ = 0, θ_D = 1)
       for (int i = 0; i < tree.nv; ++i) {
         const int dof = tree.v_start + i;
-        At(i, i) += dt * dt * theta * theta_vq * K(dof) + dt * theta * D(dof);
+        At(i, i) += dt * dt * theta * theta_vq * K(dof) + dt * theta_d * D(dof);
+        damped |= theta == 0.0 && theta_d != 0.0 && D(dof) != 0.0;
       }
       auto seg = [&](const VecX& x) { return x.segment(tree.v_start, tree.nv); };
+      if (theta == 0.0 && damped) {
+        // Implicit damping linearized at v0: (M + δt D)(v* − v0) = δt k(v0), one solve with
+        // A (eq. 15 with the damping weight θ_D = 1), dense or by the articulated-body
+        // recursion with δt D as per-dof terms.
+        auto vt = v.segment(tree.v_start, tree.nv);
+        vt = dt * (seg(k1) + seg(k2));
+        bool solved = false;
+        if (tree.nv >= kTreeMotionMinDofs) {
+          sc.aba_diag.resize(tree.nv);
+          for (int i = 0; i < tree.nv; ++i) sc.aba_diag[i] = dt * theta_d * D(tree.v_start + i);
+          if (FactorTreeArticulated(kin, tr, sc.aba_diag.data())) {
+            sc.aba.Solve(vt.data());
+            solved = true;
+          }
+        }
+        if (!solved) {
+          MatX& F = sc.factor[tr];
+          F = At;
+          const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
+          llt.solveInPlace(vt);
+        }
+        vt += seg(v0);
+        continue;
+      }
       if (theta == 0.0) {
         // Explicit: v* = v0 + δt M⁻¹ k. A = M + 0, consistent with eq. 15 for θ = 0. The
         // residual is not needed (one solve); free bodies use a fixed-size factorization.
@@ -508,7 +543,7 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
         sc.aba_diag.resize(tree.nv);
         for (int i = 0; i < tree.nv; ++i) {
           const int dof = tree.v_start + i;
-          sc.aba_diag[i] = dt * dt * theta * theta_vq * K(dof) + dt * theta * D(dof);
+          sc.aba_diag[i] = dt * dt * theta * theta_vq * K(dof) + dt * theta_d * D(dof);
         }
         if (FactorTreeArticulated(sc.kin_free_motion, tr, sc.aba_diag.data())) {
           sc.aba.Solve(newton_step.data() + tree.v_start);
@@ -597,7 +632,13 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     // A = M at q0 for the explicit integrators (θ = 0): the per-dof form of M then gives the
     // O(n) Delassus estimates and Newton solves. For θ > 0, A and M are evaluated at q_θ, not
     // at the q0 of the Jacobians: no inertias, the dense per-tree path is kept.
-    if (IntegratorTheta(settings_.integrator) == 0.0) {
+    // Implicit damping (θ_D > 0) adds δt D to A's diagonal: A ≠ M on a damped tree.
+    bool a_is_m = IntegratorTheta(settings_.integrator) == 0.0;
+    if (a_is_m && IntegratorThetaDamping(settings_.integrator) != 0.0 &&
+        scratch_.D.size() == model_.nv) {
+      a_is_m = scratch_.D.segment(tree.v_start, tree.nv).isZero(0.0);
+    }
+    if (a_is_m) {
       multibody_->TreeNodeInertias(kin, tr, tm.r0, body_leaf, &tm.inertia);
     } else {
       tm.inertia.clear();

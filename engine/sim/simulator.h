@@ -28,12 +28,20 @@
 namespace contactlab {
 
 // θ-method schemes (SAP paper Table in §II-C): θ weights q and v in the forces, θ_vq the
-// velocity used to advance q.
-enum class Integrator { kExplicitEuler, kSymplecticEuler, kImplicitEuler, kMidpoint };
+// velocity used to advance q. kImplicitDampingEuler is symplectic Euler (θ = 0, θ_vq = 1) with
+// the joint dampers and the actuators' kd taken implicitly, linearized at v0 (one linear solve,
+// A = M + δt D), as MuJoCo's default Euler integrator does: explicit damping d is unstable once
+// δt d / I > 2 for a joint of small effective inertia I (a hand, a foot), which models written
+// for MuJoCo contain.
+enum class Integrator { kExplicitEuler, kSymplecticEuler, kImplicitEuler, kMidpoint,
+                        kImplicitDampingEuler };
 const char* IntegratorName(Integrator i);
 bool ParseIntegrator(const std::string& s, Integrator* out);
 double IntegratorTheta(Integrator i);
 double IntegratorThetaVq(Integrator i);
+// Weight of the damping D in A = M + δt θ_D D + δt² θ θ_vq K: θ, except 1 for
+// kImplicitDampingEuler.
+double IntegratorThetaDamping(Integrator i);
 
 struct StepSettings {
   double time_step = 1e-3;                  // δt [s]. Range (0, 1].
