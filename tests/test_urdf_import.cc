@@ -517,6 +517,56 @@ TEST(UrdfImport, UnsupportedElementsAreReportedWithTheirLine) {
   EXPECT_NE(all.find(path + ":6: transmission 't': "), std::string::npos) << all;
 }
 
+// a -> b -> c (revolute chain): a's and c's boxes overlap at q = 0, so they never touch (they
+// are not parent and child); a chain whose ends are apart keeps that pair.
+TEST(UrdfImport, OverlappingNonAdjacentBodiesAreExcluded) {
+  auto urdf = [](double c_offset) {
+    const std::string inertial =
+        "<inertial><mass value=\"1\"/><inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" "
+        "iyy=\"0.01\" iyz=\"0\" izz=\"0.01\"/></inertial>";
+    const std::string box = "<collision><geometry><box size=\"0.2 0.2 0.2\"/></geometry></collision>";
+    auto joint = [](const std::string& name, const std::string& parent, const std::string& child,
+                    double x) {
+      return "<joint name=\"" + name + "\" type=\"continuous\"><parent link=\"" + parent +
+             "\"/><child link=\"" + child + "\"/><origin xyz=\"" + std::to_string(x) +
+             " 0 0\"/></joint>\n";
+    };
+    return "<robot name=\"r\">\n<link name=\"a\">" + inertial + box + "</link>\n<link name=\"b\">" +
+           inertial + "</link>\n<link name=\"c\">" + inertial + box + "</link>\n" +
+           joint("ab", "a", "b", 0.5) + joint("bc", "b", "c", c_offset) + "</robot>\n";
+  };
+  auto excluded = [](const Model& m) {
+    for (const auto& p : m.excluded_body_pairs) {
+      if (std::min(p.first, p.second) == m.FindBody("a") &&
+          std::max(p.first, p.second) == m.FindBody("c")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  {
+    const std::string path = WriteFile(TempDir() / "overlap.urdf", urdf(-0.45));  // c at x 0.05
+    UrdfImportReport report;
+    const Scene scene = ImportUrdf(path, {}, &report);
+    fs::remove(path);
+    EXPECT_TRUE(excluded(scene.model));
+    EXPECT_EQ(report.overlap_exclusions, 1);
+    bool reported = false;
+    for (const std::string& w : report.warnings) {
+      reported |= w.find("overlaps at q = 0 never touch (e.g. 'a'–'c')") != std::string::npos;
+    }
+    EXPECT_TRUE(reported);
+  }
+  {
+    const std::string path = WriteFile(TempDir() / "apart.urdf", urdf(0.5));  // c at x 1.0
+    UrdfImportReport report;
+    const Scene scene = ImportUrdf(path, {}, &report);
+    fs::remove(path);
+    EXPECT_FALSE(excluded(scene.model));
+    EXPECT_EQ(report.overlap_exclusions, 0);
+  }
+}
+
 TEST(UrdfImport, PackagePaths) {
   const fs::path ws = TempDir() / "ws";
   const fs::path pkg = ws / "mypkg";

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "app/mesh_loader.h"
+#include "engine/geometry/collision.h"
 
 namespace contactlab {
 namespace {
@@ -147,6 +148,7 @@ class Converter {
     MasslessGroups(has_mass_);
     Mimics();
     Exclusions();
+    OverlapExclusions();
     Reports();
     scene.settings.time_step = 1e-3;
     scene.settings.gravity = Vec3(0, 0, -9.81);
@@ -722,6 +724,76 @@ class Converter {
           model.excluded_body_pairs.emplace_back(a, b);
         }
       }
+    }
+  }
+
+  // Body poses at q = 0 (the free root at its pose0).
+  std::vector<Pose> PosesAtZero() const {
+    const Model& model = *model_;
+    std::vector<Pose> world(model.bodies.size());
+    for (const Joint& j : model.joints) {  // parents come before children
+      const Pose parent = j.parent >= 0 ? world[j.parent] : Pose{};
+      world[j.child] = j.type == JointType::kFree
+                           ? model.bodies[j.child].pose0
+                           : parent * j.parent_from_joint * j.child_from_joint.Inverse();
+    }
+    return world;
+  }
+
+  // Bodies whose collision geometry overlaps at q = 0 never touch (the convex hulls of
+  // neighbouring links often overlap where the links' meshes do not; MoveIt's setup assistant
+  // disables such pairs likewise). Reported with the count.
+  void OverlapExclusions() {
+    Model& model = *model_;
+    const int nb = static_cast<int>(model.bodies.size());
+    const std::vector<Pose> world = PosesAtZero();
+    std::set<std::pair<int, int>> excluded;
+    for (const auto& p : model.excluded_body_pairs) {
+      excluded.insert({std::min(p.first, p.second), std::max(p.first, p.second)});
+    }
+    for (const Joint& j : model.joints) {
+      if (j.parent >= 0) excluded.insert({std::min(j.parent, j.child), std::max(j.parent, j.child)});
+    }
+    const int ng = static_cast<int>(model.geoms.size());
+    std::vector<Vec3> lo(ng), hi(ng);
+    for (int g = 0; g < ng; ++g) {
+      if (model.geoms[g].body >= 0) {
+        ShapeAabb(model.geoms[g].shape, world[model.geoms[g].body] * model.geoms[g].local, 0,
+                  &lo[g], &hi[g]);
+      }
+    }
+    int count = 0;
+    std::string example;
+    std::vector<ContactPoint> points;
+    for (int a = 0; a < ng; ++a) {
+      const Geom& ga = model.geoms[a];
+      if (ga.body < 0 || !ga.collide) continue;
+      for (int b = a + 1; b < ng; ++b) {
+        const Geom& gb = model.geoms[b];
+        if (gb.body < 0 || !gb.collide || gb.body == ga.body) continue;
+        const std::pair<int, int> key{std::min(ga.body, gb.body), std::max(ga.body, gb.body)};
+        if (excluded.count(key)) continue;
+        if ((lo[a].array() > hi[b].array()).any() || (lo[b].array() > hi[a].array()).any()) continue;
+        points.clear();
+        CollideShapes(ga.shape, world[ga.body] * ga.local, gb.shape, world[gb.body] * gb.local, 0,
+                      &points);
+        bool overlap = false;
+        for (const ContactPoint& c : points) overlap |= c.phi < 0;
+        if (!overlap) continue;
+        excluded.insert(key);
+        model.excluded_body_pairs.push_back(key);
+        if (count++ == 0) {
+          example = "'" + model.bodies[key.first].name + "'–'" + model.bodies[key.second].name + "'";
+        }
+      }
+    }
+    (void)nb;
+    if (count > 0) {
+      report_->overlap_exclusions = count;
+      report_->warnings.push_back(
+          path_ + ": collision: " + std::to_string(count) +
+          " body pairs whose collision geometry overlaps at q = 0 never touch (e.g. " + example +
+          ")");
     }
   }
 

@@ -68,6 +68,7 @@ struct UrdfImportReport {
   std::map<std::string, int> joint_of_urdf;  // ContactLab joint of each URDF joint
   int root_joint = -1;                       // the added free / fixed root joint, or -1
   int massless_links = 0;                    // links given kUrdfLinkMass
+  int overlap_exclusions = 0;                // body pairs excluded as overlapping at q = 0
   double lift = 0;                           // [m] root raised by ground_plane
 };
 
