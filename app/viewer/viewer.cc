@@ -1239,6 +1239,13 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
       options->settings_path = argv[++i];
     } else if (a == "--no-settings") {
       options->no_settings = true;
+    } else if (a == "--package-path") {
+      if (!need_value(i)) return false;
+      options->package_paths.push_back(argv[++i]);
+    } else if (a == "--fixed-base") {
+      options->fixed_base = true;
+    } else if (a == "--ground") {
+      options->ground_plane = true;
     } else if (a == "--print-layout") {
       options->print_layout = true;
     } else if (a == "--select") {
