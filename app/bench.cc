@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "app/model_file_options.h"
 #include "app/params.h"
 #include "app/mjcf_export.h"
 #include "app/output_files.h"
@@ -563,7 +564,12 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
   }
   std::vector<Scene> scenes;
   scenes.reserve(scene_paths.size());
-  for (const std::string& path : scene_paths) scenes.push_back(LoadScene(path, options.overrides));
+  SceneOptions scene_options;
+  scene_options.overrides = options.overrides;
+  scene_options.package_paths = options.package_paths;
+  scene_options.fixed_base = options.fixed_base;
+  scene_options.ground_plane = options.ground_plane;
+  for (const std::string& path : scene_paths) scenes.push_back(LoadScene(path, scene_options));
   // Every run is 1 to kMaxRunSteps steps (the scene's own duration is checked when it is loaded).
   std::vector<CliFile> inputs, outputs{{"--json", json_path}};
   for (const Scene& scene : scenes) {
@@ -667,6 +673,8 @@ void AddBenchCommand(CLI::App& app) {
       ->allow_extra_args(false);
   bench->add_option("--set", args->options.overrides, "Override a value in every scene")
       ->allow_extra_args(false);
+  AddModelFileOptions(bench, &args->options.package_paths, &args->options.fixed_base,
+                      &args->options.ground_plane);
   bench
       ->add_option("--repeat", args->options.repeat,
                    "Runs per engine and scene, alternating engines; reports the median run")

@@ -58,6 +58,10 @@ struct BenchOptions {
   double duration = 0;                 // [s]; 0: each scene's `duration`
   std::vector<std::string> probes;     // BODY[@REF][:FROM]
   std::vector<std::string> overrides;  // --set, applied to every scene
+  // Model files (URDF): --package-path, --fixed-base, --ground (SceneOptions, app/scene.h).
+  std::vector<std::string> package_paths;
+  bool fixed_base = false;
+  bool ground_plane = false;
   std::string mjcf_dir;                // when set, each scene's MJCF export is written here
   int repeat = 1;                      // runs per engine and scene, alternating engines
 };

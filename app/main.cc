@@ -2,6 +2,8 @@
 //   contactlab run SCENE [--steps N | --duration T] [--set KEY=VALUE ...] [--stats FILE]
 //                        [--trajectory FILE]
 //   contactlab validate SCENE [--set KEY=VALUE ...]
+//   (run, validate, view, bench on a model file: [--package-path NAME=DIR|DIR ...] [--fixed-base]
+//    [--ground], app/model_file_options.h)
 //   contactlab export-step SCENE --step N --out DIR
 //   contactlab view SCENE [--frames N] [--screenshot FILE.png] [--video FILE.mp4]
 //                         [--set KEY=VALUE ...]
@@ -30,6 +32,7 @@
 #include "app/bench.h"
 #include "app/compare.h"
 #include "app/export.h"
+#include "app/model_file_options.h"
 #include "app/output_files.h"
 #include "app/params.h"
 #include "app/reproduce/reproduce.h"
@@ -140,10 +143,11 @@ int main(int argc, char** argv) {
 
   std::string scene_path;
   std::vector<std::string> overrides;
+  contactlab::SceneOptions scene_options;  // model-file options of run and validate
   contactlab::RunOptions run_options;
 
   CLI::App* run = app.add_subcommand("run", "Run a scene headless and report statistics");
-  run->add_option("scene", scene_path, "Scene file (YAML)")->required();
+  run->add_option("scene", scene_path, "Scene file (YAML), or a model file (.xml MJCF, .urdf URDF)")->required();
   CLI::Option* steps = run->add_option("--steps", run_options.steps, "Number of steps")
                            ->check(CLI::Validator(CheckPositive, "N > 0"));
   CLI::Option* duration = run->add_option("--duration", run_options.duration,
@@ -154,10 +158,14 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run->add_option("--stats", run_options.stats_path, "Write per-step statistics (JSON Lines)");
   run->add_option("--trajectory", run_options.trajectory_path, "Write body poses (CSV)");
+  contactlab::AddModelFileOptions(run, &scene_options.package_paths, &scene_options.fixed_base,
+                                  &scene_options.ground_plane);
 
   CLI::App* validate = app.add_subcommand("validate", "Check a scene file and exit");
-  validate->add_option("scene", scene_path, "Scene file (YAML)")->required();
+  validate->add_option("scene", scene_path, "Scene file (YAML), or a model file (.xml MJCF, .urdf URDF)")->required();
   validate->add_option("--set", overrides, "Override a scene value")->allow_extra_args(false);
+  contactlab::AddModelFileOptions(validate, &scene_options.package_paths,
+                                  &scene_options.fixed_base, &scene_options.ground_plane);
 
   int export_step = 0;
   std::string export_dir;
@@ -197,6 +205,8 @@ int main(int argc, char** argv) {
                    "real-time rate");
   view->add_option("--set", view_options.overrides, "Override a scene value")
       ->allow_extra_args(false);
+  contactlab::AddModelFileOptions(view, &view_options.package_paths, &view_options.fixed_base,
+                                  &view_options.ground_plane);
   view->add_option("--width", view_options.width, "Window width [px]");
   view->add_option("--height", view_options.height, "Window height [px]");
   view->add_option("--msaa", view_options.msaa_samples,
@@ -331,7 +341,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    contactlab::Scene scene = contactlab::LoadScene(scene_path, overrides);
+    scene_options.overrides = overrides;
+    contactlab::Scene scene = contactlab::LoadScene(scene_path, scene_options);
     for (const std::string& w : scene.warnings) std::cerr << "warning: " << w << "\n";
     if (*validate) {
       std::cout << scene_path << ": ok (" << scene.model.bodies.size() << " bodies, "

@@ -10,6 +10,9 @@
 #ifdef CONTACTLAB_HAVE_MUJOCO
 #include "app/model_import/mjcf_import.h"
 #endif
+#ifdef CONTACTLAB_HAVE_URDF
+#include "app/model_import/urdf_import.h"
+#endif
 #include "app/scene_builder.h"
 #include "app/scene_reader.h"
 
@@ -39,6 +42,25 @@ Scene LoadScene(const std::string& path, const SceneOptions& options) {
 #else
     throw SceneError(path + ": MJCF models are imported through MuJoCo, which this build lacks "
                             "(libmujoco-dev, CONTACTLAB_WITH_MUJOCO)");
+#endif
+  }
+  if (ext == ".urdf" || ext == ".URDF") {
+    if (!options.overrides.empty()) {
+      throw SceneError(path + ": --set " + options.overrides.front() +
+                       ": overrides apply to YAML scenes, not to URDF models");
+    }
+#ifdef CONTACTLAB_HAVE_URDF
+    UrdfImportOptions urdf_options;
+    urdf_options.package_paths = options.package_paths;
+    urdf_options.fixed_base = options.fixed_base;
+    urdf_options.ground_plane = options.ground_plane;
+    UrdfImportReport report;
+    Scene scene = ImportUrdf(path, urdf_options, &report);
+    scene.warnings = report.warnings;
+    return scene;
+#else
+    throw SceneError(path + ": URDF models are imported through urdfdom and tinyxml2, which this "
+                            "build lacks (liburdfdom-dev, libtinyxml2-dev, CONTACTLAB_WITH_URDF)");
 #endif
   }
   return ParseScene(scene_io::ReadSceneFile(path), path, options);

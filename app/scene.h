@@ -56,6 +56,16 @@ struct SceneOptions {
   // Nesting depth of `models:` includes (a model file included by a scene is loaded at depth
   // 1); includes deeper than 8 are refused.
   int include_depth = 0;
+  // Model files (URDF; `--package-path`): where package://NAME/... mesh paths are looked up,
+  // each "NAME=DIR" (the package NAME is the folder DIR) or a plain DIR (NAME is DIR/NAME),
+  // before the model file's ancestor folders called NAME (app/model_import/urdf_import.h).
+  std::vector<std::string> package_paths;
+  // Model files (URDF; `--fixed-base`): weld the root link to the world instead of giving it a
+  // free joint.
+  bool fixed_base = false;
+  // Model files (URDF; `--ground`): add a ground half-space z <= 0 and place a free or fixed
+  // root so that its lowest collision geometry touches z = 0.
+  bool ground_plane = false;
 };
 
 // Longest run of a scene in time steps (run, bench, export-step and the scene's own duration).
@@ -64,6 +74,9 @@ constexpr int kMaxRunSteps = 100'000'000;
 // Reads and interprets the scene file at `path`. A path ending in `.xml` is an MJCF model,
 // imported through MuJoCo's compiler (ImportMjcf, app/model_import/mjcf_import.h; --set
 // overrides are refused for it); without MuJoCo in the build it is refused with a SceneError.
+// A path ending in `.urdf` is a URDF model (ImportUrdf, app/model_import/urdf_import.h, with
+// options.package_paths, fixed_base and ground_plane; --set refused; without urdfdom in the
+// build it is refused with a SceneError).
 // Otherwise the file is YAML: a regular file of at most 64 MiB
 // (kMaxSceneFileBytes in app/scene_text.h). Throws SceneError.
 Scene LoadScene(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -26,6 +26,20 @@ bool Parse(std::vector<const char*> args, ViewerOptions* o, std::string* error) 
   return ParseViewerArgs(static_cast<int>(args.size()), args.data(), o, error);
 }
 
+TEST(ViewerArgs, ModelFileOptions) {
+  ViewerOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"r.urdf", "--package-path", "pkg=/tmp/pkg", "--package-path", "/opt/ws",
+                     "--fixed-base", "--ground"},
+                    &o, &error))
+      << error;
+  EXPECT_EQ(o.package_paths, (std::vector<std::string>{"pkg=/tmp/pkg", "/opt/ws"}));
+  EXPECT_TRUE(o.fixed_base);
+  EXPECT_TRUE(o.ground_plane);
+  ViewerOptions n;
+  EXPECT_FALSE(Parse({"r.urdf", "--package-path"}, &n, &error)) << "a value is required";
+}
+
 TEST(ViewerArgs, ScriptedScreenshotRun) {
   ViewerOptions o;
   std::string error;

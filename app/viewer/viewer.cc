@@ -1046,6 +1046,16 @@ bool ParseCompareConfigs(const std::string& text, std::vector<std::string>* conf
   return true;
 }
 
+SceneOptions ViewerSceneOptions(const ViewerOptions& options,
+                                const std::vector<std::string>& overrides) {
+  SceneOptions scene_options;
+  scene_options.overrides = overrides;
+  scene_options.package_paths = options.package_paths;
+  scene_options.fixed_base = options.fixed_base;
+  scene_options.ground_plane = options.ground_plane;
+  return scene_options;
+}
+
 int RunViewer(const ViewerOptions& given) {
   ViewerOptions options = given;
   Scene scene;
@@ -1076,7 +1086,7 @@ int RunViewer(const ViewerOptions& given) {
       }
     }
     try {
-      scene = LoadScene(options.scene_path, options.overrides);
+      scene = LoadScene(options.scene_path, ViewerSceneOptions(options, options.overrides));
     } catch (const SceneError& e) {
       std::error_code ec;
       const std::filesystem::path fallback = DefaultScenePath(std::filesystem::current_path(ec));
@@ -1088,7 +1098,7 @@ int RunViewer(const ViewerOptions& given) {
       options.scene_path = fallback.string();
       options.overrides.clear();
       options.panels.push_back("scenes");
-      scene = LoadScene(options.scene_path, options.overrides);
+      scene = LoadScene(options.scene_path, ViewerSceneOptions(options, options.overrides));
     }
     // No output (the screenshot, the trajectory, the settings file written at exit and the
     // imgui.ini beside it) may be the scene, a mesh, the input script or another output; checked
@@ -1229,6 +1239,13 @@ bool ParseViewerArgs(int argc, const char* const* argv, ViewerOptions* options,
       options->settings_path = argv[++i];
     } else if (a == "--no-settings") {
       options->no_settings = true;
+    } else if (a == "--package-path") {
+      if (!need_value(i)) return false;
+      options->package_paths.push_back(argv[++i]);
+    } else if (a == "--fixed-base") {
+      options->fixed_base = true;
+    } else if (a == "--ground") {
+      options->ground_plane = true;
     } else if (a == "--print-layout") {
       options->print_layout = true;
     } else if (a == "--select") {

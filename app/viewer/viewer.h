@@ -10,6 +10,10 @@ namespace contactlab {
 struct ViewerOptions {
   std::string scene_path;
   std::vector<std::string> overrides;  // `key=value` scene overrides (as `--set`)
+  // Model files (URDF): --package-path, --fixed-base, --ground (SceneOptions in app/scene.h).
+  std::vector<std::string> package_paths;
+  bool fixed_base = false;
+  bool ground_plane = false;
   // Scripted mode when > 0: run exactly this many frames (each advancing 1/60 s of simulated
   // time; with video_path, VideoStepsPerFrame whole steps) with the contact overlays on, write
   // `screenshot_path` if set, and return.
@@ -57,6 +61,11 @@ struct ViewerOptions {
   // the others step in lockstep and are drawn as tinted ghosts. Empty: no compare mode.
   std::vector<std::string> compare;
 };
+
+struct SceneOptions;  // app/scene.h
+// The scene options of a viewer run: `overrides` and the model-file options of `options`.
+SceneOptions ViewerSceneOptions(const ViewerOptions& options,
+                                const std::vector<std::string>& overrides);
 
 // Splits `--compare` CONFIG[,CONFIG...] into *configs; false with a message when a CONFIG is empty
 // or the count is not 2 to 4. The CONFIGs themselves are checked when the scene loads.

@@ -50,7 +50,7 @@ void Viewer::StartCompareFromOptions() {
     std::vector<std::string> overrides = base;
     for (std::string& o : ConfigOverrides(options_.compare[c], "--compare"))
       overrides.push_back(std::move(o));
-    Scene scene = LoadScene(options_.scene_path, overrides);
+    Scene scene = LoadScene(options_.scene_path, ViewerSceneOptions(options_, overrides));
     CompareConfig config;
     config.spec = options_.compare[c];
     config.settings = scene.settings;
@@ -84,7 +84,7 @@ void Viewer::RestartCompare() {
         std::vector<std::string> overrides = CompareBaseOverrides();
         for (std::string& o : ConfigOverrides(config.spec, "--compare"))
           overrides.push_back(std::move(o));
-        Scene scene = LoadScene(options_.scene_path, overrides);
+        Scene scene = LoadScene(options_.scene_path, ViewerSceneOptions(options_, overrides));
         base = scene.settings;
         config.model = std::move(scene.model);
       } catch (const std::exception& e) {

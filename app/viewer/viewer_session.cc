@@ -341,8 +341,9 @@ bool Viewer::OpenScene(const std::string& path, bool keep_view) {
   Scene scene;
   try {
     // Command-line overrides belong to the scene they were given for.
-    scene = LoadScene(path, path == options_.scene_path ? options_.overrides
-                                                        : std::vector<std::string>{});
+    scene = LoadScene(path, ViewerSceneOptions(options_, path == options_.scene_path
+                                                             ? options_.overrides
+                                                             : std::vector<std::string>{}));
   } catch (const std::exception& e) {
     scene_error_ = e.what();
     return false;
