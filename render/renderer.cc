@@ -159,6 +159,7 @@ void SceneRenderer::SetHalfSpaceFaces(const HalfSpaceFaces& faces) {
     const int g = faces.geoms[k];
     if (g < 0 || g >= static_cast<int>(meshes_.size())) continue;
     const std::vector<Vec3>& poly = faces.polygons[k];
+    rims_[g].reset();
     if (poly.size() < 3) {
       meshes_[g] = nullptr;  // hidden inside another half-space: nothing to draw
       continue;
@@ -201,23 +202,26 @@ void SceneRenderer::BeginFrame(int x_px, int y_px, int width_px, int height_px,
   fade_radius_ =
       static_cast<float>(std::min(plane_half_size_, options.fade_distances * camera.distance));
   grid_spacing_ = options.grid_spacing;
-  // The gradient background is the clear: one pass over the rectangle that writes its colour
-  // and the far depth (a scissored glClear is a pass of its own on a software rasterizer).
+  background_top_ = Eigen::Vector3f(options.background_top.r, options.background_top.g,
+                                    options.background_top.b);
+  background_bottom_ = Eigen::Vector3f(options.background_bottom.r, options.background_bottom.g,
+                                       options.background_bottom.b);
+}
+
+void SceneRenderer::DrawBackground() {
+  // One pass over the rectangle at the far plane: where opaque geometry was drawn, the depth
+  // test rejects the fragments before they are shaded (no discard, no depth write).
   glEnable(GL_DEPTH_TEST);
-  glDepthFunc(GL_ALWAYS);
-  glDepthMask(GL_TRUE);
+  glDepthFunc(GL_LEQUAL);
+  glDepthMask(GL_FALSE);
   glDisable(GL_BLEND);
   glUseProgram(background_program_);
-  SetUniform(background_program_, "u_top",
-             Eigen::Vector3f(options.background_top.r, options.background_top.g,
-                             options.background_top.b));
-  SetUniform(background_program_, "u_bottom",
-             Eigen::Vector3f(options.background_bottom.r, options.background_bottom.g,
-                             options.background_bottom.b));
+  SetUniform(background_program_, "u_top", background_top_);
+  SetUniform(background_program_, "u_bottom", background_bottom_);
   glBindVertexArray(empty_vao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
-  glUseProgram(0);
+  glDepthMask(GL_TRUE);
   glDepthFunc(GL_LESS);
 }
 
@@ -254,6 +258,10 @@ void SceneRenderer::DrawPlane(const VertexBuffer& mesh, const Pose& X_WG, const 
 
 void SceneRenderer::DrawHalfSpace(int i, const Pose& X_WG, const Color& color, bool grid) {
   DrawPlane(*meshes_[i], X_WG, color, grid, finite_face_[i]);
+  DrawRim(i, X_WG, color);
+}
+
+void SceneRenderer::DrawRim(int i, const Pose& X_WG, const Color& color) {
   if (!rims_[i]) return;
   const Color rim{color.r + 0.45f * (1.0f - color.r), color.g + 0.45f * (1.0f - color.g),
                   color.b + 0.45f * (1.0f - color.b), std::max(color.a, 0.9f)};
@@ -298,8 +306,10 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
   glUniform1f(mesh_u_.rim_alpha, 0.0f);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
-  glEnable(GL_BLEND);
+  glDepthMask(GL_TRUE);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  // Opaque geometry without blending (the result is the source colour anyway).
+  glDisable(GL_BLEND);
   glDisable(GL_CULL_FACE);
 
   const int num_geoms = std::min<int>(model.geoms.size(), meshes_.size());
@@ -311,17 +321,20 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     return Color{float(g.color[0]), float(g.color[1]), float(g.color[2]), float(g.color[3])};
   };
 
-  // Opaque half-spaces first (they fade into the background at their edge), then opaque
-  // bodies; everything translucent (geometry with alpha < 1, or all bodies in transparent mode)
-  // afterwards without depth writes, so what lies behind it stays visible.
-  std::vector<int> planes, bodies, translucent_bodies, translucent_planes;
+  // Half-spaces: finite faces (opaque, or translucent ones whose free side is drawn opaque) and
+  // planes that fade to the horizon (opaque or translucent); bodies opaque or translucent
+  // (geometry with alpha < 1, or all bodies in transparent mode).
+  std::vector<int> faces, fading_planes, bodies, translucent_bodies, translucent_planes;
   for (int i = 0; i < num_geoms; ++i) {
     if (!meshes_[i]) continue;
     const Geom& g = model.geoms[i];
     const bool plane = g.shape.type == ShapeType::kHalfSpace;
     const bool translucent = g.color[3] < 1.0 || (!plane && options.transparent_bodies);
-    if (plane && !translucent) {
-      planes.push_back(i);
+    if (plane && finite_face_[i]) {
+      faces.push_back(i);
+      if (translucent) translucent_planes.push_back(i);
+    } else if (plane && !translucent) {
+      fading_planes.push_back(i);
     } else if (plane) {
       translucent_planes.push_back(i);
     } else if (translucent) {
@@ -329,14 +342,6 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     } else {
       bodies.push_back(i);
     }
-  }
-  if (!planes.empty()) {
-    glUseProgram(plane_program_);
-    active_plane_u_ = &plane_u_;
-    for (int i : planes) {
-      DrawHalfSpace(i, pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
-    }
-    glUseProgram(mesh_program_);
   }
   // Opaque bodies front to back, so that the depth test rejects hidden fragments before they
   // are shaded; closed primitive meshes (wound counter-clockwise from outside) without their
@@ -359,6 +364,40 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     DrawBody(MeshFor(i, model.geoms[i], body_pose[i]), body_pose[i], color_of(model.geoms[i]));
   }
   glDisable(GL_CULL_FACE);
+  // Finite faces behind the bodies (the program without the fade's discard, so the depth test
+  // rejects the covered fragments early). A translucent face: its free side only (front faces,
+  // counter-clockwise seen from there), opaque.
+  if (!faces.empty()) {
+    glUseProgram(blend_plane_program_);
+    active_plane_u_ = &blend_plane_u_;
+    for (int i : faces) {
+      Color c = color_of(model.geoms[i]);
+      const bool translucent = c.a < 1.0f;
+      if (translucent) {
+        glEnable(GL_CULL_FACE);
+        glCullFace(GL_BACK);
+        c.a = 1.0f;
+      }
+      DrawPlane(*meshes_[i], pose_of(model.geoms[i]), c, options.show_grid, true);
+      glDisable(GL_CULL_FACE);
+    }
+  }
+  DrawBackground();
+  glEnable(GL_BLEND);
+  // The faces' rims and the planes that fade into the background at their edge.
+  if (!faces.empty()) {
+    glUseProgram(blend_plane_program_);
+    active_plane_u_ = &blend_plane_u_;
+    for (int i : faces) DrawRim(i, pose_of(model.geoms[i]), color_of(model.geoms[i]));
+  }
+  if (!fading_planes.empty()) {
+    glUseProgram(plane_program_);
+    active_plane_u_ = &plane_u_;
+    for (int i : fading_planes) {
+      DrawHalfSpace(i, pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+    }
+  }
+  glUseProgram(mesh_program_);
   // Back to front, each shape's back faces before its front faces.
   std::vector<double> depth(num_geoms, 0.0);
   for (int i : translucent_bodies) depth[i] = (pose_of(model.geoms[i]).p - eye_).squaredNorm();
@@ -377,10 +416,20 @@ void SceneRenderer::DrawModel(const Model& model, const std::vector<Pose>& X_WB,
     DrawBody(mesh, X, c);
   }
   glDisable(GL_CULL_FACE);
+  // Translucent half-spaces: a finite face from inside its solid (back faces) as a film, a
+  // fading plane from both sides.
   glUseProgram(blend_plane_program_);
   active_plane_u_ = &blend_plane_u_;
   for (int i : translucent_planes) {
-    DrawHalfSpace(i, pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+    if (finite_face_[i]) {
+      glEnable(GL_CULL_FACE);
+      glCullFace(GL_FRONT);
+      DrawPlane(*meshes_[i], pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid,
+                true);
+      glDisable(GL_CULL_FACE);
+    } else {
+      DrawHalfSpace(i, pose_of(model.geoms[i]), color_of(model.geoms[i]), options.show_grid);
+    }
   }
   glDepthMask(GL_TRUE);
 

@@ -47,10 +47,18 @@ class SceneRenderer {
   void SetHalfSpaceFaces(const HalfSpaceFaces& faces);
 
   // Sets the viewport (GL convention: x, y of the bottom-left corner, framebuffer pixels) and
-  // the camera matrices, clears that rectangle and draws the background.
+  // the camera matrices. The caller has cleared the depth buffer (to 1) in that rectangle;
+  // DrawModel draws the gradient background after the opaque geometry, where it is not covered
+  // (the depth test rejects the covered pixels before they are shaded).
   void BeginFrame(int x_px, int y_px, int width_px, int height_px, const OrbitCamera& camera,
                   const RenderOptions& options);
-  // Draws every geometry of the model given the body poses (size model.bodies.size()).
+  // Draws every geometry of the model given the body poses (size model.bodies.size()), and the
+  // background. Opaque geometry is drawn without blending: bodies front to back, then the finite
+  // faces of half-spaces, then the background where nothing covers it, then what blends (planes
+  // that fade to the horizon, face rims, translucent bodies and faces). A translucent finite face
+  // is the surface of a solid: seen from its free side (a far wall of a box, a ramp from above)
+  // it is drawn opaque, lit like the floor; seen from inside the solid (a near wall) it is a
+  // see-through film of its alpha, so that the bodies behind it show.
   void DrawModel(const Model& model, const std::vector<Pose>& X_WB, const RenderOptions& options);
   // Draws a ghost of the model at other body poses (compare mode: another configuration's
   // bodies over the primary's): the geometry of bodies with dofs only (static, prescribed and
@@ -68,6 +76,9 @@ class SceneRenderer {
   const Vec3& eye() const { return eye_; }
 
  private:
+  // The gradient background over the viewport where the depth buffer is still at its clear
+  // value (depth test LEQUAL at the far plane, no depth writes).
+  void DrawBackground();
   // Uniform locations, looked up once after linking.
   struct MeshUniforms {
     GLint model = -1, view_proj = -1, normal_matrix = -1, color = -1, eye = -1, rim_alpha = -1;
@@ -88,6 +99,7 @@ class SceneRenderer {
                  bool finite = false);
   // A half-space: its plane (or finite face) and the face's rim, lighter and nearly opaque.
   void DrawHalfSpace(int i, const Pose& X_WG, const Color& color, bool grid);
+  void DrawRim(int i, const Pose& X_WG, const Color& color);
   // The tessellation of geom i for its pose (the full mesh for shapes without levels).
   const VertexBuffer& MeshFor(int i, const Geom& g, const Pose& X_WG) const;
 
@@ -114,6 +126,8 @@ class SceneRenderer {
   Vec3 eye_ = Vec3::Zero();
   Vec3 target_ = Vec3::Zero();
   float fade_radius_ = 25.0f;  // [m]
+  Eigen::Vector3f background_top_ = Eigen::Vector3f::Zero();
+  Eigen::Vector3f background_bottom_ = Eigen::Vector3f::Zero();
 };
 
 }  // namespace contactlab

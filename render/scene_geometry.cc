@@ -134,10 +134,8 @@ HalfSpaceFaces ComputeHalfSpaceFaces(const Model& model, const std::vector<Pose>
   const Vec3 center = bodies.empty() ? Vec3::Zero() : bodies.Center();
   // The walls' top: above the bodies by a quarter of their height (at least 5 % of their size).
   double top = -std::numeric_limits<double>::infinity();
-  if (!bodies.empty()) {
-    const Vec3 size = bodies.max - bodies.min;
-    top = bodies.max.z() + std::max(0.25 * size.z(), 0.05 * size.norm());
-  }
+  out.bodies_top = WallTopAboveBodies(bodies);
+  if (std::isfinite(out.bodies_top)) top = out.bodies_top;
   // ... or the highest corner where the half-spaces meet (a box whose rim stands higher).
   const double big = half_size * (1 - 1e-6);
   std::vector<std::vector<Vec3>> world(planes.size());
@@ -169,6 +167,22 @@ HalfSpaceFaces ComputeHalfSpaceFaces(const Model& model, const std::vector<Pose>
     out.polygons.push_back(std::move(local));
   }
   return out;
+}
+
+double WallTopAboveBodies(const Bounds3& bodies) {
+  if (bodies.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const Vec3 size = bodies.max - bodies.min;
+  return bodies.max.z() + std::max(0.25 * size.z(), 0.05 * size.norm());
+}
+
+bool WallTopOutdated(double bodies_top, const Bounds3& bodies, double max_extent) {
+  const double wanted = WallTopAboveBodies(bodies);
+  if (!std::isfinite(wanted)) return false;
+  if (!((bodies.max - bodies.min).maxCoeff() <= max_extent)) return false;
+  if (!std::isfinite(bodies_top)) return true;
+  if (wanted > bodies_top) return true;
+  const double needed = wanted - bodies.min.z();
+  return bodies_top - bodies.min.z() > 1.5 * needed;
 }
 
 }  // namespace contactlab

@@ -49,9 +49,20 @@ struct HalfSpaceFaces {
   std::vector<int> geoms;
   std::vector<std::vector<Vec3>> polygons;  // per entry of geoms, geometry frame
   double top_z = 0;                         // the walls' top [m]
+  double bodies_top = 0;  // WallTopAboveBodies of the bodies they were made for (NaN: none)
   double rim_width = 0;  // the faces' rim (their outline) [m]: 0.5 % of the bodies' bounds
 };
 HalfSpaceFaces ComputeHalfSpaceFaces(const Model& model, const std::vector<Pose>& X_WB,
                                      double half_size = 25.0);
+
+// The walls' top for bodies within `bodies`: above them by a quarter of their height, at least
+// 5 % of their size. NaN for empty bounds.
+double WallTopAboveBodies(const Bounds3& bodies);
+// True when walls made for bodies whose WallTopAboveBodies was `bodies_top` (HalfSpaceFaces::
+// bodies_top) no longer fit the bodies' current bounds, so that the viewer remakes them: a body
+// rose above that top, or the walls stand more than half again as high above the lowest body as
+// the bodies now need (the pile settled). False while the bounds are empty or wider than
+// `max_extent` in any direction (bodies flung far away keep the walls where they were, finite).
+bool WallTopOutdated(double bodies_top, const Bounds3& bodies, double max_extent = 50.0);
 
 }  // namespace contactlab

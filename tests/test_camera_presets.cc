@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -285,6 +286,61 @@ TEST(HalfSpaceFaces, ALoneFloorStaysAnInfinitePlane) {
   const HalfSpaceFaces faces = ComputeHalfSpaceFaces(model, X);
   EXPECT_FALSE(faces.boxed);
   EXPECT_TRUE(faces.polygons.empty());
+}
+
+// The walls follow the bodies: made again when a body rises above the top they were made for,
+// or when the pile settled to well below it; kept while nothing changed much, and kept (finite)
+// when the bounds are empty or a body was flung far away.
+TEST(HalfSpaceFaces, WallTopFollowsTheBodiesAndStaysFinite) {
+  Bounds3 pile;
+  pile.Add(Vec3(-0.3, -0.3, 0.0));
+  pile.Add(Vec3(0.3, 0.3, 0.4));
+  // Above the bodies by a quarter of their height (0.1 m > 5 % of the 0.94 m diagonal).
+  const double top = WallTopAboveBodies(pile);
+  EXPECT_NEAR(top, 0.5, 1e-12);
+  EXPECT_TRUE(std::isnan(WallTopAboveBodies(Bounds3{})));
+  EXPECT_FALSE(WallTopOutdated(top, pile)) << "made for these bodies";
+  // A body thrown up to z = 0.8: the walls must grow.
+  Bounds3 thrown = pile;
+  thrown.Add(Vec3(0, 0, 0.8));
+  EXPECT_TRUE(WallTopOutdated(top, thrown));
+  // Settled to 0.3 m: the 0.5 m walls need 0.375 m; 0.5 <= 1.5 x 0.375, kept.
+  Bounds3 settled;
+  settled.Add(Vec3(-0.3, -0.3, 0.0));
+  settled.Add(Vec3(0.3, 0.3, 0.3));
+  EXPECT_FALSE(WallTopOutdated(top, settled));
+  // Settled to 0.1 m: 0.5 m walls against 0.125 m needed, remade lower.
+  Bounds3 flat;
+  flat.Add(Vec3(-0.3, -0.3, 0.0));
+  flat.Add(Vec3(0.3, 0.3, 0.1));
+  EXPECT_TRUE(WallTopOutdated(top, flat));
+  EXPECT_LT(WallTopAboveBodies(flat), top);
+  // A body flung 100 m away (wider than 50 m): the walls stay as they are.
+  Bounds3 flung = pile;
+  flung.Add(Vec3(0, 0, 100));
+  EXPECT_FALSE(WallTopOutdated(top, flung));
+  EXPECT_FALSE(WallTopOutdated(top, Bounds3{}));
+  EXPECT_TRUE(WallTopOutdated(std::numeric_limits<double>::quiet_NaN(), pile))
+      << "walls made without bodies are made again once there are some";
+}
+
+// The faces made for the bodies' current poses reach above them: lift the clutter's bodies by
+// 0.5 m and the walls' top follows.
+TEST(HalfSpaceFaces, FacesForMovedBodiesCoverTheirCurrentExtent) {
+  const Scene scene =
+      LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/clutter_40_walls.yaml");
+  Model model;
+  std::vector<Pose> X = InitialPoses(scene, &model);
+  const HalfSpaceFaces at_load = ComputeHalfSpaceFaces(model, X);
+  for (size_t b = 0; b < X.size(); ++b) {
+    if (model.bodies[b].tree >= 0) X[b].p.z() += 0.5;
+  }
+  const Bounds3 lifted = FiniteGeometryBounds(model, X);
+  EXPECT_TRUE(WallTopOutdated(at_load.bodies_top, lifted));
+  const HalfSpaceFaces now = ComputeHalfSpaceFaces(model, X);
+  EXPECT_GE(now.top_z, lifted.max.z());
+  EXPECT_TRUE(std::isfinite(now.top_z));
+  EXPECT_FALSE(WallTopOutdated(now.bodies_top, lifted));
 }
 
 }  // namespace

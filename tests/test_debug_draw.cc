@@ -310,5 +310,49 @@ TEST(DebugDraw, RegimeCountsKeepJointLimitsApartFromContacts) {
   EXPECT_EQ(z.contacts[0] + z.contacts[1] + z.contacts[2] + z.limits_active, 0);
 }
 
+// Seen from far away the three contacts (1 m apart) are a pixel apart: too small for arrows and
+// cones, they merge into one summary marker with their count; zoomed in, each has its glyphs.
+TEST(DebugDraw, ContactsTooSmallOnScreenMergeIntoASummaryMarker) {
+  ContactGlyphContext far;
+  far.view.eye = Vec3(10, 0, 1000);  // the contacts at -10, -9, -8 px: one 20 px cell
+  far.view.forward = -Vec3::UnitZ();
+  far.view.right = Vec3::UnitX();
+  far.view.up = Vec3::UnitY();
+  far.view.focal_px = 1000;  // 1 px per metre at the contacts
+  RecordingDebugDraw rec;
+  const ContactDrawResult r = DrawContacts(ThreeContacts(), WithInactive(), far, &rec);
+  EXPECT_EQ(r.drawn, (std::vector<int>{0, 1, 2})) << "merged contacts can still be picked";
+  EXPECT_EQ(r.summary_markers, 1);
+  EXPECT_EQ(r.summarized, 3);
+  EXPECT_EQ(r.normal_arrows + r.friction_arrows + r.cones, 0);
+  EXPECT_EQ(r.dots[0] + r.dots[1] + r.dots[2], 1) << "one marker dot instead of three";
+  EXPECT_TRUE(rec.arrows.empty());
+  ASSERT_EQ(rec.points.size(), 2u) << "the halo and the marker's dot";
+  EXPECT_TRUE(SameColor(rec.points[0].color, kSummaryHaloColor));
+  EXPECT_GT(rec.points[0].size, rec.points[1].size) << "the halo rings the dot";
+  EXPECT_TRUE(rec.points[1].p.isApprox(Vec3(1, 0, 0))) << "at the contacts' mean";
+  ASSERT_EQ(rec.texts.size(), 1u);
+  EXPECT_EQ(rec.texts[0].text, "3") << "the marker's count";
+  // Off: each contact keeps its own dot.
+  ContactDrawOptions off = WithInactive();
+  off.summary_markers = false;
+  RecordingDebugDraw each;
+  const ContactDrawResult r_off = DrawContacts(ThreeContacts(), off, far, &each);
+  EXPECT_EQ(r_off.summary_markers, 0);
+  EXPECT_EQ(each.points.size(), 3u);
+  EXPECT_EQ(r_off.dots[0], 1);
+  EXPECT_EQ(r_off.dots[1], 1);
+  EXPECT_EQ(r_off.dots[2], 1);
+  // Close up (1000 px per metre): arrows and cones, no marker.
+  ContactGlyphContext near = far;
+  near.view.eye = Vec3(1, 0, 1);
+  RecordingDebugDraw close;
+  const ContactDrawResult r_near = DrawContacts(ThreeContacts(), WithInactive(), near, &close);
+  EXPECT_EQ(r_near.summary_markers, 0);
+  EXPECT_GT(r_near.normal_arrows, 0);
+  EXPECT_GT(r_near.cones, 0);
+  EXPECT_EQ(r_near.normal_arrows, static_cast<int>(close.arrows.size()) - r_near.friction_arrows);
+}
+
 }  // namespace
 }  // namespace contactlab

@@ -148,6 +148,7 @@ TEST(GlyphLod, DrawContactsDropsConesAndArrowsWhenZoomedOut) {
   ContactDrawOptions o;
   o.cone_height = 0.05;
   o.impulse_scale = 1e-4;  // arrows of 0.1 mm
+  o.summary_markers = false;  // each contact's own dot (merging: SummaryMarkers tests)
   ContactGlyphContext ctx;
   ctx.view.focal_px = 800;
   RecordingDebugDraw far;
@@ -365,6 +366,69 @@ TEST(PressureGlyphs, FocusHidesPatchesAndMarkersFollowThePatchSize) {
   ASSERT_EQ(far.points.size(), 1u);
   EXPECT_DOUBLE_EQ(far.points[0].size, 3);
   EXPECT_GT(PatchArrowRadius(s, o), 0);
+}
+
+// Summary markers: a view from z = 10 looking down -z at 100 px per metre at depth 10 (focal
+// 1000 px), cells of 28 px = 0.28 m at that depth.
+GlyphView DownView() {
+  GlyphView v;
+  v.eye = Vec3(0, 0, 10);
+  v.forward = -Vec3::UnitZ();
+  v.right = Vec3::UnitX();
+  v.up = Vec3::UnitY();
+  v.focal_px = 1000;
+  return v;
+}
+
+TEST(SummaryMarkers, ContactsInOneScreenCellMergeIntoOneMarker) {
+  const GlyphView view = DownView();
+  double x = 0, y = 0;
+  ASSERT_TRUE(view.Project(Vec3(0.05, -0.02, 0), &x, &y));
+  EXPECT_NEAR(x, 5.0, 1e-12) << "1000 px focal at depth 10: 100 px per metre";
+  EXPECT_NEAR(y, -2.0, 1e-12);
+  EXPECT_FALSE(view.Project(Vec3(0, 0, 11), &x, &y)) << "behind the eye";
+  // Three contacts 1 to 2 px apart (cell [0, 28) px), one 50 px away (the next cell), one
+  // behind the eye.
+  const std::vector<Vec3> points = {Vec3(0.01, 0.01, 0), Vec3(0.02, 0.01, 0),
+                                    Vec3(0.50, 0.01, 0), Vec3(0.03, 0.02, 0),
+                                    Vec3(0.0, 0.0, 12)};
+  const std::vector<int> regimes = {1, 0, 0, 1, 0};
+  const std::vector<SummaryMarker> m = MergeSummaryMarkers(points, regimes, view, 28);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].members, (std::vector<int>{0, 1, 3})) << "in input order, by first member";
+  EXPECT_EQ(m[0].count(), 3);
+  EXPECT_TRUE(m[0].point.isApprox(Vec3(0.02, 4.0 / 300.0, 0), 1e-12)) << "mean of the points";
+  EXPECT_EQ(m[0].regime_count[0], 1);
+  EXPECT_EQ(m[0].regime_count[1], 2);
+  EXPECT_EQ(m[0].regime, 1) << "two sliding against one stiction";
+  EXPECT_EQ(m[1].members, (std::vector<int>{2}));
+  EXPECT_EQ(m[2].members, (std::vector<int>{4})) << "unprojectable: a marker of its own";
+  // Every contact is in exactly one marker.
+  int total = 0;
+  for (const SummaryMarker& k : m) total += k.count();
+  EXPECT_EQ(total, 5);
+  // Zoomed in 100 times, the same contacts are 100 to 200 px apart: no merging.
+  GlyphView near = view;
+  near.focal_px = 1e5;
+  EXPECT_EQ(MergeSummaryMarkers(points, regimes, near, 28).size(), 5u);
+  // No view, or no cell size: every contact stands alone.
+  EXPECT_EQ(MergeSummaryMarkers(points, regimes, GlyphView{}, 28).size(), 5u);
+  EXPECT_EQ(MergeSummaryMarkers(points, regimes, view, 0).size(), 5u);
+  // Ties go to the lower regime value; an unknown regime counts as no contact.
+  const std::vector<SummaryMarker> tie =
+      MergeSummaryMarkers({Vec3(0, 0, 0), Vec3(0.001, 0, 0), Vec3(0.002, 0, 0)}, {2, 1, 7},
+                          view, 28);
+  ASSERT_EQ(tie.size(), 1u);
+  EXPECT_EQ(tie[0].regime_count[2], 2);
+  EXPECT_EQ(tie[0].regime, 2);
+  EXPECT_TRUE(MergeSummaryMarkers({}, {}, view, 28).empty());
+}
+
+TEST(SummaryMarkers, MarkerGrowsWithTheLogOfItsCountUpToACap) {
+  EXPECT_DOUBLE_EQ(SummaryMarkerPx(1, 6), 6) << "one contact: its own dot";
+  EXPECT_DOUBLE_EQ(SummaryMarkerPx(8, 6), 12) << "three doublings: a third of 6 px each";
+  EXPECT_DOUBLE_EQ(SummaryMarkerPx(1 << 20, 6), 15) << "at most 2.5 dots";
+  EXPECT_LT(SummaryMarkerPx(2, 6), SummaryMarkerPx(3, 6));
 }
 
 }  // namespace

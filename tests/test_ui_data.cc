@@ -11,6 +11,7 @@
 #include "render/camera.h"
 #include "engine/contact/constraint_bundle.h"
 #include "ui/contact_tooltip.h"
+#include "ui/panels.h"
 #include "ui/ui_data.h"
 
 namespace contactlab {
@@ -597,6 +598,64 @@ TEST(ContactTooltip, LinesCarryTheRow) {
   EXPECT_EQ(cl.size(), 3u);
   r.loaded_at_gap = true;
   EXPECT_EQ(ContactTooltipLines(r).back().rfind("pushing at phi > 0", 0), 0u);
+}
+
+// The corner legend lists the glyph types drawn this frame, not those merely switched on.
+bool HasRow(const LegendContent& c, const std::string& text) {
+  for (const LegendRow& r : c.rows) {
+    if (r.text == text) return true;
+  }
+  return false;
+}
+
+TEST(ContactLegend, ListsOnlyTheGlyphsDrawn) {
+  const ContactDrawOptions on;  // every default glyph type on
+  LegendInfo info;
+  info.contacts = &on;
+  info.px_per_m = 500;
+  // Without the frame's counts: every type that is on (and the scale bar).
+  const LegendContent all = ContactLegendContent(info);
+  EXPECT_TRUE(HasRow(all, "gamma_n (normal)"));
+  EXPECT_TRUE(HasRow(all, "gamma_t (friction)"));
+  EXPECT_TRUE(all.cone_bar);
+  EXPECT_TRUE(all.scale_bar);
+  // A pressure view: the patches stand for the face contacts, no contact glyph was drawn.
+  ContactDrawResult none;
+  info.drawn = &none;
+  const LegendContent pressure = ContactLegendContent(info);
+  EXPECT_TRUE(pressure.rows.empty()) << "no arrows, dots or selection listed";
+  EXPECT_FALSE(pressure.cone_bar);
+  EXPECT_FALSE(pressure.scale_bar) << "no arrows: no scale bar";
+  // Dots in stiction and normal arrows only.
+  ContactDrawResult some;
+  some.dots[0] = 4;
+  some.normal_arrows = 4;
+  info.drawn = &some;
+  const LegendContent c = ContactLegendContent(info);
+  EXPECT_TRUE(HasRow(c, "stiction"));
+  EXPECT_FALSE(HasRow(c, "sliding"));
+  EXPECT_TRUE(HasRow(c, "gamma_n (normal)"));
+  EXPECT_FALSE(HasRow(c, "gamma_t (friction)"));
+  EXPECT_FALSE(HasRow(c, "pushing at phi > 0"));
+  EXPECT_FALSE(HasRow(c, "selection")) << "nothing selected";
+  EXPECT_FALSE(c.cone_bar);
+  EXPECT_TRUE(c.scale_bar);
+  // Drawn but switched off in the options (a stale count) is not listed either.
+  ContactDrawOptions no_arrows;
+  no_arrows.normal_impulses = no_arrows.friction_impulses = false;
+  info.contacts = &no_arrows;
+  EXPECT_FALSE(HasRow(ContactLegendContent(info), "gamma_n (normal)"));
+  EXPECT_FALSE(ContactLegendContent(info).scale_bar);
+  // Hidden candidates are named with their count; summary markers and a selection get rows.
+  info.contacts = &on;
+  some.summary_markers = 2;
+  some.summarized = 30;
+  info.hidden_inactive = 7;
+  info.contact_selected = true;
+  const LegendContent d = ContactLegendContent(info);
+  EXPECT_TRUE(HasRow(d, std::string(RegimeName(Regime::kNoContact)) + " (hidden: 7)"));
+  EXPECT_TRUE(HasRow(d, "n contacts merged (zoom in)"));
+  EXPECT_TRUE(HasRow(d, "selection"));
 }
 
 }  // namespace

@@ -191,7 +191,7 @@ GlyphFocus NextGlyphFocus(GlyphFocus focus) {
 namespace {
 
 // Legend rows of the overlay: a swatch (dot, ring, arrow or line) and a name.
-enum class Swatch { kDot, kRing, kArrow, kLine };
+using Swatch = LegendSwatch;
 void OverlaySwatch(ImDrawList* dl, ImVec2 p, float h, Swatch kind, const Color& color) {
   const ImU32 c = ToImU32(color);
   const ImVec2 mid(p.x + 0.5f * h, p.y + 0.5f * h);
@@ -217,36 +217,68 @@ void OverlaySwatch(ImDrawList* dl, ImVec2 p, float h, Swatch kind, const Color& 
 
 }  // namespace
 
-ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendInfo& info) {
+LegendContent ContactLegendContent(const LegendInfo& info) {
   const ContactDrawOptions o = info.contacts ? *info.contacts : ContactDrawOptions{};
-  struct Row {
-    Swatch kind;
-    Color color;
-    std::string text;
-  };
-  std::vector<Row> rows;
-  if (o.points) {
+  const ContactDrawResult* d = info.drawn;
+  LegendContent content;
+  std::vector<LegendRow>& rows = content.rows;
+  // A type is listed when it is on and (with the frame's counts) was drawn.
+  auto shown = [&](bool on, int count) { return on && (!d || count > 0); };
+  if (shown(o.points, d ? d->dots[0] : 0)) {
     rows.push_back({Swatch::kDot, kStictionColor, RegimeName(Regime::kStiction)});
-    rows.push_back({Swatch::kDot, kSlidingColor, RegimeName(Regime::kSliding)});
-    rows.push_back({Swatch::kDot, kInactiveColor,
-                    o.inactive ? std::string(RegimeName(Regime::kNoContact))
-                               : std::string(RegimeName(Regime::kNoContact)) + " (hidden" +
-                                     (info.hidden_inactive > 0
-                                          ? ": " + std::to_string(info.hidden_inactive)
-                                          : std::string()) +
-                                     ")"});
   }
-  if (o.gap_loads) rows.push_back({Swatch::kRing, kGapLoadColor, "pushing at phi > 0"});
-  if (o.normal_impulses) rows.push_back({Swatch::kArrow, kNormalImpulseColor, "gamma_n (normal)"});
-  if (o.friction_impulses) {
+  if (shown(o.points, d ? d->dots[1] : 0)) {
+    rows.push_back({Swatch::kDot, kSlidingColor, RegimeName(Regime::kSliding)});
+  }
+  if (o.points) {
+    const std::string name = RegimeName(Regime::kNoContact);
+    if (o.inactive && (!d || d->dots[2] > 0)) {
+      rows.push_back({Swatch::kDot, kInactiveColor, name});
+    } else if (!o.inactive && (!d || info.hidden_inactive > 0)) {
+      rows.push_back({Swatch::kDot, kInactiveColor,
+                      name + " (hidden" +
+                          (info.hidden_inactive > 0 ? ": " + std::to_string(info.hidden_inactive)
+                                                    : std::string()) +
+                          ")"});
+    }
+  }
+  if (d && d->summary_markers > 0) {
+    rows.push_back({Swatch::kRing, kSummaryHaloColor, "n contacts merged (zoom in)"});
+  }
+  if (shown(o.gap_loads, d ? d->gap_rings : 0)) {
+    rows.push_back({Swatch::kRing, kGapLoadColor, "pushing at phi > 0"});
+  }
+  if (shown(o.normal_impulses, d ? d->normal_arrows : 0)) {
+    rows.push_back({Swatch::kArrow, kNormalImpulseColor, "gamma_n (normal)"});
+  }
+  if (shown(o.friction_impulses, d ? d->friction_arrows : 0)) {
     rows.push_back({Swatch::kArrow, kFrictionImpulseColor, "gamma_t (friction)"});
   }
-  if (o.normals) rows.push_back({Swatch::kLine, kNormalColor, "unit normal"});
-  rows.push_back({Swatch::kDot, kSelectionColor, "selection"});
+  if (shown(o.normals, d ? d->normals : 0)) {
+    rows.push_back({Swatch::kLine, kNormalColor, "unit normal"});
+  }
+  if (!d || info.contact_selected || info.body_selected) {
+    rows.push_back({Swatch::kDot, kSelectionColor, "selection"});
+  }
   if (info.body_selected) {
     rows.push_back({Swatch::kArrow, kAxisXColor, "body x"});
     rows.push_back({Swatch::kArrow, kAxisYColor, "body y"});
     rows.push_back({Swatch::kArrow, kAxisZColor, "body z"});
+  }
+  content.cone_bar = shown(o.cones, d ? d->cones : 0);
+  content.scale_bar = (o.normal_impulses || o.friction_impulses) &&
+                      (!d || d->normal_arrows + d->friction_arrows > 0) &&
+                      ImpulseScaleBar(o.impulse_scale, info.px_per_m, 110.0).length_px > 0;
+  return content;
+}
+
+ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendInfo& info) {
+  const ContactDrawOptions o = info.contacts ? *info.contacts : ContactDrawOptions{};
+  const LegendContent content = ContactLegendContent(info);
+  using Row = LegendRow;
+  const std::vector<Row>& rows = content.rows;
+  if (rows.empty() && !content.cone_bar && !content.scale_bar && info.focus == GlyphFocus::kOff) {
+    return ImVec2(0, 0);  // nothing drawn: no legend
   }
   const float lh = ImGui::GetTextLineHeight();
   const float step = lh + 2.0f;
@@ -254,9 +286,8 @@ ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendIn
   float text_w = ImGui::CalcTextSize("cone |gamma_t|/(mu gamma_n)").x;
   for (const Row& r : rows) text_w = std::max(text_w, ImGui::CalcTextSize(r.text.c_str()).x);
   // The scale bar: a round impulse whose arrow fits in 110 px.
-  const ScaleBar bar = o.normal_impulses || o.friction_impulses
-                           ? ImpulseScaleBar(o.impulse_scale, info.px_per_m, 110.0)
-                           : ScaleBar{};
+  const ScaleBar bar =
+      content.scale_bar ? ImpulseScaleBar(o.impulse_scale, info.px_per_m, 110.0) : ScaleBar{};
   std::string focus_line;
   if (info.focus != GlyphFocus::kOff) {
     focus_line = std::string("focus: ") + GlyphFocusName(info.focus) +
@@ -265,7 +296,7 @@ ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendIn
   }
   const float w = pad + lh + 6.0f + text_w + pad;
   float h = pad + step * rows.size();
-  if (o.cones) h += step + 8.0f + lh;
+  if (content.cone_bar) h += step + 8.0f + lh;
   if (bar.length_px > 0) h += step + 6.0f;
   if (!focus_line.empty()) h += step;
   h += pad;
@@ -280,7 +311,7 @@ ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendIn
     dl->AddText(ImVec2(x + lh + 6.0f, y), text, r.text.c_str());
     y += step;
   }
-  if (o.cones) {
+  if (content.cone_bar) {
     dl->AddText(ImVec2(x, y), text, "cone |gamma_t|/(mu gamma_n)");
     y += step;
     const float bw = w - 2 * pad;

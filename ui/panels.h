@@ -63,11 +63,30 @@ void DrawContactLegend();
 // its size [px] (with dl == nullptr, only measured).
 struct LegendInfo {
   const ContactDrawOptions* contacts = nullptr;
+  // The glyphs drawn this frame (DrawContacts' counts, the compare ghosts' added): when given,
+  // the legend lists only the glyph types drawn (a pressure view without contact glyphs lists
+  // no arrows), the cone bar only with cones and the scale bar only with arrows; without it,
+  // every type that is switched on.
+  const ContactDrawResult* drawn = nullptr;
   double px_per_m = 0;   // at the camera target; 0: no scale bar
   GlyphFocus focus = GlyphFocus::kOff;
   bool body_selected = false;
+  bool contact_selected = false;
   int hidden_inactive = 0;  // candidates without impulse not drawn
 };
+// The legend's swatch rows, top to bottom, and whether the cone bar and the scale bar follow.
+enum class LegendSwatch { kDot, kRing, kArrow, kLine };
+struct LegendRow {
+  LegendSwatch kind = LegendSwatch::kDot;
+  Color color;
+  std::string text;
+};
+struct LegendContent {
+  std::vector<LegendRow> rows;
+  bool cone_bar = false;
+  bool scale_bar = false;  // when the arrows' scale bar has a length (ImpulseScaleBar)
+};
+LegendContent ContactLegendContent(const LegendInfo& info);
 ImVec2 DrawContactLegendOverlay(ImDrawList* dl, ImVec2 top_right, const LegendInfo& info);
 
 // Status and convergence of a solve; `tolerance` (ε_r) is drawn as a reference line. With

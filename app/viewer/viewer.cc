@@ -64,6 +64,11 @@ void GlfwErrorCallback(int code, const char* description) {
   std::fprintf(stderr, "GLFW error %d: %s\n", code, description);
 }
 
+// WindowBg (0.085, 0.09, 0.10) at alpha 0.96 over (0.05, 0.05, 0.06).
+constexpr float kPanelClearColor[3] = {0.96f * 0.085f + 0.04f * 0.05f,
+                                       0.96f * 0.09f + 0.04f * 0.05f,
+                                       0.96f * 0.10f + 0.04f * 0.06f};
+
 void SetupStyle() {
   ImGui::StyleColorsDark();
   ImGuiStyle& s = ImGui::GetStyle();
@@ -185,7 +190,8 @@ void Viewer::UploadModel() {
   renderer_->SetModel(model_);
   // Half-spaces that bound each other (a floor and walls) as the faces of the box they form, up
   // to a height above the bodies where they start.
-  renderer_->SetHalfSpaceFaces(ComputeHalfSpaceFaces(model_, ShownPoses()));
+  wall_faces_ = ComputeHalfSpaceFaces(model_, ShownPoses());
+  renderer_->SetHalfSpaceFaces(wall_faces_);
 }
 
 void Viewer::RenderScene() {
@@ -208,11 +214,19 @@ void Viewer::RenderScene() {
   ro.grid_spacing = static_cast<float>(GridSpacingForDistance(scene_.camera.distance));
 
   glViewport(0, 0, fb_w, fb_h);
-  glClearColor(0.05f, 0.05f, 0.06f, 1.0f);
+  // The docked panels' background: their window colour (SetupStyle) at its alpha over the
+  // former clear colour (0.05, 0.05, 0.06), drawn by the clear instead of by ImGui.
+  glClearColor(kPanelClearColor[0], kPanelClearColor[1], kPanelClearColor[2], 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   renderer_->BeginFrame(x, y, w, h, camera_, ro);
   // Bodies at the end of the displayed step (the live state when following the simulation).
   const StepRecord* shown = DisplayedRecord();
+  // Walls follow the bodies: remade when one rises above them or the pile settled far below.
+  if (wall_faces_.boxed &&
+      WallTopOutdated(wall_faces_.bodies_top, FiniteGeometryBounds(model_, ShownPoses()))) {
+    wall_faces_ = ComputeHalfSpaceFaces(model_, ShownPoses());
+    renderer_->SetHalfSpaceFaces(wall_faces_);
+  }
   renderer_->DrawModel(model_, ShownPoses(), ro);
 
   glyphs_->Clear();
@@ -222,6 +236,7 @@ void Viewer::RenderScene() {
   selection_labels_.clear();
   drawn_contacts_.clear();
   hidden_inactive_ = 0;
+  glyph_counts_ = ContactDrawResult{};
   // A patch stands for its faces' contacts: their glyphs only on request (for the ghosts too).
   overlay_.contacts.face_contacts = !pressure_.show || pressure_.face_glyphs;
   // Compare mode: the other configurations' bodies as tinted ghosts (and their contacts).
@@ -230,6 +245,7 @@ void Viewer::RenderScene() {
   if (shown) {
     const ContactGlyphContext context = GlyphContextFor(*shown);
     ContactDrawResult drawn = DrawContacts(*shown, overlay_.contacts, context, glyphs_.get());
+    glyph_counts_.AddCounts(drawn);
     drawn_contacts_ = std::move(drawn.drawn);
     hidden_inactive_ = drawn.hidden_inactive;
     if (selected_contact_ >= 0 && selected_contact_ < static_cast<int>(shown->contacts.size())) {
@@ -272,6 +288,8 @@ GlyphView Viewer::CurrentGlyphView() const {
   GlyphView v;
   v.eye = camera_.Eye();
   v.forward = camera_.Forward();
+  v.right = camera_.Right();
+  v.up = camera_.Up();
   v.focal_px = 0.5 * vp_h_ / std::tan(0.5 * camera_.fov_y);
   if (!(v.focal_px > 0) || !std::isfinite(v.focal_px)) v.focal_px = 0;
   return v;
@@ -311,6 +329,10 @@ LegendInfo Viewer::LegendNow() const {
   info.focus = overlay_.focus;
   info.body_selected = selected_body_ >= 0;
   info.hidden_inactive = hidden_inactive_;
+  info.drawn = &glyph_counts_;
+  const StepRecord* shown = DisplayedRecord();
+  info.contact_selected = shown && selected_contact_ >= 0 &&
+                          selected_contact_ < static_cast<int>(shown->contacts.size());
   return info;
 }
 
@@ -941,6 +963,17 @@ int Viewer::Run() {
       std::printf("viewer: contact glyphs: %d drawn, %d candidates without impulse hidden, focus %s\n",
                   static_cast<int>(drawn_contacts_.size()), hidden_inactive_,
                   GlyphFocusName(overlay_.focus));
+      std::printf("viewer: summary markers: %d, standing for %d contacts\n",
+                  glyph_counts_.summary_markers, glyph_counts_.summarized);
+      // The corner legend's rows as drawn at the last frame (none when it is switched off).
+      std::string legend;
+      if (overlay_.show_legend) {
+        const LegendContent content = ContactLegendContent(LegendNow());
+        for (const LegendRow& row : content.rows) legend += (legend.empty() ? "" : "; ") + row.text;
+        if (content.cone_bar) legend += std::string(legend.empty() ? "" : "; ") + "cone bar";
+        if (content.scale_bar) legend += std::string(legend.empty() ? "" : "; ") + "scale bar";
+      }
+      std::printf("viewer: legend: %s\n", legend.empty() ? "(none)" : legend.c_str());
     }
     if (scripted_) PrintShownSolves();
     if (scripted_) PrintCompareSummary();

@@ -157,7 +157,7 @@ void Viewer::RenderGhosts(const StepRecord* shown) {
         ghost.point_size *= grow;
         ghost.min_point_size *= grow;
         TintedDebugDraw tinted(glyphs_.get(), CompareColor(c));
-        DrawContacts(*r, ghost, context, &tinted);
+        glyph_counts_.AddCounts(DrawContacts(*r, ghost, context, &tinted));
       }
     }
   }

@@ -345,6 +345,8 @@ class Viewer {
   };
   std::vector<SelectionLabel> selection_labels_;
   int hidden_inactive_ = 0;
+  ContactDrawResult glyph_counts_;
+  HalfSpaceFaces wall_faces_;  // the half-spaces' faces drawn (remade as the bodies move)  // glyph types drawn this frame (the legend lists these)
   GlyphView CurrentGlyphView() const;
   // The glyph context of the shown step: sizes, view, focus (RenderScene, RenderGhosts).
   ContactGlyphContext GlyphContextFor(const StepRecord& record) const;

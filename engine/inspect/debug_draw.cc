@@ -134,6 +134,17 @@ RegimeCounts CountRegimes(const StepRecord& record) {
   return n;
 }
 
+void ContactDrawResult::AddCounts(const ContactDrawResult& o) {
+  for (int r = 0; r < 3; ++r) dots[r] += o.dots[r];
+  gap_rings += o.gap_rings;
+  normals += o.normals;
+  cones += o.cones;
+  normal_arrows += o.normal_arrows;
+  friction_arrows += o.friction_arrows;
+  summary_markers += o.summary_markers;
+  summarized += o.summarized;
+}
+
 ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOptions& o,
                                DebugDraw* out) {
   return DrawContacts(record, o, ContactGlyphContext{}, out);
@@ -172,6 +183,27 @@ ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOption
 
   std::vector<int>& drawn = result.drawn;
   std::vector<std::pair<double, int>> labels;  // (−|γ|, contact)
+  const bool summarize = lod_on && o.summary_markers && o.points;
+  std::vector<int> summarized;          // contacts left to the summary markers
+  std::vector<double> dot_px(n, 0.0);   // their dot diameters [px]
+  // A contact's dot, with its φ > 0 ring and unit normal.
+  auto draw_dot = [&](int ci, double point_px, double gamma_n) {
+    const Contact& c = record.contacts[ci];
+    if (o.gap_loads && c.phi > 0 && gamma_n > 0) {
+      // Drawn first: the regime dot then covers its centre (equal depth), leaving a ring.
+      if (o.points) out->Point(c.point, o.gap_ring_scale * point_px, kGapLoadColor);
+      out->Line(c.point - 0.5 * c.phi * c.normal, c.point + 0.5 * c.phi * c.normal, kGapLoadColor);
+      ++result.gap_rings;
+    }
+    if (o.points) {
+      out->Point(c.point, point_px, RegimeColor(static_cast<int>(regime_of[ci])));
+      ++result.dots[std::clamp(static_cast<int>(regime_of[ci]), 0, 2)];
+    }
+    if (o.normals) {
+      out->Line(c.point, c.point + o.normal_length * c.normal, kNormalColor);
+      ++result.normals;
+    }
+  };
   for (int ci = 0; ci < n; ++ci) {
     if (!shown[ci]) continue;
     drawn.push_back(ci);
@@ -211,13 +243,13 @@ ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOption
       return !(ppm > 0) || o.impulse_scale * v.norm() * ppm >= 3.0;
     };
 
-    if (o.gap_loads && c.phi > 0 && gamma.z() > 0) {
-      // Drawn first: the regime dot then covers its centre (equal depth), leaving a ring.
-      if (o.points) out->Point(c.point, o.gap_ring_scale * point_px, kGapLoadColor);
-      out->Line(c.point - 0.5 * c.phi * c.normal, c.point + 0.5 * c.phi * c.normal, kGapLoadColor);
+    if (summarize && !lod.arrows && ci != ctx.selected_contact) {
+      // Too small on screen for arrows (hence for cones): left to the summary markers.
+      summarized.push_back(ci);
+      dot_px[ci] = point_px;
+      continue;
     }
-    if (o.points) out->Point(c.point, point_px, RegimeColor(static_cast<int>(regime)));
-    if (o.normals) out->Line(c.point, c.point + o.normal_length * c.normal, kNormalColor);
+    draw_dot(ci, point_px, gamma.z());
     if (regime != Regime::kNoContact) {
       if (o.cones && mu > 0 && lod.cone && s > 0) {
         const double half_angle = std::atan(mu);
@@ -234,15 +266,18 @@ ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOption
           out->Line(prev, p, kGlyphOutlineColor);
           prev = p;
         }
+        ++result.cones;
       }
       if (o.normal_impulses && gamma.z() != 0 && arrow_visible(gamma_n_world)) {
         out->Arrow(c.point, c.point + o.impulse_scale * gamma_n_world, kNormalImpulseColor,
                    arrow_radius);
+        ++result.normal_arrows;
       }
       if (o.friction_impulses && gamma.head<2>().squaredNorm() > 0 &&
           arrow_visible(gamma_t_world)) {
         out->Arrow(c.point, c.point + o.impulse_scale * gamma_t_world, kFrictionImpulseColor,
                    arrow_radius);
+        ++result.friction_arrows;
       }
     }
     if (o.labels && ci != ctx.selected_contact) labels.emplace_back(-gamma.norm(), ci);
@@ -252,6 +287,39 @@ ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOption
   for (const auto& [key, ci] : labels) {
     out->Text(record.contacts[ci].point, std::to_string(ci),
               RegimeColor(static_cast<int>(regime_of[ci])));
+  }
+  if (!summarized.empty()) {
+    std::vector<Vec3> points;
+    std::vector<int> regimes;
+    for (int ci : summarized) {
+      points.push_back(record.contacts[ci].point);
+      regimes.push_back(static_cast<int>(regime_of[ci]));
+    }
+    for (const SummaryMarker& m :
+         MergeSummaryMarkers(points, regimes, ctx.view, o.summary_cell_px)) {
+      if (m.count() == 1) {
+        const int ci = summarized[m.members[0]];
+        const int k = constraint_of[ci];
+        const double gamma_n =
+            HasResult(record, k) ? record.result.gamma[record.problem.constraints[k].first_row + 2]
+                                 : 0.0;
+        draw_dot(ci, dot_px[ci], gamma_n);
+        if (o.labels && ci != ctx.selected_contact) {
+          out->Text(record.contacts[ci].point, std::to_string(ci), RegimeColor(m.regime));
+        }
+        continue;
+      }
+      double px = 0;
+      for (int j : m.members) px = std::max(px, dot_px[summarized[j]]);
+      px = SummaryMarkerPx(m.count(), std::max(px, o.min_point_size));
+      // The halo first: the dot then covers its centre (equal depth), leaving a light ring.
+      out->Point(m.point, 1.35 * px, kSummaryHaloColor);
+      out->Point(m.point, px, RegimeColor(m.regime));
+      if (m.count() >= 3) out->Text(m.point, std::to_string(m.count()), RegimeColor(m.regime));
+      ++result.dots[m.regime];
+      ++result.summary_markers;
+      result.summarized += m.count();
+    }
   }
   return result;
 }

@@ -149,6 +149,12 @@ struct ContactDrawOptions {
   // with a view (ContactGlyphContext::view), cones and then arrows are left out where that scale
   // spans too few pixels (ContactGlyphLod). Off: every contact at cone_height and point_size.
   bool adaptive_size = true;
+  // With a view and adaptive sizes, contacts too small on screen for arrows are merged into
+  // summary markers (MergeSummaryMarkers), one per screen cell of summary_cell_px: a larger dot
+  // of the cell's most common regime in a light halo, labelled with the cell's contact count
+  // from 3 contacts on. A cell with one contact keeps its own dot.
+  bool summary_markers = true;
+  double summary_cell_px = 20;    // [px]
   double min_point_size = 3;      // [px], adaptive dots
   double point_size = 9;          // [px]
   double normal_length = 0.05;    // [m]
@@ -203,7 +209,18 @@ RegimeCounts CountRegimes(const StepRecord& record);
 struct ContactDrawResult {
   std::vector<int> drawn;
   int hidden_inactive = 0;
+  // Glyphs drawn, by type (the legend lists only these): regime dots (indexed by Regime, single
+  // contacts and summary markers), φ > 0 rings, unit normals, cones, γ_n and γ_t arrows, and
+  // the summary markers with the contacts they stand for.
+  int dots[3] = {0, 0, 0};
+  int gap_rings = 0, normals = 0, cones = 0, normal_arrows = 0, friction_arrows = 0;
+  int summary_markers = 0, summarized = 0;
+  // Adds another draw's glyph counts (the compare ghosts') to these; `drawn` and
+  // hidden_inactive stay.
+  void AddCounts(const ContactDrawResult& o);
 };
+// Colour of the light halo around a summary marker.
+constexpr Color kSummaryHaloColor{0.90f, 0.91f, 0.94f, 1.0f};
 ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOptions& options,
                                const ContactGlyphContext& context, DebugDraw* out);
 ContactDrawResult DrawContacts(const StepRecord& record, const ContactDrawOptions& options,

@@ -120,6 +120,64 @@ double GlyphView::PixelsPerMetre(const Vec3& p) const {
   return focal_px / depth;
 }
 
+bool GlyphView::Project(const Vec3& p, double* x_px, double* y_px) const {
+  if (!valid()) return false;
+  const Vec3 d = p - eye;
+  const double depth = d.dot(forward);
+  if (!(depth > 1e-9) || !std::isfinite(depth)) return false;
+  *x_px = focal_px * d.dot(right) / depth;
+  *y_px = focal_px * d.dot(up) / depth;
+  return std::isfinite(*x_px) && std::isfinite(*y_px);
+}
+
+std::vector<SummaryMarker> MergeSummaryMarkers(const std::vector<Vec3>& points,
+                                               const std::vector<int>& regimes,
+                                               const GlyphView& view, double cell_px) {
+  std::vector<SummaryMarker> markers;
+  std::unordered_map<long long, int> cell_marker;  // cell key -> index into markers
+  const bool cells = cell_px > 0 && std::isfinite(cell_px);
+  for (int i = 0; i < static_cast<int>(points.size()); ++i) {
+    int m = -1;
+    double x = 0, y = 0;
+    if (cells && view.Project(points[i], &x, &y)) {
+      // Cells of a 2^21-wide grid around the view's centre (wider than any screen).
+      const long long cx = static_cast<long long>(std::floor(x / cell_px)) + (1LL << 20);
+      const long long cy = static_cast<long long>(std::floor(y / cell_px)) + (1LL << 20);
+      if (cx >= 0 && cy >= 0 && cx < (1LL << 21) && cy < (1LL << 21)) {
+        const long long key = (cx << 21) | cy;
+        const auto [it, added] = cell_marker.try_emplace(key, static_cast<int>(markers.size()));
+        if (added) markers.emplace_back();
+        m = it->second;
+      }
+    }
+    if (m < 0) {
+      m = static_cast<int>(markers.size());
+      markers.emplace_back();
+    }
+    SummaryMarker& marker = markers[m];
+    marker.members.push_back(i);
+    marker.point += points[i];
+    const int r = i < static_cast<int>(regimes.size()) && regimes[i] >= 0 && regimes[i] < 3
+                      ? regimes[i]
+                      : 2;
+    ++marker.regime_count[r];
+  }
+  for (SummaryMarker& marker : markers) {
+    marker.point /= static_cast<double>(marker.members.size());
+    marker.regime = 0;
+    for (int r = 1; r < 3; ++r) {
+      if (marker.regime_count[r] > marker.regime_count[marker.regime]) marker.regime = r;
+    }
+  }
+  return markers;
+}
+
+double SummaryMarkerPx(int count, double point_px) {
+  if (count <= 1) return point_px;
+  return std::min(point_px * (1.0 + std::log2(static_cast<double>(count)) / 3.0),
+                  2.5 * point_px);
+}
+
 GlyphLod ContactGlyphLod(double scale_px, const GlyphLodLimits& l) {
   GlyphLod lod;
   if (!std::isfinite(scale_px)) scale_px = 0;

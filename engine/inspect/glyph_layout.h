@@ -53,9 +53,14 @@ struct GlyphView {
   Vec3 eye = Vec3::Zero();
   Vec3 forward = Vec3::UnitZ();  // unit
   double focal_px = 0;           // 0: no view (sizes are not projected)
+  Vec3 right = Vec3::UnitX();    // unit, screen right (for Project)
+  Vec3 up = Vec3::UnitY();       // unit, screen up
   bool valid() const { return focal_px > 0; }
   // Pixels per metre at p (0 for a point behind or at the eye, or without a view).
   double PixelsPerMetre(const Vec3& p) const;
+  // Screen position of p [px] from the view's centre, x right and y up; false for a point
+  // behind or at the eye, or without a view.
+  bool Project(const Vec3& p, double* x_px, double* y_px) const;
 };
 
 // Level of detail of one contact's glyphs for its projected scale [px]: cones only when the scale
@@ -76,6 +81,28 @@ struct GlyphLod {
   double point_px = 9;
 };
 GlyphLod ContactGlyphLod(double scale_px, const GlyphLodLimits& limits);
+
+// Summary markers: the contacts the level of detail reduces to dots (too small on screen for
+// arrows) merged per screen cell of cell_px × cell_px pixels, so that a zoomed-out pile shows
+// where its contacts are and how many, without a carpet of overlapping dots. One marker per
+// occupied cell: its members (indices into `points`, in input order), the mean of their points,
+// their count per regime (indexed by the integer value of Regime: stiction, sliding, no contact)
+// and the most common regime (ties go to the lower value). Markers come in the order of their
+// first member. A point the view cannot project (behind the eye, or no view) is a marker of its
+// own. regimes[i] outside [0, 3) counts as no contact.
+struct SummaryMarker {
+  Vec3 point = Vec3::Zero();
+  std::vector<int> members;
+  int regime_count[3] = {0, 0, 0};
+  int regime = 2;
+  int count() const { return static_cast<int>(members.size()); }
+};
+std::vector<SummaryMarker> MergeSummaryMarkers(const std::vector<Vec3>& points,
+                                               const std::vector<int>& regimes,
+                                               const GlyphView& view, double cell_px);
+// Diameter [px] of a summary marker of `count` contacts: the single dot's point_px, growing
+// with log2(count) by a third of it per doubling, at most 2.5 point_px.
+double SummaryMarkerPx(int count, double point_px);
 
 // Focus: which bodies' contacts are drawn. kBody: contacts that touch the selected body; kIsland:
 // contacts of the bodies connected to it through the step's contacts and kinematic trees (the

@@ -43,7 +43,18 @@ focus)
 legend)
   # The legend (top right of the 3D view) shows the cone saturation bar (violet to magenta)
   # and the regime swatches; `overlay.legend = false` hides it. Region: the legend's corner.
-  view --frames 20 --screenshot "$out/legend.png" > /dev/null
+  view --frames 20 --screenshot "$out/legend.png" > "$out/legend.out"
+  # It lists the glyph types drawn: here dots and both impulse arrows, with the cone bar.
+  grep 'viewer: legend:' "$out/legend.out"
+  grep -q 'viewer: legend: .*gamma_n (normal).*cone bar' "$out/legend.out"
+  # In the pressure view of a compliant crowd the patches stand for their face contacts: no
+  # contact glyph is drawn, so the legend lists no arrows, no cone bar and no scale bar.
+  xvfb-run -a -s "-screen 0 1600x900x24" "$cl" view "$dir/../../scenes/hydro/viewer_crowd.yaml" \
+    --no-settings --frames 60 > "$out/pressure.out"
+  grep 'viewer: legend:' "$out/pressure.out"
+  if grep -q 'viewer: legend: .*\(gamma\|cone bar\|scale bar\)' "$out/pressure.out"; then
+    echo "the pressure view's legend lists glyphs that were not drawn"; exit 1
+  fi
   printf 'overlay.legend = false\n' > "$out/nolegend.conf"
   xvfb-run -a -s "-screen 0 1600x900x24" "$cl" view "$dir/viewer_scene.yaml" \
     --settings "$out/nolegend.conf" --frames 20 --screenshot "$out/nolegend.png" > /dev/null
