@@ -905,7 +905,7 @@ class SceneBuilder {
       in_.ExpectMap(item);
       in_.CheckKeys(item,
                     {"file", "name", "base", "rotation", "fixed", "material", "joint_positions",
-                     "pd", "world_geometry"},
+                     "pd", "world_geometry", "package_paths", "ground"},
                     " in a model");
       Field file_f = in_.Require(item, "file", "a model file (.xml MJCF, .urdf, .yaml)");
       const std::string file = in_.String(file_f);
@@ -937,6 +937,19 @@ class SceneBuilder {
       }
       SceneOptions sub;
       sub.include_depth = options_.include_depth + 1;
+      // package:// folders: the entry's own, then the command line's (--package-path).
+      if (auto f = in_.Get(item, "package_paths")) {
+        in_.ExpectSequence(*f);
+        for (size_t k = 0; k < f->node.size(); ++k) {
+          sub.package_paths.push_back(
+              in_.String(Field{f->node[k], Child(f->path, std::to_string(k))}));
+        }
+      }
+      sub.package_paths.insert(sub.package_paths.end(), options_.package_paths.begin(),
+                               options_.package_paths.end());
+      // URDF: lift the model so that its lowest collision geometry touches z = 0 (the ground
+      // half-space the importer adds with it is left out with world_geometry: false).
+      sub.ground_plane = in_.Bool(item, "ground", false);
       Scene part;
       try {
         part = LoadScene(path.string(), sub);
