@@ -248,6 +248,7 @@ class Converter {
             Quat::Identity()};
         const int type = m_->jnt_type[jid];
         const int dof = m_->jnt_dofadr[jid];
+        j.armature = m_->dof_armature[dof];  // MJCF gives one value per joint (all its dofs)
         if (type == mjJNT_FREE) {
           j.type = JointType::kFree;
           j.parent = -1;
@@ -277,7 +278,6 @@ class Converter {
             j.spring_stiffness = m_->jnt_stiffness[jid];
             j.spring_reference = m_->qpos_spring[m_->jnt_qposadr[jid]] - q0;
           }
-          if (m_->dof_armature[dof] != 0) ++armature_;
         }
         model.joints.push_back(j);
         joint_of_mj_[jid] = static_cast<int>(model.joints.size()) - 1;
@@ -484,10 +484,6 @@ class Converter {
   }
 
   void Unsupported() {
-    if (armature_ > 0) {
-      report_->warnings.push_back(path_ + ": joint: " + std::to_string(armature_) +
-                                  " joints with armature: not carried (no rotor inertia)");
-    }
     for (int t = 0; t < m_->ntendon; ++t) {
       Warn(m_->tendon_num[t] > 0 && m_->wrap_type[m_->tendon_adr[t]] == mjWRAP_JOINT ? "fixed"
                                                                                      : "spatial",
@@ -552,7 +548,6 @@ class Converter {
   std::vector<int> joint_of_mj_;
   std::vector<std::pair<int, int>> geom_of_mj_;  // (MuJoCo geom, ContactLab geom)
   std::map<double, int> material_of_mu_;
-  int armature_ = 0;
 };
 
 }  // namespace
