@@ -272,8 +272,34 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
         x_storage.resize(static_cast<size_t>(r) * n);
         Eigen::Map<MatX> X(x_storage.data(), r, n);
         const Eigen::Map<const MatX> Li(n == 6 ? li_of[b.tree] : Minv[b.tree].data(), n, n);
-        X.noalias() = b.J * Li.transpose();
-        W.topLeftCorner(r, r).noalias() += X * X.transpose();
+        if (r <= 3) {
+          // X = J L⁻ᵀ, X(:, k) = Σ_{j <= k} J(:, j) L⁻¹(k, j) (L⁻¹ is lower triangular), over the
+          // nonzero columns j of J only (the dofs the constraint moves with): direct loops, for a
+          // few rows a general product's packing costs more than the arithmetic.
+          X.setZero();
+          const double* Jd = b.J.data();
+          for (int j = 0; j < n; ++j) {
+            const double* Jj = Jd + r * j;
+            bool zero = true;
+            for (int q = 0; q < r; ++q) zero = zero && Jj[q] == 0;
+            if (zero) continue;
+            for (int k = j; k < n; ++k) {
+              const double l = Li(k, j);
+              for (int q = 0; q < r; ++q) X(q, k) += Jj[q] * l;
+            }
+          }
+          for (int a = 0; a < r; ++a) {
+            for (int q = 0; q <= a; ++q) {
+              double sum = 0;
+              for (int k = 0; k < n; ++k) sum += X(a, k) * X(q, k);
+              W(a, q) += sum;
+              if (q != a) W(q, a) += sum;
+            }
+          }
+        } else {
+          X.noalias() = b.J * Li.transpose();
+          W.topLeftCorner(r, r).noalias() += X * X.transpose();
+        }
       }
     }
     W_acc[ci] = W;
