@@ -20,6 +20,7 @@
 #include "engine/inspect/race.h"
 #include "engine/multibody/multibody.h"
 #include "engine/sim/simulator.h"
+#include "engine/sim/solver_registry.h"
 
 #ifdef CONTACTLAB_HAVE_MUJOCO
 #include "app/mujoco_peer.h"
@@ -178,12 +179,19 @@ class ProbeTracker {
 #ifdef CONTACTLAB_HAVE_MUJOCO
 // One MuJoCo run of the scene; grows MuJoCo's preallocated buffers and starts over when they
 // overflow (MuJoCo 2.2.2 drops contacts silently past them).
-void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult* r) {
-  MjcfExportOptions export_options;
+void RunMujoco(const Scene& scene, int steps, const std::string& cone, ProbeTracker* probes,
+               BenchResult* r) {
+  MujocoPeerOptions options;
+  options.cone = cone;
   for (int attempt = 0;; ++attempt) {
-    MujocoPeer peer(scene, export_options);
+    MujocoPeer peer(scene, options);
     r->peer_version = MujocoPeer::Version();
     r->peer_notes = peer.exported().notes;
+    r->peer_cone = peer.cone();
+    r->peer_model = peer.loaded_file() ? "file" : "export";
+    r->peer_tolerance = peer.tolerance();
+    r->peer_iteration_cap = peer.iteration_cap();
+    const double energy0 = peer.MechanicalEnergy();
     auto pose_of = [&peer](int b) { return peer.BodyPose(b); };
     probes->Restart();
     probes->Observe(peer.time(), pose_of);
@@ -205,15 +213,21 @@ void RunMujoco(const Scene& scene, int steps, ProbeTracker* probes, BenchResult*
     }
     if (peer.overflowed()) {
       const int cap = MjcfMaxConstraintRows(peer.exported().nv);
-      if (attempt >= 4 || peer.exported().njmax >= cap) {
+      if (attempt >= 4 || peer.njmax() >= cap) {
         throw std::runtime_error("MuJoCo ran out of contacts / constraint rows (nconmax = " +
-                                 std::to_string(peer.exported().nconmax) +
-                                 ", njmax = " + std::to_string(peer.exported().njmax) + ")");
+                                 std::to_string(peer.nconmax()) +
+                                 ", njmax = " + std::to_string(peer.njmax()) + ")");
       }
-      export_options.nconmax = 2 * peer.exported().nconmax;
-      export_options.njmax = std::min(2 * peer.exported().njmax, cap);
+      if (peer.loaded_file()) {
+        options.nconmax = 2 * std::max(peer.nconmax(), 100);
+        options.njmax = std::min(2 * std::max(peer.njmax(), 500), cap);
+      } else {
+        options.export_options.nconmax = 2 * peer.exported().nconmax;
+        options.export_options.njmax = std::min(2 * peer.exported().njmax, cap);
+      }
       continue;
     }
+    r->peer_energy_change = peer.MechanicalEnergy() - energy0;
     r->peer_ms_per_step = ms.Median();
     r->peer_mean_ms_per_step = ms.Mean();
     r->peer_iterations = iterations / steps;
@@ -244,6 +258,13 @@ std::string Num(double x) {
 std::string Sci(double x) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.1e", x);
+  return buf;
+}
+
+// Energy changes: sign, three significant digits.
+std::string Signed(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%+.2e", x);
   return buf;
 }
 
@@ -307,6 +328,8 @@ nlohmann::json BenchResult::ToJson() const {
   }
   j["probes"] = probe_list;
   j["drift"] = drift;
+  j["energy_change"] = JsonNumber(energy_change);
+  j["cone"] = cone;
   if (!peer.empty()) {
     j["peer"] = peer;
     j["peer_status"] = peer_status;
@@ -323,6 +346,11 @@ nlohmann::json BenchResult::ToJson() const {
       j["peer_ncp_residual_rigid"] = JsonNumber(peer_ncp_residual_rigid);
       j["peer_ncp_residual_rigid_max"] = JsonNumber(peer_ncp_residual_rigid_max);
       j["ratio"] = ratio;
+      j["peer_energy_change"] = JsonNumber(peer_energy_change);
+      j["peer_cone"] = peer_cone;
+      j["peer_model"] = peer_model;
+      j["peer_tolerance"] = peer_tolerance;
+      j["peer_iteration_cap"] = peer_iteration_cap;
       j["peer_notes"] = peer_notes;
       j["peer_run_ms_per_step"] = peer_run_ms_per_step;
       j["ratio_min"] = ratio_min;
@@ -377,6 +405,12 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
 
   Simulator sim(scene.model, scene.settings);
   KinematicsCache kin;
+  auto energy = [&] {  // KE + PE at the current state [J] (updates kin)
+    sim.multibody().UpdateKinematics(sim.state().q, sim.state().time, &kin);
+    return sim.multibody().KineticEnergy(kin, sim.state().v) +
+           sim.multibody().PotentialEnergy(kin, sim.state().q, scene.settings.gravity);
+  };
+  const double energy0 = energy();
   auto pose_of = [&kin](int b) { return kin.X_WB[b]; };
   auto observe = [&] {
     if (!probes.Due(sim.state().time)) return;
@@ -435,7 +469,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   r.islands = islands / r.steps;
   r.ncp_residual_rigid = ncp_sum / r.steps;
   r.realtime_factor = r.time_step * 1e3 / r.ms_per_step;
-  sim.multibody().UpdateKinematics(sim.state().q, sim.state().time, &kin);
+  r.energy_change = energy() - energy0;  // kin at the end of the run
   r.drift = probes.Finish(pose_of, /*peer=*/false, &r.probes);
 
   if (options.peer.empty()) return r;
@@ -446,7 +480,7 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
   }
 #ifdef CONTACTLAB_HAVE_MUJOCO
   try {
-    RunMujoco(scene, r.steps, &probes, &r);
+    RunMujoco(scene, r.steps, options.cone, &probes, &r);
   } catch (const std::exception& e) {
     r.peer_status = std::string("failed: ") + e.what();
   }
@@ -523,6 +557,8 @@ std::string BenchTableHeader(bool with_peer, bool with_range, size_t scene_width
   }
   h += " |" + Pad("ncp_rigid", 10);
   if (with_peer) h += Pad("MJ ncp_rigid", 13);
+  h += " |" + Pad("ΔE[J]", 10 + 1);  // Δ is two bytes in UTF-8
+  if (with_peer) h += Pad("MJ ΔE[J]", 11 + 1);
   return h;
 }
 
@@ -552,6 +588,8 @@ std::string BenchTableRow(const BenchResult& r, bool with_peer, bool with_range,
   }
   row += " |" + Pad(Sci(r.ncp_residual_rigid), 10);
   if (with_peer) row += Pad(r.peer_ok() ? Sci(r.peer_ncp_residual_rigid) : "-", 13);
+  row += " |" + Pad(Signed(r.energy_change), 10);
+  if (with_peer) row += Pad(r.peer_ok() ? Signed(r.peer_energy_change) : "-", 11);
   return row;
 }
 
@@ -625,6 +663,19 @@ std::vector<BenchResult> RunBench(const std::vector<std::string>& scene_paths,
     }
   }
   for (const BenchResult& r : results) {
+    if (r.peer_ok()) {
+      out << BaseName(r.scene) << ": ContactLab "
+          << SolverDisplayName(r.settings.solver_type) << ", " << r.cone
+          << " cone"
+          << (r.settings.solver_type == SolverType::kSap
+                  ? ", rel_tolerance " + Num(r.settings.sap.rel_tolerance)
+                  : std::string())
+          << "; MuJoCo ran "
+          << (r.peer_model == "file" ? "the file itself" : "the MJCF export") << ", "
+          << r.peer_cone << " cone, tolerance " << Num(r.peer_tolerance) << ", at most "
+          << r.peer_iteration_cap << " iterations; time step " << Num(r.time_step) << " s both"
+          << std::endl;
+    }
     for (const BenchProbe& p : r.probes) {
       out << BaseName(r.scene) << ": probe " << p.name
           << ": |Δ| = " << Fixed(p.displacement.norm() * 1e3, 4) << " mm";
@@ -647,7 +698,7 @@ void AddBenchCommand(CLI::App& app) {
   auto args = std::make_shared<Args>();
   CLI::App* bench = app.add_subcommand(
       "bench", "Time scenes (median ms per step) and report accuracy, optionally beside MuJoCo");
-  bench->add_option("scenes", args->scenes, "Scene files (YAML)")->required();
+  bench->add_option("scenes", args->scenes, "Scene files (YAML, or MJCF .xml / .mjcf)")->required();
   bench->add_option("--peer", args->options.peer, "Also run each scene in this engine")
       ->check(CLI::IsMember({"mujoco"}));
   bench->add_option("--json", args->json_path, "Write one JSON object per scene (JSON Lines)");
@@ -679,6 +730,10 @@ void AddBenchCommand(CLI::App& app) {
       ->add_option("--repeat", args->options.repeat,
                    "Runs per engine and scene, alternating engines; reports the median run")
       ->check(CLI::Range(1, 1000));
+  bench
+      ->add_option("--cone", args->options.cone,
+                   "MuJoCo's friction cone (default: the model's; ContactLab's is elliptic)")
+      ->check(CLI::IsMember({"elliptic", "pyramidal"}));
   bench->add_option("--mjcf-dir", args->options.mjcf_dir,
                     "Write each scene's MJCF export to DIR/<scene>.xml (for MuJoCo's viewer)");
   bench->callback([args]() {

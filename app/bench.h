@@ -31,6 +31,17 @@
 //                    measured against the same conditions, whatever contact law each solves.
 //                    A step whose residual cannot be computed makes the field NaN ("nan").
 //   ratio            ContactLab ms_per_step / MuJoCo ms_per_step (> 1: ContactLab is slower)
+//   energy_change    total mechanical energy (kinetic + gravity and joint-spring potential, with
+//                    joint armature) at the end of the run minus at its start [J]; for the peer
+//                    peer_energy_change from MuJoCo's mj_energyPos / mj_energyVel. Columns ΔE[J]
+//                    and MJ ΔE[J] of the table.
+//   cone, peer_cone  the friction cone each engine used (ContactLab: "elliptic", every contact
+//                    law; MuJoCo: the model's, or --cone), peer_model "file" (MuJoCo loaded the
+//                    scene's own MJCF file: .xml / .mjcf scenes) or "export" (YAML scenes, through
+//                    ExportMjcf), peer_tolerance and peer_iteration_cap MuJoCo's opt.tolerance
+//                    and opt.iterations (JSON; the table's notes below it). SAP's stopping
+//                    criterion is in "parameters" (solver.rel_tolerance): see docs/benchmarks.md
+//                    for how the two criteria relate.
 //   parameters       (JSON only) the step, solver and contact-model parameters the scene ran with
 //
 // With --repeat N each scene runs N times per engine, alternating ContactLab and the peer (C, P,
@@ -64,6 +75,10 @@ struct BenchOptions {
   bool ground_plane = false;
   std::string mjcf_dir;                // when set, each scene's MJCF export is written here
   int repeat = 1;                      // runs per engine and scene, alternating engines
+  // MuJoCo's friction cone (--cone): "" keeps the model's (an MJCF file's own option, MuJoCo's
+  // default pyramidal; the export of a YAML scene: elliptic); "elliptic" or "pyramidal" sets it.
+  // ContactLab's contact laws all use the elliptic (Lorentz) cone.
+  std::string cone;
 };
 
 struct BenchProbe {
@@ -112,6 +127,14 @@ struct BenchResult {
   double peer_ncp_residual_rigid = 0;  // the same, on MuJoCo's contact rows
   double peer_ncp_residual_rigid_max = 0;
   double ratio = 0;  // ms_per_step / peer_ms_per_step
+  // Total mechanical energy change (KE + PE at the end minus at the start of the run) [J], and
+  // the model and solver settings each engine ran with.
+  double energy_change = 0, peer_energy_change = 0;
+  std::string cone = "elliptic";  // ContactLab's friction cone (every contact law)
+  std::string peer_cone;          // MuJoCo's: "pyramidal" or "elliptic"
+  std::string peer_model;         // "file": MuJoCo loaded the scene's MJCF; "export": ExportMjcf
+  double peer_tolerance = 0;      // MuJoCo's opt.tolerance
+  int peer_iteration_cap = 0;     // MuJoCo's opt.iterations
   // Repeated runs (--repeat): per-run medians, and the extremes of the per-run ratios.
   int repeats = 1;
   std::vector<double> run_ms_per_step, peer_run_ms_per_step;  // [ms]

@@ -206,6 +206,7 @@ class Exporter {
         << Num(j.spring_reference) << "\"";
     }
     if (j.damping > 0) s << " damping=\"" << Num(j.damping) << "\"";
+    if (j.armature > 0) s << " armature=\"" << Num(j.armature) << "\"";
     if (j.limited && (std::isfinite(j.lower) || std::isfinite(j.upper))) {
       // MuJoCo ranges are finite; an open side gets a bound far outside any motion.
       const double lo = std::isfinite(j.lower) ? j.lower : -1e10;
@@ -233,7 +234,12 @@ class Exporter {
         << Num(I(0, 1)) << " " << Num(I(0, 2)) << " " << Num(I(1, 2)) << "\"/>\n";
     switch (j.type) {
       case JointType::kFree:
-        xml << in2 << "<freejoint name=\"" << Escape(joint_name_[body.joint]) << "\"/>\n";
+        if (j.armature > 0) {  // <freejoint> takes no armature
+          xml << in2 << "<joint name=\"" << Escape(joint_name_[body.joint])
+              << "\" type=\"free\" armature=\"" << Num(j.armature) << "\"/>\n";
+        } else {
+          xml << in2 << "<freejoint name=\"" << Escape(joint_name_[body.joint]) << "\"/>\n";
+        }
         break;
       case JointType::kRevolute:
       case JointType::kPrismatic:
@@ -245,6 +251,7 @@ class Exporter {
         xml << in2 << "<joint name=\"" << Escape(joint_name_[body.joint]) << "\" type=\"ball\"";
         if (!j.child_from_joint.p.isZero(0)) xml << " pos=\"" << Vec(j.child_from_joint.p) << "\"";
         if (j.damping > 0) xml << " damping=\"" << Num(j.damping) << "\"";
+        if (j.armature > 0) xml << " armature=\"" << Num(j.armature) << "\"";
         xml << "/>\n";
         break;
       case JointType::kFixed:

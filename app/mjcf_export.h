@@ -14,7 +14,8 @@
 //              (relative to the parent) is the ContactLab zero-coordinate pose X_PJ X_CJ⁻¹.
 //              Static bodies' geoms go into <worldbody> with their world poses. Prescribed
 //              bodies become mocap bodies that the peer moves every step.
-//   joints     spring -> stiffness/springref, damping -> damping, limits -> limited/range.
+//   joints     spring -> stiffness/springref, damping -> damping, armature -> armature (a free
+//              joint with armature is written as <joint type="free">), limits -> limited/range.
 //              PD actuators -> <general> actuators with gain 1 and an affine bias
 //              (-kp q - kd q̇), driven with ctrl = kp q_ref(t) + kd q̇_ref(t), clamped by
 //              forcerange at the effort limit; this is the same PD law.

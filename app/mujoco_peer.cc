@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/model_import/mjcf_import.h"
 #include "engine/multibody/multibody.h"
 
 namespace contactlab {
@@ -33,8 +34,14 @@ void InstallHandlers() {
 
 }  // namespace
 
+bool IsMjcfScenePath(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".xml" || ext == ".XML" || ext == ".mjcf";
+}
+
 struct MujocoPeer::Impl {
   MjcfExport exported;
+  bool from_file = false;  // MuJoCo loaded the scene's own MJCF file
   mjModel* m = nullptr;
   mjData* d = nullptr;
   const Model* model = nullptr;
@@ -49,6 +56,65 @@ struct MujocoPeer::Impl {
     if (m) mj_deleteModel(m);
   }
 };
+
+namespace {
+
+void SetCone(const std::string& cone, mjModel* m) {
+  if (cone.empty()) return;
+  if (cone == "elliptic") {
+    m->opt.cone = mjCONE_ELLIPTIC;
+  } else if (cone == "pyramidal") {
+    m->opt.cone = mjCONE_PYRAMIDAL;
+  } else {
+    throw std::runtime_error("cone '" + cone + "': expected elliptic or pyramidal");
+  }
+}
+
+}  // namespace
+
+MujocoPeer::MujocoPeer(const Scene& scene, const MujocoPeerOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  if (!IsMjcfScenePath(scene.path)) {
+    MujocoPeer exported(scene, options.export_options);
+    impl_.swap(exported.impl_);
+    SetCone(options.cone, impl_->m);
+    mj_forward(impl_->m, impl_->d);
+    return;
+  }
+  InstallHandlers();
+  Impl& s = *impl_;
+  s.model = &scene.model;
+  s.from_file = true;
+  // The importer's map of MuJoCo bodies to ContactLab bodies (the import is deterministic, so
+  // a second import of the file gives the scene's).
+  MjcfImportReport report;
+  (void)ImportMjcf(scene.path, &report);
+  char error[1024] = "";
+  s.m = mj_loadXML(scene.path.c_str(), nullptr, error, sizeof(error));
+  if (!s.m) throw std::runtime_error(std::string("MuJoCo could not load the model: ") + error);
+  if (s.m->nv != scene.model.nv) {
+    throw std::runtime_error("MuJoCo model has nv = " + std::to_string(s.m->nv) +
+                             "; the imported scene has " + std::to_string(scene.model.nv));
+  }
+  SetCone(options.cone, s.m);
+  if (options.nconmax > 0) s.m->nconmax = options.nconmax;
+  if (options.njmax > 0) s.m->njmax = options.njmax;
+  s.m->opt.enableflags |= mjENBL_ENERGY;
+  s.d = mj_makeData(s.m);
+  if (!s.d) throw std::runtime_error("MuJoCo could not allocate mjData");
+  if (s.m->nkey > 0) mj_resetDataKeyframe(s.m, s.d, 0);
+  s.exported.nq = s.m->nq;
+  s.exported.nv = s.m->nv;
+  s.exported.nconmax = s.m->nconmax;
+  s.exported.njmax = s.m->njmax;
+  const int nb = static_cast<int>(scene.model.bodies.size());
+  s.mj_body.assign(nb, -1);
+  for (int i = 1; i < s.m->nbody && i < static_cast<int>(report.body_of_mj.size()); ++i) {
+    const int b = report.body_of_mj[i];
+    if (b >= 0 && b < nb) s.mj_body[b] = i;
+  }
+  mj_forward(s.m, s.d);
+}
 
 MujocoPeer::MujocoPeer(const Scene& scene, const MjcfExportOptions& options)
     : impl_(std::make_unique<Impl>()) {
@@ -81,6 +147,7 @@ MujocoPeer::MujocoPeer(const Scene& scene, const MjcfExportOptions& options)
                              std::to_string(s.m->nv) + "; the export expected " +
                              std::to_string(s.exported.nq) + ", " + std::to_string(s.exported.nv));
   }
+  s.m->opt.enableflags |= mjENBL_ENERGY;
   s.d = mj_makeData(s.m);
   if (!s.d) throw std::runtime_error("MuJoCo could not allocate mjData");
   std::copy(s.exported.initial_qpos.begin(), s.exported.initial_qpos.end(), s.d->qpos);
@@ -142,9 +209,7 @@ double MujocoPeer::max_penetration() const {
 NcpResidual MujocoPeer::RigidNcpResidual() const {
   const mjModel* m = impl_->m;
   const mjData* d = impl_->d;
-  if (mj_isPyramidal(m)) {
-    throw std::runtime_error("RigidNcpResidual: pyramidal friction cones are not measured");
-  }
+  const bool pyramidal = mj_isPyramidal(m);
   const bool sparse = mj_isSparse(m);
   const int nv = m->nv;
   // Row r of J times the post-step velocities.
@@ -172,6 +237,28 @@ NcpResidual MujocoPeer::RigidNcpResidual() const {
     c.frictional = con.dim >= 3;
     c.mu = c.frictional ? con.friction[0] : 0.0;
     c.phi0 = d->efc_pos[r];
+    if (pyramidal && con.dim > 1) {
+      // Edge rows 2k, 2k + 1 (k = 0, 1 the sliding directions): J_n ± μ_k J_tk. Torsional and
+      // rolling edges (condim 4, 6) add to the normal impulse as well: every edge force is a
+      // normal force.
+      if (r + 2 * (con.dim - 1) > d->nefc) continue;
+      double fn = 0;
+      for (int k = 0; k < 2 * (con.dim - 1); ++k) fn += d->efc_force[r + k];
+      c.gamma_n = fn * dt;
+      c.v_n = 0.5 * (row_times_qvel(r) + row_times_qvel(r + 1));
+      if (c.frictional) {
+        for (int k = 0; k < 2; ++k) {
+          const double mu_k = con.friction[k];
+          const double f_plus = d->efc_force[r + 2 * k], f_minus = d->efc_force[r + 2 * k + 1];
+          c.gamma_t(k) = mu_k * (f_plus - f_minus) * dt;
+          c.v_t(k) = mu_k > 0 ? (row_times_qvel(r + 2 * k) - row_times_qvel(r + 2 * k + 1)) /
+                                    (2 * mu_k)
+                              : 0.0;
+        }
+      }
+      samples.push_back(c);
+      continue;
+    }
     c.gamma_n = d->efc_force[r] * dt;
     c.v_n = row_times_qvel(r);
     if (c.frictional) {
@@ -184,6 +271,32 @@ NcpResidual MujocoPeer::RigidNcpResidual() const {
 }
 
 int MujocoPeer::solver_iterations() const { return impl_->d->solver_iter; }
+
+double MujocoPeer::MechanicalEnergy() const {
+  Impl& s = *impl_;
+  // mj_step leaves xpos, qM at the start of the step: recompute at the current state.
+  mj_kinematics(s.m, s.d);
+  mj_comPos(s.m, s.d);
+  mj_crb(s.m, s.d);
+  mj_energyPos(s.m, s.d);
+  mj_energyVel(s.m, s.d);
+  s.poses_stale = false;
+  return s.d->energy[0] + s.d->energy[1];
+}
+
+std::string MujocoPeer::cone() const {
+  return impl_->m->opt.cone == mjCONE_PYRAMIDAL ? "pyramidal" : "elliptic";
+}
+
+double MujocoPeer::tolerance() const { return impl_->m->opt.tolerance; }
+
+int MujocoPeer::iteration_cap() const { return impl_->m->opt.iterations; }
+
+bool MujocoPeer::loaded_file() const { return impl_->from_file; }
+
+int MujocoPeer::nconmax() const { return impl_->m->nconmax; }
+
+int MujocoPeer::njmax() const { return impl_->m->njmax; }
 
 bool MujocoPeer::overflowed() const {
   const mjData* d = impl_->d;

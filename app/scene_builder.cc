@@ -203,10 +203,10 @@ std::vector<std::string> JointKeys(const std::string& type) {
   // with a message saying why (ReadJoint).
   if (type == "ball") {
     return {"type",    "name",   "parent", "parent_frame", "child_frame",
-            "damping", "spring", "limits", "actuator"};
+            "damping", "armature", "spring", "limits", "actuator"};
   }
-  return {"type", "name",   "parent",  "parent_frame", "child_frame",
-          "axis", "spring", "damping", "limits",       "actuator"};
+  return {"type", "name",   "parent",  "parent_frame", "child_frame", "axis",
+          "spring", "damping", "armature", "limits",    "actuator"};
 }
 
 // One body to build: its definition maps (a template first, then the body's own keys, which
@@ -1151,6 +1151,7 @@ class SceneBuilder {
       j.spring_reference = in_.Number(*f, "reference", Finite(), 0.0);
     }
     j.damping = in_.Number(jf, "damping", RightOpen(0, kInf), 0.0);
+    j.armature = in_.Number(jf, "armature", RightOpen(0, kInf), 0.0);
     if (auto f = in_.Get(jf, "limits")) {
       // One side may be infinite (a one-sided limit, e.g. [0, .inf]); NaN is refused.
       std::vector<double> v = in_.Numbers(*f, 2, 2, Closed(-kInf, kInf));

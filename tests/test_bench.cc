@@ -20,6 +20,8 @@
 #include "app/mujoco_peer.h"
 #endif
 #include "app/scene.h"
+#include "engine/multibody/multibody.h"
+#include "engine/sim/simulator.h"
 
 namespace contactlab {
 namespace {
@@ -244,6 +246,86 @@ bodies:
 }
 #endif
 
+#ifdef CONTACTLAB_HAVE_MUJOCO
+// The same resting box with MuJoCo's pyramidal cone (--cone pyramidal): the edge rows combine to
+// the normal impulse (Σ f δt) and velocity (½ (J+ + J−) v), so the residual is again the soft
+// penetration over the step, φ / (2 δt), as for the elliptic cone.
+TEST(MujocoPeer, PyramidalRowsCombineToTheSameRigidResidual) {
+  const Scene scene = ParseScene(R"(time_step: 0.01
+duration: 1
+gravity: [0, 0, -9.81]
+materials:
+  - {name: m, stiffness: 1e8, dissipation_time: 0.01, friction: 0.5}
+bodies:
+  - {name: ground, static: true, geoms: [{shape: half_space, material: m}]}
+  - {name: box, mass: 1, position: [0, 0, 0.05],
+     geoms: [{shape: box, size: [0.1, 0.1, 0.1], material: m}]}
+)",
+                                 "rest.yaml");
+  MujocoPeerOptions options;
+  options.cone = "pyramidal";
+  MujocoPeer peer(scene, options);
+  EXPECT_EQ(peer.cone(), "pyramidal");
+  EXPECT_FALSE(peer.loaded_file());
+  for (int n = 0; n < 100; ++n) peer.Step();
+  ASSERT_EQ(peer.num_contacts(), 4);
+  const double phi = peer.max_penetration();
+  ASSERT_GT(phi, 1e-5);
+  const NcpResidual r = peer.RigidNcpResidual();
+  EXPECT_EQ(r.num_constraints, 4);
+  EXPECT_NEAR(r.residual, phi / (2 * 0.01), 1e-3 * phi / 0.01);
+  options.cone = "bogus";
+  EXPECT_THROW(MujocoPeer(scene, options), std::runtime_error);
+}
+
+// An MJCF scene: MuJoCo loads the file itself with its own options (humanoid.xml: δt 0.005 s,
+// MuJoCo's default pyramidal cone and tolerance 1e-8), the bench reports which, and both engines
+// start from the same mechanical energy (the same masses, frames and start pose: gravity
+// potential to 1e-9 relative; KE is 0 at rest in both).
+TEST_F(BenchTest, MjcfScenePeerLoadsTheFileItself) {
+  const std::string path = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  if (!fs::exists(path)) GTEST_SKIP() << path << " missing (Debian package libmujoco-samples)";
+  const Scene scene = LoadScene(path);
+  MujocoPeer peer(scene, MujocoPeerOptions{});
+  EXPECT_TRUE(peer.loaded_file());
+  EXPECT_EQ(peer.cone(), "pyramidal");
+  EXPECT_EQ(peer.tolerance(), 1e-8);
+  Simulator sim(scene.model, scene.settings);
+  KinematicsCache kin;
+  sim.multibody().UpdateKinematics(sim.state().q, 0, &kin);
+  const double e_ours = sim.multibody().KineticEnergy(kin, sim.state().v) +
+                        sim.multibody().PotentialEnergy(kin, sim.state().q, scene.settings.gravity);
+  const double e_mj = peer.MechanicalEnergy();
+  EXPECT_NEAR(e_ours, e_mj, 1e-9 * std::abs(e_mj));
+  // Body map of the importer: the torso's pose is MuJoCo's.
+  const int torso = scene.model.FindBody("torso");
+  ASSERT_GE(torso, 0);
+  EXPECT_LT((peer.BodyPose(torso).p - kin.X_WB[torso].p).norm(), 1e-12);
+
+  BenchOptions o;
+  o.peer = "mujoco";
+  o.duration = 0.05;
+  o.probes = {"torso"};
+  const BenchResult r = BenchScene(scene, o);
+  ASSERT_EQ(r.peer_status, "ok") << r.peer_status;
+  const nlohmann::json j = r.ToJson();
+  EXPECT_EQ(j["peer_model"], "file");
+  EXPECT_EQ(j["peer_cone"], "pyramidal");
+  EXPECT_EQ(j["cone"], "elliptic");
+  EXPECT_EQ(r.time_step, 0.005);
+  EXPECT_EQ(r.steps, 10);
+  EXPECT_TRUE(j.contains("energy_change"));
+  EXPECT_TRUE(j.contains("peer_energy_change"));
+  EXPECT_TRUE(std::isfinite(r.peer_ncp_residual_rigid));  // pyramidal rows are measured
+  EXPECT_TRUE(std::isfinite(r.energy_change));
+  EXPECT_TRUE(std::isfinite(r.peer_energy_change));
+  EXPECT_TRUE(r.probes[0].has_peer);
+  // --cone elliptic switches MuJoCo's cone.
+  o.cone = "elliptic";
+  EXPECT_EQ(BenchScene(scene, o).peer_cone, "elliptic");
+}
+#endif
+
 // --repeat: N runs per engine; the reported time is the median of the runs' medians, the ratio
 // that of the two medians, and the per-run ratios lie within [ratio_min, ratio_max]. A run is
 // deterministic, so the accuracy fields are those of a single run, bit for bit.
@@ -334,7 +416,10 @@ TEST_F(BenchTest, WideValuesKeepTheirColumnsApart) {
                                              "1.50",
                                              "|",
                                              "0.0e+00",
-                                             "0.0e+00"};
+                                             "0.0e+00",
+                                             "|",
+                                             "+0.00e+00",
+                                             "+0.00e+00"};
   EXPECT_EQ(cells, expected);
   // The header's scene column has the same width: "bodies" and the row's body count, both
   // right-aligned, end at the same position.

@@ -538,6 +538,64 @@ void CheckConservation(const Model& m, std::mt19937* rng, bool floating, double 
   }
 }
 
+// Joint armature: M with armature equals M without it plus the armature on the diagonal entries
+// of each joint's dofs (free joint 6, hinge 1, slide 1; the weld has none), in the CRBA and the
+// Jacobian reference, and the kinetic energy gains ½ Σ a v². Exact up to round-off (the same
+// sums with one term added to the diagonal).
+TEST(MultibodyTest, ArmatureAddsToTheMassMatrixDiagonal) {
+  std::mt19937 rng(5), rng_same(5);
+  const Model plain = FloatingChainModel(&rng);
+  Model with = FloatingChainModel(&rng_same);
+  const double armature[] = {0.3, 0.02, 0.05, 0.7};  // free, hinge, slide, weld (no dofs)
+  for (int j = 0; j < 4; ++j) with.joints[j].armature = armature[j];
+  const Multibody mb0(&plain), mb1(&with);
+  VecX diag = VecX::Zero(with.nv);
+  for (const Joint& jt : with.joints) {
+    for (int k = 0; k < JointNv(jt.type); ++k) diag[jt.v_start + k] = jt.armature;
+  }
+  ASSERT_EQ(with.nv, 8);
+  EXPECT_EQ(diag.sum(), 6 * 0.3 + 0.02 + 0.05);
+  for (int trial = 0; trial < 5; ++trial) {
+    const VecX q = RandomConfiguration(plain, mb0, &rng);
+    const VecX v = RandomVelocity(plain, &rng, 1.5);
+    KinematicsCache kin;
+    mb0.UpdateKinematics(q, 0.0, &kin);
+    MatX M0, M1, R1;
+    mb0.MassMatrix(kin, 0, &M0);
+    mb1.MassMatrix(kin, 0, &M1);
+    internal::ReferenceMassMatrix(mb1, kin, 0, &R1);
+    const MatX expected = M0 + MatX(diag.asDiagonal());
+    EXPECT_LT((M1 - expected).cwiseAbs().maxCoeff(), 1e-14 * expected.norm());
+    EXPECT_LT((R1 - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.norm());
+    std::vector<double> a;
+    mb1.TreeArmature(0, &a);
+    ASSERT_EQ(a.size(), 8u);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(a[i], diag[i]);
+    mb0.TreeArmature(0, &a);
+    EXPECT_TRUE(a.empty());
+    const double ke0 = mb0.KineticEnergy(kin, v), ke1 = mb1.KineticEnergy(kin, v);
+    const double extra = 0.5 * v.dot(diag.asDiagonal() * v);
+    EXPECT_NEAR(ke1, ke0 + extra, 1e-13 * ke1);
+    EXPECT_NEAR(ke1, 0.5 * v.dot(M1 * v), 1e-12 * ke1);
+  }
+  // A negative or non-finite armature is refused by Finalize.
+  for (const double bad : {-1.0, std::nan("")}) {
+    std::mt19937 r(5);
+    Model m = FloatingChainModel(&r);
+    m.joints[1].armature = bad;
+    EXPECT_THROW(m.Finalize(), std::invalid_argument);
+  }
+}
+
+// With armature the dynamics (M with armature, the same bias forces: armature is constant)
+// still conserve energy: KineticEnergy and MassMatrix agree on it.
+TEST(MultibodyTest, FloatingChainWithArmatureConservesEnergy) {
+  std::mt19937 rng(12);
+  Model m = FloatingChainModel(&rng);
+  for (Joint& jt : m.joints) jt.armature = 0.05;
+  CheckConservation(m, &rng, false, 2.0);
+}
+
 TEST(MultibodyTest, ChainConservesKineticEnergy) {
   std::mt19937 rng(11);
   CheckConservation(ChainModel(&rng), &rng, false, 2.0);

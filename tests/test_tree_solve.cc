@@ -24,8 +24,9 @@ namespace {
 // link 10. Joints cycle revolute about y, revolute about z, prismatic along x; every fifth link is
 // welded (fixed joint) to its parent, so that a body without dofs carries inertia at its parent's
 // last dof; every seventh joint has limits and every third a spring (A's implicit diagonal).
-// free_base: link 0 has a free joint (6 dofs) instead of a revolute one.
-std::string TreeScene(int links, bool free_base, const char* integrator) {
+// free_base: link 0 has a free joint (6 dofs) instead of a revolute one. armature > 0: every
+// revolute and prismatic joint has that armature (M's diagonal beyond the bodies' per-dof form).
+std::string TreeScene(int links, bool free_base, const char* integrator, double armature = 0) {
   std::string y = std::string("time_step: 0.002\nintegrator: ") + integrator +
                   "\nmaterials: [{name: m, stiffness: 1e8, dissipation_time: 0.002, friction: "
                   "0.4}]\ntemplates:\n  - {name: link, mass: 0.05, geoms: [{shape: capsule, radius: "
@@ -56,6 +57,7 @@ std::string TreeScene(int links, bool free_base, const char* integrator) {
       std::string extra;
       if (i % 7 == 3) extra += ", limits: [-0.2, 0.2]";
       if (i % 3 == 0) extra += ", spring: {stiffness: 0.5, reference: 0}";
+      if (armature > 0) extra += ", armature: " + std::to_string(armature);
       const std::string par = i == 0 ? "" : "parent: l" + std::to_string(parent) + ", ";
       std::snprintf(buf, sizeof(buf),
                     "  - {name: l%d, template: link, position: [%g, %g, 0.0099], joint: {type: "
@@ -165,9 +167,12 @@ TEST(TreeSolve, ArticulatedRecursionEqualsDenseFactorization) {
 
 // The simulator's per-dof form of a large tree (TreeMotion::inertia) reproduces the dense M it
 // also stores, on branched trees with free and fixed bases, hinge, slide and welded joints.
+// With joint armature (1e-4 kg m², ten times a link's inertia) the per-dof form carries it as
+// TreeMotion::armature, the diagonal term of the recursion.
 TEST(TreeSolve, TreeMotionInertiasReproduceTheMassMatrix) {
+  for (const double armature : {0.0, 1e-4})
   for (const bool free_base : {false, true}) {
-    Scene scene = ParseScene(TreeScene(90, free_base, "symplectic_euler"), "tree.yaml");
+    Scene scene = ParseScene(TreeScene(90, free_base, "symplectic_euler", armature), "tree.yaml");
     Simulator sim(scene.model, scene.settings);
     const ContactProblem& p = sim.Step().problem;
     ASSERT_EQ(p.num_trees(), 1);
@@ -180,10 +185,11 @@ TEST(TreeSolve, TreeMotionInertiasReproduceTheMassMatrix) {
       e.setZero();
       e(j) = 1;
       VecX col(n);
-      ArticulatedTreeSolver::Multiply(tm.Phi, tm.parent, tm.inertia.data(), nullptr, e.data(),
-                                      col.data());
+      ArticulatedTreeSolver::Multiply(tm.Phi, tm.parent, tm.inertia.data(),
+                                      tm.armature_or_null(), e.data(), col.data());
       H.col(j) = col;
     }
+    EXPECT_EQ(tm.armature.empty(), armature == 0);
     // Round-off of two summation orders of the same composite inertias.
     EXPECT_LT((H - p.M[0]).norm(), 1e-12 * p.M[0].norm());
     EXPECT_TRUE(TreeMotionMatches(tm, p.A[0]));
@@ -209,9 +215,13 @@ TEST(TreeSolve, TreeMotionInertiasReproduceTheMassMatrix) {
 //  * the SAP solve through the articulated-body recursion takes exactly the Newton iterations
 //    of the block-Cholesky solve of the same problem (dense tree block) and ends at the same v
 //    (both stop at a relative gradient of 1e-9: 1e-7 relative).
+// The same with joint armature (1e-4 kg m² on every hinge and slide): the recursion's diagonal
+// term against the dense M that includes it.
 TEST(TreeSolve, StepsMatchTheDensePerTreePath) {
+  for (const double armature : {0.0, 1e-4})
   for (const bool free_base : {false, true}) {
-    Scene scene = ParseScene(TreeScene(120, free_base, "symplectic_euler"), "tree.yaml");
+    Scene scene =
+        ParseScene(TreeScene(120, free_base, "symplectic_euler", armature), "tree.yaml");
     scene.settings.sap.rel_tolerance = 1e-9;
     Simulator sim(scene.model, scene.settings);
     int limits = 0, contacts = 0, iterations = 0;
@@ -281,7 +291,7 @@ TEST(TreeSolve, StepsMatchTheDensePerTreePath) {
 // and its residual M(v* − v0) − δt k at q_θ is within the free-motion tolerance.
 TEST(TreeSolve, ImplicitFreeMotionConverges) {
   for (const char* integrator : {"implicit_euler", "midpoint"}) {
-    Scene scene = ParseScene(TreeScene(90, true, integrator), "tree.yaml");
+    Scene scene = ParseScene(TreeScene(90, true, integrator, 1e-4), "tree.yaml");
     Simulator sim(scene.model, scene.settings);
     for (int step = 0; step < 3; ++step) {
       const StepRecord& rec = sim.Step();

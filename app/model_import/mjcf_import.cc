@@ -257,6 +257,7 @@ class Converter {
             Quat::Identity()};
         const int type = m_->jnt_type[jid];
         const int dof = m_->jnt_dofadr[jid];
+        j.armature = m_->dof_armature[dof];  // MJCF gives one value per joint (all its dofs)
         if (type == mjJNT_FREE) {
           j.type = JointType::kFree;
           j.parent = -1;
@@ -286,7 +287,6 @@ class Converter {
             j.spring_stiffness = m_->jnt_stiffness[jid];
             j.spring_reference = m_->qpos_spring[m_->jnt_qposadr[jid]] - q0;
           }
-          if (m_->dof_armature[dof] != 0) ++armature_;
         }
         model.joints.push_back(j);
         joint_of_mj_[jid] = static_cast<int>(model.joints.size()) - 1;
@@ -533,10 +533,6 @@ class Converter {
   }
 
   void Unsupported() {
-    if (armature_ > 0) {
-      report_->warnings.push_back(path_ + ": joint: " + std::to_string(armature_) +
-                                  " joints with armature: not carried (no rotor inertia)");
-    }
     if (torsional_ > 0) {
       report_->warnings.push_back(path_ + ": geom: " + std::to_string(torsional_) +
                                   " geoms with condim 4 or 6: torsional and rolling friction are "
@@ -609,7 +605,6 @@ class Converter {
   std::vector<std::pair<double, bool>> mu_of_material_;  // per created material: (μ, condim 1)
   std::vector<int> material_ids_;                        // and its index
   int torsional_ = 0;  // geoms with condim 4 or 6
-  int armature_ = 0;
 };
 
 }  // namespace

@@ -15,8 +15,8 @@
 //             (kLinkMass) and inertia (kLinkInertia), parent–child contact between the real bodies
 //             excluded. Hinge and slide coordinates are q − qpos0 (MuJoCo turns by qpos − qpos0),
 //             so ranges and spring references shift by qpos0. jnt_range (when limited),
-//             dof_damping, jnt_stiffness with qpos_spring. dof_armature has no counterpart:
-//             reported.
+//             dof_damping, jnt_stiffness with qpos_spring, dof_armature -> Joint::armature
+//             (every joint type, free joints included).
 //   geoms     plane -> half-space, sphere, capsule, cylinder, box, mesh -> convex hull of
 //             mesh_vert (MuJoCo collides meshes by their hulls too). ellipsoid, hfield: reported,
 //             left out. geom_friction[0] -> a material per distinct μ ("mjcf_mu_<μ>"), contype
@@ -35,7 +35,7 @@
 //   ignored silently: sites, cameras, lights, textures, materials (visual), sensors (they do
 //             not change the dynamics). Reported by element and line: tendons, equality
 //             constraints, explicit contact pairs, ellipsoid and hfield geoms, actuators not on
-//             a joint, armature.
+//             a joint.
 #pragma once
 
 #include <string>

@@ -54,6 +54,18 @@ inline void SetAx(const double* A, int n, const double* x, double* y) {
 inline void SetGJ(const Mat3& G, const double* J, int rows, int cols, double* GJ) {
   if (rows == 3 && cols == 6) {
     Map<3, 6>(GJ).noalias() = G * CMap<3, 6>(J);
+  } else if (rows == 3) {
+    // A contact on an articulated tree: one 3 x 3 product per column, the zero columns of J (dofs
+    // the contact point does not move with) giving zero columns without the product.
+    for (int j = 0; j < cols; ++j) {
+      const double* Jj = J + 3 * j;
+      double* g = GJ + 3 * j;
+      if (Jj[0] == 0 && Jj[1] == 0 && Jj[2] == 0) {
+        g[0] = g[1] = g[2] = 0;
+        continue;
+      }
+      Map<3, 1>(g).noalias() = G * CMap<3, 1>(Jj);
+    }
   } else {
     DynMap(GJ, rows, cols).noalias() = G.topLeftCorner(rows, rows) * DynCMap(J, rows, cols);
   }
@@ -77,6 +89,24 @@ inline void AddJtGJLower(const double* J, int rows, int n, const double* GJ, dou
       const double g0 = GJ[3 * j], g1 = GJ[3 * j + 1], g2 = GJ[3 * j + 2];
       for (int i = j; i < 6; ++i) {
         H[i + 6 * j] += J[3 * i] * g0 + J[3 * i + 1] * g1 + J[3 * i + 2] * g2;
+      }
+    }
+  } else if (rows <= 3) {
+    // Direct loops for the contact and limit rows of an articulated tree (a few rows against up
+    // to 64 dofs, where a general product's packing costs more than the arithmetic); columns j
+    // where GJ is zero (J's zero columns: dofs the constraint does not move with) are skipped,
+    // which adds exactly what the full product adds there (zero) for finite J.
+    for (int j = 0; j < n; ++j) {
+      const double* g = GJ + rows * j;
+      bool zero = true;
+      for (int r = 0; r < rows; ++r) zero = zero && g[r] == 0;
+      if (zero) continue;
+      double* Hj = H + static_cast<size_t>(n) * j;
+      for (int i = j; i < n; ++i) {
+        const double* Ji = J + rows * i;
+        double sum = 0;
+        for (int r = 0; r < rows; ++r) sum += Ji[r] * g[r];
+        Hj[i] += sum;
       }
     }
   } else {

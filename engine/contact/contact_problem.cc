@@ -176,6 +176,7 @@ bool TreeMotionMatches(const TreeMotion& tm, const MatX& A, double rel_tol) {
   if (!tm.has_inertia()) return false;
   const int n = static_cast<int>(tm.parent.size());
   if (A.rows() != n || A.cols() != n) return false;
+  if (!tm.armature.empty() && static_cast<int>(tm.armature.size()) != n) return false;
   // The recursions visit parents before children in dof order.
   for (int j = 0; j < n; ++j) {
     if (tm.parent[j] < -1 || tm.parent[j] >= j) return false;
@@ -185,7 +186,8 @@ bool TreeMotionMatches(const TreeMotion& tm, const MatX& A, double rel_tol) {
   double max_diag = 0, max_diff = 0;
   for (int j = n - 1; j >= 0; --j) {
     const Eigen::Map<const Eigen::Matrix<double, 6, 6>> Ic(composite.data() + 36 * static_cast<size_t>(j));
-    const double d = tm.Phi.col(j).dot(Ic * tm.Phi.col(j));
+    double d = tm.Phi.col(j).dot(Ic * tm.Phi.col(j));
+    if (!tm.armature.empty()) d += tm.armature[j];
     if (!std::isfinite(d)) return false;
     max_diag = std::max(max_diag, std::abs(A(j, j)));
     max_diff = std::max(max_diff, std::abs(A(j, j) - d));
@@ -270,8 +272,34 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
         x_storage.resize(static_cast<size_t>(r) * n);
         Eigen::Map<MatX> X(x_storage.data(), r, n);
         const Eigen::Map<const MatX> Li(n == 6 ? li_of[b.tree] : Minv[b.tree].data(), n, n);
-        X.noalias() = b.J * Li.transpose();
-        W.topLeftCorner(r, r).noalias() += X * X.transpose();
+        if (r <= 3) {
+          // X = J L⁻ᵀ, X(:, k) = Σ_{j <= k} J(:, j) L⁻¹(k, j) (L⁻¹ is lower triangular), over the
+          // nonzero columns j of J only (the dofs the constraint moves with): direct loops, for a
+          // few rows a general product's packing costs more than the arithmetic.
+          X.setZero();
+          const double* Jd = b.J.data();
+          for (int j = 0; j < n; ++j) {
+            const double* Jj = Jd + r * j;
+            bool zero = true;
+            for (int q = 0; q < r; ++q) zero = zero && Jj[q] == 0;
+            if (zero) continue;
+            for (int k = j; k < n; ++k) {
+              const double l = Li(k, j);
+              for (int q = 0; q < r; ++q) X(q, k) += Jj[q] * l;
+            }
+          }
+          for (int a = 0; a < r; ++a) {
+            for (int q = 0; q <= a; ++q) {
+              double sum = 0;
+              for (int k = 0; k < n; ++k) sum += X(a, k) * X(q, k);
+              W(a, q) += sum;
+              if (q != a) W(q, a) += sum;
+            }
+          }
+        } else {
+          X.noalias() = b.J * Li.transpose();
+          W.topLeftCorner(r, r).noalias() += X * X.transpose();
+        }
       }
     }
     W_acc[ci] = W;
@@ -304,7 +332,7 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
         // (leaf j) has J M⁻¹ Jᵀ = W Ω_j Wᵀ; a one-row block with one nonzero column k (a joint
         // limit) has J_k² (M⁻¹)_kk; any other block is solved row by row (O(n) per row).
         const TreeMotion& tm = tree_motion[t];
-        if (!aba.Factor(tm.Phi, tm.parent, tm.inertia.data(), nullptr)) {
+        if (!aba.Factor(tm.Phi, tm.parent, tm.inertia.data(), tm.armature_or_null())) {
           // Not SPD to working precision: the dense path below reports the same data.
         } else {
           aba.InverseOperationalInertias(&omega);

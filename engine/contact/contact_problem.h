@@ -52,6 +52,11 @@ struct TreeMotion {
   MatX Phi;                     // 6 x nv_t
   std::vector<int> parent;      // nv_t
   std::vector<double> inertia;  // 36 nv_t, or empty [kg, kg m, kg m²]
+  // Joint armature per dof (nv_t values), or empty (none): with inertias, M_t(j, j) gets
+  // armature[j] on top of the per-dof form (the articulated-body recursion takes it as a
+  // diagonal term).
+  std::vector<double> armature;
+  const double* armature_or_null() const { return armature.empty() ? nullptr : armature.data(); }
   bool empty() const { return parent.empty(); }
   bool has_inertia() const {
     return !parent.empty() && Phi.cols() == static_cast<Eigen::Index>(parent.size()) &&
@@ -60,7 +65,8 @@ struct TreeMotion {
 };
 
 // True when `tm` has inertias, its dof parents precede their children (parent[j] < j), and the
-// diagonal of the dense tree block A (or M) equals that of the per-dof form within rel_tol
+// diagonal of the dense tree block A (or M) equals that of the per-dof form (with its armature)
+// within rel_tol
 // (relative to A's largest diagonal entry): a problem whose A was changed after the simulator
 // filled tm is not solved with the per-dof form.
 bool TreeMotionMatches(const TreeMotion& tm, const MatX& A, double rel_tol = 1e-9);

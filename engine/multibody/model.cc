@@ -423,6 +423,9 @@ void Model::Finalize() {
     if (!(jt.spring_stiffness >= 0) || !(jt.damping >= 0)) {
       Fail(what, "spring stiffness and damping must be non-negative");
     }
+    if (!(jt.armature >= 0) || !std::isfinite(jt.armature)) {
+      Fail(what, "armature must be finite and non-negative");
+    }
     if (jt.limited && !(jt.lower <= jt.upper)) Fail(what, "lower limit exceeds upper limit");
     if (jt.type == JointType::kBall) {
       if (jt.limited)

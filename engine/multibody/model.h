@@ -199,6 +199,9 @@ struct Joint {
   double spring_stiffness = 0;  // [N m/rad] or [N/m]
   double spring_reference = 0;  // [rad] or [m]
   double damping = 0;           // [N m s/rad] or [N s/m]
+  // Rotor inertia (MuJoCo's armature): added to the mass matrix's diagonal entry of each of the
+  // joint's dofs (M_ii += armature), and to the kinetic energy as ½ armature v_i².
+  double armature = 0;          // [kg m²] or [kg]
   // Position limits, handled as SAP constraints.
   bool limited = false;
   double lower = -std::numeric_limits<double>::infinity();

@@ -305,6 +305,18 @@ TreeWorkspace& Workspace() {
   return ws;
 }
 
+// M_ii += armature of dof i's joint, for the dofs of tree `tr` (M is nv_t x nv_t).
+void AddArmature(const Model& m, const Tree& tr, MatX* M) {
+  for (const int b : tr.bodies) {
+    const Joint& jt = m.joints[m.bodies[b].joint];
+    if (jt.armature == 0 || jt.v_start < 0) continue;
+    for (int k = 0; k < JointNv(jt.type); ++k) {
+      const int i = jt.v_start - tr.v_start + k;
+      (*M)(i, i) += jt.armature;
+    }
+  }
+}
+
 }  // namespace
 
 // Composite Rigid Body Algorithm. Spatial quantities are taken about the tree root's origin (a
@@ -339,6 +351,19 @@ void Multibody::MassMatrix(const KinematicsCache& kin, int tree, MatX* M) const 
       }
     }
     if (ws.parent[i] >= 0) ws.Ic[ws.parent[i]] += ws.Ic[i];
+  }
+  AddArmature(m, tr, M);
+}
+
+void Multibody::TreeArmature(int tree, std::vector<double>* armature) const {
+  const Model& m = *model_;
+  const Tree& tr = m.trees[tree];
+  armature->clear();
+  for (const int b : tr.bodies) {
+    const Joint& jt = m.joints[m.bodies[b].joint];
+    if (jt.armature == 0 || jt.v_start < 0) continue;
+    if (armature->empty()) armature->assign(tr.nv, 0.0);
+    for (int k = 0; k < JointNv(jt.type); ++k) (*armature)[jt.v_start - tr.v_start + k] = jt.armature;
   }
 }
 
@@ -548,6 +573,10 @@ double Multibody::KineticEnergy(const KinematicsCache& kin, const VecX& v) const
     const Vec3 wb = R.transpose() * w;  // body axes, where the inertia is given
     e += 0.5 * (m.bodies[b].mass * vc.squaredNorm() + wb.dot(m.bodies[b].inertia * wb));
   }
+  for (const Joint& jt : m.joints) {
+    if (jt.armature == 0 || jt.v_start < 0) continue;
+    e += 0.5 * jt.armature * v.segment(jt.v_start, JointNv(jt.type)).squaredNorm();
+  }
   return e;
 }
 
@@ -585,6 +614,12 @@ void ReferenceMassMatrix(const Multibody& mb, const KinematicsCache& kin, int tr
   }
   // Remove round-off asymmetry so that M is exactly symmetric.
   *M = 0.5 * (*M + M->transpose()).eval();
+  for (const int b : tr.bodies) {
+    const Joint& jt = m.joints[m.bodies[b].joint];
+    for (int k = 0; k < JointNv(jt.type) && jt.v_start >= 0; ++k) {
+      (*M)(jt.v_start - tr.v_start + k, jt.v_start - tr.v_start + k) += jt.armature;
+    }
+  }
 }
 
 void ReferenceBiasForces(const Multibody& mb, const KinematicsCache& kin, const VecX& v,

@@ -64,8 +64,13 @@ class Multibody {
   // Velocity of the material point of any body at p_W given v.
   Vec3 PointVelocity(const KinematicsCache& kin, const VecX& v, int body, const Vec3& p_W) const;
 
-  // Mass matrix block of one tree, nv_t x nv_t, SPD (composite rigid body algorithm).
+  // Mass matrix block of one tree, nv_t x nv_t, SPD (composite rigid body algorithm), with each
+  // joint's armature added to the diagonal entries of its dofs.
   void MassMatrix(const KinematicsCache& kin, int tree, MatX* M) const;
+  // Per tree dof, the armature of its joint (Joint::armature), nv_t values; empty when every
+  // joint of the tree has armature 0. The per-dof form below (TreeNodeInertias) holds the bodies
+  // only: M = that form + diag(armature).
+  void TreeArmature(int tree, std::vector<double>* armature) const;
   // The same mass matrix in the per-dof form of ArticulatedTreeSolver
   // (engine/multibody/articulated_tree.h): Phi (6 x nv_t) column i = [ω_i; v_i + ω_i × (r0 − o_i)]
   // the world-frame motion of dof i about r0, dof_parent as TreeDofStructure gives it, and
@@ -92,7 +97,8 @@ class Multibody {
   // Normalizes the quaternions of free joints in place.
   void NormalizeQuaternions(VecX* q) const;
 
-  double KineticEnergy(const KinematicsCache& kin, const VecX& v) const;  // ½ vᵀ M v [J]
+  // ½ vᵀ M v [J] (bodies and joint armature).
+  double KineticEnergy(const KinematicsCache& kin, const VecX& v) const;
   // Gravity potential −Σ m gᵀ com (zero at the world origin) plus joint-spring energy [J].
   double PotentialEnergy(const KinematicsCache& kin, const VecX& q, const Vec3& gravity) const;
 

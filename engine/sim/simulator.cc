@@ -569,7 +569,13 @@ bool Simulator::FactorTreeArticulated(const KinematicsCache& kin, int tree, cons
   const Vec3 r0 = kin.dof_origin[tr.v_start];
   multibody_->TreeDofMotion(kin, tree, r0, &sc.aba_phi);
   multibody_->TreeNodeInertias(kin, tree, r0, sc.aba_leaf, &sc.aba_inertia);
-  return sc.aba.Factor(sc.aba_phi, sc.aba_parent, sc.aba_inertia.data(), diag);
+  // M = the per-dof form + diag(armature): the joints' armature joins the caller's diagonal.
+  multibody_->TreeArmature(tree, &sc.aba_armature);
+  if (!sc.aba_armature.empty() && diag) {
+    for (int i = 0; i < tr.nv; ++i) sc.aba_armature[i] += diag[i];
+  }
+  const double* d = sc.aba_armature.empty() ? diag : sc.aba_armature.data();
+  return sc.aba.Factor(sc.aba_phi, sc.aba_parent, sc.aba_inertia.data(), d);
 }
 
 void Simulator::SizeJacobian(int rows, int cols, MatX* J) {
@@ -640,8 +646,10 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     }
     if (a_is_m) {
       multibody_->TreeNodeInertias(kin, tr, tm.r0, body_leaf, &tm.inertia);
+      multibody_->TreeArmature(tr, &tm.armature);
     } else {
       tm.inertia.clear();
+      tm.armature.clear();
     }
   }
   // Constraint storage (and its Jacobian blocks) is reused from the previous step.

@@ -346,7 +346,7 @@ class Simulator {
     ArticulatedTreeSolver aba;
     std::vector<int> aba_parent, aba_leaf;
     MatX aba_phi;
-    std::vector<double> aba_inertia, aba_diag;
+    std::vector<double> aba_inertia, aba_diag, aba_armature;
     SpeculativeMargin speculative;  // per-body speeds of the step's speculative margin
   };
   StepScratch scratch_;

@@ -684,8 +684,8 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     if (s.tree_path) {
       const TreeMotion& tm = problem.tree_motion[0];
       y->resize(nv);
-      ArticulatedTreeSolver::Multiply(tm.Phi, tm.parent, tm.inertia.data(), nullptr, x.data(),
-                                      y->data());
+      ArticulatedTreeSolver::Multiply(tm.Phi, tm.parent, tm.inertia.data(),
+                                      tm.armature_or_null(), x.data(), y->data());
     } else {
       SapMultiplyA(problem, x, y);
     }
@@ -753,6 +753,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
       const TreeMotion& tm = problem.tree_motion[0];
       s.aba_inertia = tm.inertia;
       s.aba_diag.assign(problem.tree_nv[0], 0.0);
+      if (!tm.armature.empty()) s.aba_diag = tm.armature;  // A = M: the joints' armature
       for (int i = 0; i < nc; ++i) {
         if (s.regime[i] == Regime::kNoContact) continue;
         const ConstraintData& c = problem.constraints[i];
