@@ -1024,6 +1024,19 @@ class SceneBuilder {
     }
   }
 
+  // A Model::Finalize message about an equality ("equality 'NAME': why", known only once the
+  // trees are built, e.g. both bodies without degrees of freedom) at the equality's line.
+  void FailEqualityWithLine(const std::string& what) {
+    const std::string prefix = "equality '";
+    if (what.rfind(prefix, 0) != 0) return;
+    const size_t end = what.find("': ", prefix.size());
+    if (end == std::string::npos) return;
+    const std::string name = what.substr(prefix.size(), end - prefix.size());
+    for (size_t i = 0; i < model_->equalities.size() && i < equality_specs_.size(); ++i) {
+      if (model_->equalities[i].name == name) in_.Fail(equality_specs_[i].item, what.substr(end + 3));
+    }
+  }
+
   // Anchors on B left to their defaults: where A's anchor is at the initial configuration
   // (q_default), so that g(q0) = 0. Then every equality that still has both sides without
   // degrees of freedom is refused with its line.
@@ -1267,6 +1280,7 @@ class SceneBuilder {
     try {
       model_->Finalize();
     } catch (const std::invalid_argument& e) {
+      FailEqualityWithLine(e.what());
       throw SceneError(rep_->file() + ": model: " + e.what());
     }
     // Compliant geometries whose mesh would be too large for the resolution asked for, named

@@ -91,6 +91,25 @@ TEST(EqualityScene, BadEntriesAreRefusedWithTheirLine) {
             std::string::npos);
 }
 
+// An equality that Model::Finalize refuses (both sides without degrees of freedom, known once the
+// trees are built) is reported at its line.
+TEST(EqualityScene, EqualityWithoutDofsIsRefusedAtItsLine) {
+  const std::string text = R"(time_step: 0.001
+bodies:
+  - {name: post, static: true}
+equalities:
+  - {name: bad, type: connect, body_a: post, body_b: world}
+)";
+  try {
+    ParseScene(text, "eq.yaml");
+    ADD_FAILURE() << "accepted";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("eq.yaml:5: equalities.0: neither body has degrees"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // The shipped demo scene loads and runs: the four-bar's loop and the gears stay closed.
 TEST(EqualityScene, DemoSceneRuns) {
   const Scene s = LoadScene(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/equality_demo.yaml");
