@@ -162,7 +162,8 @@ Files
               near_rigid; limits: R v_hat near_rigid; Hunt-Crossley: f0 n0 eps_s v_hat)
   Per constraint (one line each, problem.json order):
   mu.txt                friction coefficient (0 for unilateral rows)
-  phi0.txt              signed distance at the start of the step [m] (rad for joint limits)
+  phi0.txt              signed distance at the start of the step [m] (rad for joint limits;
+                        |g0| for bilateral constraints, whose rows are in problem.json's "g0")
   stiffness.txt         k [N/m] (inf: near-rigid)
   dissipation_time.txt  tau_d [s]
   w.txt                 Delassus estimate ||W_ii||_F / sqrt(rows) [1/kg]
@@ -400,7 +401,13 @@ void ExportStepProblem(const StepRecord& record, const StepSettings& settings,
     w.push_back(c.w);
     beta.push_back(c.beta);
     Json jc;
-    jc["kind"] = cone ? "friction_cone" : "unilateral";
+    jc["kind"] = ConstraintKindName(c.kind);
+    if (c.kind == ConstraintKind::kBilateral) {
+      // g(q0) per row (phi0.txt holds its norm for bilateral constraints).
+      Json g0 = Json::array();
+      for (int r = 0; r < c.num_rows; ++r) g0.push_back(JNum(c.g0(r)));
+      jc["g0"] = g0;
+    }
     jc["first_row"] = c.first_row;
     jc["num_rows"] = c.num_rows;
     Json trees = Json::array();

@@ -20,6 +20,7 @@
 #include "app/mesh_loader.h"
 #include "app/model_include.h"
 #include "engine/geometry/hydroelastic/volume_mesh.h"
+#include "engine/multibody/multibody.h"
 #include "engine/sim/param_tables.h"
 
 namespace contactlab {
@@ -165,7 +166,8 @@ std::vector<std::string> TableKeys(const ParamTable<S>& table, std::vector<std::
 std::vector<std::string> TopKeys() {
   std::vector<std::string> keys = TableKeys(StepSettingsTable(), {"description"});
   for (const char* k : {"duration", "gravity", "solver", "contact", "camera", "materials", "pairs",
-                        "templates", "bodies", "generators", "models", "loads"}) {
+                        "templates", "bodies", "generators", "models", "loads",
+                        "equalities"}) {
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   }
   return keys;
@@ -273,6 +275,7 @@ class SceneBuilder {
     ResolvePoses();
     ReadModels(top, scene.settings);
     ReadLoads(top);
+    ReadEqualities(top);
     if (options_.finalize) Finalize(&scene);
     for (const ModelWarning& mw : model_warnings_) {
       scene.warnings.push_back(
@@ -975,6 +978,10 @@ class SceneBuilder {
       }
       for (int g = 0; g < appended.num_geoms; ++g) geom_fields_.push_back(file_f);
       for (size_t l = 0; l < part.model.loads.size(); ++l) load_fields_.push_back(file_f);
+      // The part's equalities keep their anchors; errors about them point at this entry.
+      for (size_t e = 0; e < part.model.equalities.size(); ++e) {
+        equality_specs_.push_back({file_f, false});
+      }
       // The scene's integrator rules; a model whose file asks for another is told so (an MJCF
       // model's light limbs need implicit damping: app/model_import/mjcf_import.h).
       std::vector<std::string> warnings = part.warnings;
@@ -1086,6 +1093,140 @@ class SceneBuilder {
         ld.force_in_body = in_.Choice(*fr, {"world", "body"}) == "body";
       model_->loads.push_back(ld);
       load_fields_.push_back(body_f);
+    }
+  }
+
+  // equalities: [{name, type: connect | weld | joint_coupling, ...}] (docs/scene_format.md):
+  //   connect: body_a, body_b (a body name or world), point_a (in A) and point_b (in B; default:
+  //            the point of B at point_a at the initial configuration);
+  //   weld:    body_a, body_b, frame_a ({position, rotation} in A, default identity) and frame_b
+  //            (in B; default: where F_A is at the initial configuration: the current relative pose);
+  //   joint_coupling: joint_a, joint_b (1-dof joint names; none: q_a = offset), gear, offset;
+  //   all: stiffness (default inf: near-rigid), dissipation_time (default 0), active (true).
+  // Anchors left to their defaults are resolved by ResolveEqualityAnchors once the model is built.
+  void ReadEqualities(const Field& top) {
+    auto list = in_.Get(top, "equalities");
+    if (!list) return;
+    in_.ExpectSequence(*list);
+    for (size_t i = 0; i < list->node.size(); ++i) {
+      Field item{list->node[i], Child(list->path, std::to_string(i))};
+      in_.ExpectMap(item);
+      const std::string type =
+          in_.Choice(in_.Require(item, "type", "connect, weld or joint_coupling"),
+                     {"connect", "weld", "joint_coupling"});
+      const std::vector<std::string> common = {"name", "type", "stiffness", "dissipation_time",
+                                               "active"};
+      std::vector<std::string> keys = common;
+      if (type == "connect") {
+        keys.insert(keys.end(), {"body_a", "body_b", "point_a", "point_b"});
+      } else if (type == "weld") {
+        keys.insert(keys.end(), {"body_a", "body_b", "frame_a", "frame_b"});
+      } else {
+        keys.insert(keys.end(), {"joint_a", "joint_b", "gear", "offset"});
+      }
+      in_.CheckKeys(item, keys, " in a " + type + " equality");
+      Equality e;
+      e.name = "equality" + std::to_string(i);
+      if (auto n = in_.Get(item, "name")) e.name = in_.Name(*n);
+      e.stiffness = in_.Number(item, "stiffness", LeftOpen(0, kInf),
+                               std::numeric_limits<double>::infinity());
+      e.dissipation_time = in_.Number(item, "dissipation_time", RightOpen(0, kInf), 0.0);
+      e.active = in_.Bool(item, "active", true);
+      EqualityAnchorSpec spec;
+      spec.item = item;
+      if (type == "joint_coupling") {
+        e.type = EqualityType::kJointCoupling;
+        auto joint = [&](const char* key, bool required) {
+          std::optional<Field> f = required
+                                       ? std::optional<Field>(in_.Require(item, key, "a joint name"))
+                                       : in_.Get(item, key);
+          if (!f) return -1;
+          const std::string name = in_.String(*f);
+          const int j = model_->FindJoint(name);
+          if (j < 0) in_.Fail(*f, "unknown joint '" + name + "'");
+          if (JointNv(model_->joints[j].type) != 1) {
+            in_.Fail(*f, "joint '" + name + "' is " + JointTypeName(model_->joints[j].type) +
+                             ": a coupling needs a 1-dof joint (revolute or prismatic)");
+          }
+          return j;
+        };
+        e.joint_a = joint("joint_a", true);
+        e.joint_b = joint("joint_b", false);
+        if (e.joint_a == e.joint_b) {
+          in_.Fail(*in_.Get(item, "joint_b"), "joint_a and joint_b are the same joint");
+        }
+        e.gear = in_.Number(item, "gear", Finite(), 1.0);
+        e.offset = in_.Number(item, "offset", Finite(), 0.0);
+      } else {
+        e.type = type == "weld" ? EqualityType::kWeld : EqualityType::kConnect;
+        auto body = [&](const char* key) {
+          const Field f = in_.Require(item, key, "a body name or world");
+          const std::string name = in_.String(f);
+          if (name == "world") return -1;
+          auto it = body_index_.find(name);
+          if (it == body_index_.end()) {
+            in_.Fail(f, "unknown body '" + name + "' (use 'world' or a body name)");
+          }
+          return it->second;
+        };
+        e.body_a = body("body_a");
+        e.body_b = body("body_b");
+        if (e.body_a == e.body_b) {
+          in_.Fail(*in_.Get(item, "body_b"), "body_a and body_b are the same body");
+        }
+        if (e.type == EqualityType::kConnect) {
+          e.a_from_anchor.p = in_.Vector(item, "point_a", Vec3::Zero());
+          if (auto f = in_.Get(item, "point_b")) {
+            e.b_from_anchor.p = in_.Vector(*f);
+          } else {
+            spec.resolve_b = true;
+          }
+        } else {
+          if (auto f = in_.Get(item, "frame_a")) e.a_from_anchor = in_.Frame(*f);
+          if (auto f = in_.Get(item, "frame_b")) {
+            e.b_from_anchor = in_.Frame(*f);
+          } else {
+            spec.resolve_b = true;
+          }
+        }
+      }
+      model_->equalities.push_back(e);
+      equality_specs_.push_back(spec);
+    }
+  }
+
+  // A Model::Finalize message about an equality ("equality 'NAME': why", known only once the
+  // trees are built, e.g. both bodies without degrees of freedom) at the equality's line.
+  void FailEqualityWithLine(const std::string& what) {
+    const std::string prefix = "equality '";
+    if (what.rfind(prefix, 0) != 0) return;
+    const size_t end = what.find("': ", prefix.size());
+    if (end == std::string::npos) return;
+    const std::string name = what.substr(prefix.size(), end - prefix.size());
+    for (size_t i = 0; i < model_->equalities.size() && i < equality_specs_.size(); ++i) {
+      if (model_->equalities[i].name == name) in_.Fail(equality_specs_[i].item, what.substr(end + 3));
+    }
+  }
+
+  // Anchors on B left to their defaults: where A's anchor is at the initial configuration
+  // (q_default), so that g(q0) = 0. Then every equality that still has both sides without
+  // degrees of freedom is refused with its line.
+  void ResolveEqualityAnchors() {
+    if (model_->equalities.empty()) return;
+    Multibody mb(model_);
+    KinematicsCache kin;
+    mb.UpdateKinematics(model_->q_default, 0.0, &kin);
+    auto pose = [&](int b) { return b < 0 ? Pose{} : kin.X_WB[b]; };
+    for (size_t i = 0; i < model_->equalities.size() && i < equality_specs_.size(); ++i) {
+      Equality& e = model_->equalities[i];
+      if (!equality_specs_[i].resolve_b || e.type == EqualityType::kJointCoupling) continue;
+      const Pose X_WFa = pose(e.body_a) * e.a_from_anchor;
+      if (e.type == EqualityType::kConnect) {
+        e.b_from_anchor = Pose{pose(e.body_b).InverseApply(X_WFa.p), Quat::Identity()};
+      } else {
+        e.b_from_anchor = pose(e.body_b).Inverse() * X_WFa;
+        e.b_from_anchor.q.normalize();
+      }
     }
   }
 
@@ -1311,6 +1452,7 @@ class SceneBuilder {
     try {
       model_->Finalize();
     } catch (const std::invalid_argument& e) {
+      FailEqualityWithLine(e.what());
       throw SceneError(rep_->file() + ": model: " + e.what());
     }
     // Compliant geometries whose mesh would be too large for the resolution asked for, named
@@ -1360,6 +1502,7 @@ class SceneBuilder {
       }
     }
     for (const AppendedModel& a : appended_) ApplyAppendedStart(a, model_);
+    ResolveEqualityAnchors();
   }
 
   Reporter* rep_;
@@ -1379,6 +1522,12 @@ class SceneBuilder {
   std::vector<Field> geom_fields_;
   std::vector<InitialCondition> initial_;
   std::vector<Field> load_fields_;  // each load's `body` field, for messages
+  // Per equality: its item (for messages) and whether the anchor on B is left to its default.
+  struct EqualityAnchorSpec {
+    Field item;
+    bool resolve_b = false;
+  };
+  std::vector<EqualityAnchorSpec> equality_specs_;
   std::optional<Field> time_step_field_, duration_field_;
   std::vector<AppendedModel> appended_;      // the `models:` parts, for their start state
   // What the parts' importers reported: where (the first `models` entry), what, and how many

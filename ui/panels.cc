@@ -598,6 +598,9 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
       ImGui::TextColored(kDimText, "joint limits: %d active, %d inactive", rc.limits_active,
                          rc.limits_inactive);
     }
+    if (rc.bilateral > 0) {
+      ImGui::TextColored(kDimText, "equality constraints: %d bilateral", rc.bilateral);
+    }
     const int at_gap = CountLoadedAtPositiveGap(record);
     ImGui::TextColored(at_gap > 0 ? ToImVec4(kGapLoadColor) : kDimText, "%d pushing at phi > 0",
                        at_gap);
@@ -771,6 +774,40 @@ bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials
     }
   }
   return changed;
+}
+
+void DrawEqualityInspector(const std::vector<EqualityRow>& rows) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("equalities", 8, flags)) return;
+  for (const char* h : {"#", "name", "type", "|g| [m, rad]", "|v_c|", "|gamma| [N s]", "regime",
+                        "R"}) {
+    ImGui::TableSetupColumn(h);
+  }
+  ImGui::TableHeadersRow();
+  for (const EqualityRow& r : rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", r.constraint);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.type.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3g", r.g);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3g", r.v);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.4g", r.gamma);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.regime);
+    ImGui::TableNextColumn();
+    double R = 0, near_rigid = 0;
+    r.constants.Find("R", &R);
+    r.constants.Find("near_rigid", &near_rigid);
+    ImGui::Text("%.3g%s", R, near_rigid != 0 ? " (near-rigid)" : "");
+  }
+  ImGui::EndTable();
 }
 
 bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected) {

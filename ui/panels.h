@@ -141,6 +141,9 @@ bool DrawParameterPanel(StepSettings* settings, std::vector<Material>* materials
 // when the selection changed. A click on a column header sorts the rows by it (again: the other
 // way; SortContactRows in ui/layout_data.h); the rows fill the space left in the window.
 bool DrawContactInspector(const std::vector<ContactRow>& rows, int* selected);
+// The equality constraints of a step (BuildEqualityRows): name, type, |g|, |v_c|, |γ|, regime
+// ("bilateral") and the law's R and near-rigid flag.
+void DrawEqualityInspector(const std::vector<EqualityRow>& rows);
 
 // Keyboard and mouse reference.
 void DrawHelpPanel();

@@ -309,6 +309,36 @@ std::vector<ContactRow> BuildContactRows(const Model& model, const StepRecord& r
   return rows;
 }
 
+std::vector<EqualityRow> BuildEqualityRows(const Model& model, const StepRecord& record) {
+  std::vector<EqualityRow> rows;
+  const auto& cs = record.problem.constraints;
+  const SolverResult& res = record.result;
+  for (int k = 0; k < static_cast<int>(cs.size()); ++k) {
+    const ConstraintData& cd = cs[k];
+    if (cd.kind != ConstraintKind::kBilateral) continue;
+    EqualityRow r;
+    r.constraint = k;
+    r.equality = cd.source;
+    r.rows = cd.num_rows;
+    if (cd.source >= 0 && cd.source < static_cast<int>(model.equalities.size())) {
+      const Equality& e = model.equalities[cd.source];
+      r.name = e.name;
+      r.type = e.type == EqualityType::kConnect ? "connect"
+               : e.type == EqualityType::kJointCoupling
+                   ? "joint_coupling"
+                   : (cd.key & 1 ? "weld rotation" : "weld position");
+    }
+    r.g = cd.g0.head(cd.num_rows).norm();
+    const int f = cd.first_row, n = cd.num_rows;
+    if (f + n <= res.gamma.size()) r.gamma = res.gamma.segment(f, n).norm();
+    if (f + n <= res.vc.size()) r.v = res.vc.segment(f, n).norm();
+    r.regime = ConstraintRegimeName(cd.kind, Regime::kStiction);
+    if (k < res.laws.num_constraints()) r.constants = res.laws.Describe(k);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 std::vector<int> CountRegimes(const std::vector<ContactRow>& rows) {
   std::vector<int> counts(3, 0);
   for (const ContactRow& r : rows) {

@@ -177,6 +177,23 @@ struct PatchFaceRow {
 std::vector<PatchRow> BuildPatchRows(const Model& model, const StepRecord& record);
 std::vector<PatchFaceRow> BuildPatchFaceRows(const StepRecord& record, int surface);
 
+// One bilateral constraint (an equality of Model::equalities, or one part of a weld) of the
+// inspector.
+struct EqualityRow {
+  int constraint = -1;      // index into problem.constraints
+  int equality = -1;        // index into Model::equalities
+  std::string name;         // the equality's name
+  std::string type;         // "connect", "weld position", "weld rotation", "joint_coupling"
+  int rows = 0;             // 1 or 3
+  double g = 0;             // ‖g(q0)‖ [m] or [rad]
+  double v = 0;             // ‖v_c‖ after the solve [m/s] or [rad/s]
+  double gamma = 0;         // ‖γ‖ [N s] or [N m s]
+  const char* regime = "";  // "bilateral" (ConstraintRegimeName)
+  ModelConstants constants;  // R, v̂, near-rigid
+};
+// Rows for every bilateral constraint of the record, in constraint order.
+std::vector<EqualityRow> BuildEqualityRows(const Model& model, const StepRecord& record);
+
 // Counts of contact rows per regime: [stiction, sliding, no contact].
 std::vector<int> CountRegimes(const std::vector<ContactRow>& rows);
 

@@ -135,6 +135,7 @@ class Converter {
     FrictionPairs();
     Exclusions();
     Actuators();
+    Equalities();
     Unsupported();
     if (model.materials.empty()) model.materials.push_back(Material{});
 
@@ -543,15 +544,104 @@ class Converter {
                                                                                      : "spatial",
            Name(mjOBJ_TENDON, t), t, "tendons are not carried: left out");
     }
-    static const char* kEqTags[] = {"connect", "weld", "joint", "tendon", "distance"};
-    for (int e = 0; e < m_->neq; ++e) {
-      const int type = m_->eq_type[e];
-      Warn(type >= 0 && type < 5 ? kEqTags[type] : "equality", Name(mjOBJ_EQUALITY, e), -1,
-           "equality constraints are not carried: left out");
-    }
     for (int p = 0; p < m_->npair; ++p) {
       Warn("pair", Name(mjOBJ_PAIR, p), p,
            "explicit contact pairs are not carried (the geoms collide by the default rules)");
+    }
+  }
+
+  // <equality>: connect, weld and joint become Model::equalities (MuJoCo 2.2.2's eq_data,
+  // mjNEQDATA = 11, as engine_core_constraint.c uses it):
+  //   connect: data[0..2] the anchor in body1, data[3..5] the same point in body2 (the compiler
+  //            computes it from qpos0): p1 = X_W1 data[0..2] coincides with p2 = X_W2 data[3..5];
+  //   weld:    data[0..2] the anchor in body2, data[3..5] and data[6..9] the relative pose
+  //            (relpose, from qpos0 unless given) on body1, data[10] torquescale: the position
+  //            error X_W1 data[3..5] − X_W2 data[0..2] and the rotation error vec(q2⁻¹ q1 relquat),
+  //            i.e. F_A = (data[3..5], relquat) on body1 coincides with F_B = (data[0..2], 1) on
+  //            body2;
+  //   joint:   (q1 − qpos0_1) = c0 + c1 (q2 − qpos0_2) + c2 (...)² + ... (polycoef data[0..4]);
+  //            our 1-dof q is q_mj − qpos0, so offset = c0 and gear = c1; nonzero c2..c4 are
+  //            reported and left out (linear couplings only).
+  // MuJoCo's constraints are soft (solref/solimp: a reference acceleration scaled by the
+  // constraint's effective mass), which has no per-constraint k [N/m] equivalent: they come
+  // across near-rigid (k = inf), as Drake's SAP treats holonomic constraints, and each equality
+  // whose solref or solimp differs from MuJoCo's defaults is reported. A weld's torquescale other
+  // than 1 is reported (the rotation rows are not rescaled). eq_active sets Equality::active.
+  // Tendon (and distance) equalities are reported by element and line, and left out.
+  void Equalities() {
+    static const char* kEqTags[] = {"connect", "weld", "joint", "tendon", "distance"};
+    for (int e = 0; e < m_->neq; ++e) {
+      const int type = m_->eq_type[e];
+      const std::string tag = type >= 0 && type < 5 ? kEqTags[type] : "equality";
+      const std::string name = Name(mjOBJ_EQUALITY, e);
+      // Unnamed elements are found by their order among the equalities of the same tag.
+      int nth = 0;
+      for (int k = 0; k < e; ++k) nth += m_->eq_type[k] == type && Name(mjOBJ_EQUALITY, k).empty();
+      const int warn_nth = name.empty() ? nth : -1;
+      if (type != mjEQ_CONNECT && type != mjEQ_WELD && type != mjEQ_JOINT) {
+        Warn(tag, name, warn_nth, "tendon and distance equality constraints are not carried: "
+                                  "left out");
+        continue;
+      }
+      const mjtNum* data = m_->eq_data + mjNEQDATA * e;
+      Equality q;
+      q.name = name.empty() ? tag + std::to_string(e) : name;
+      q.active = m_->eq_active[e] != 0;
+      const int o1 = m_->eq_obj1id[e], o2 = m_->eq_obj2id[e];
+      if (type == mjEQ_JOINT) {
+        q.type = EqualityType::kJointCoupling;
+        q.joint_a = o1 >= 0 ? joint_of_mj_[o1] : -1;
+        q.joint_b = o2 >= 0 ? joint_of_mj_[o2] : -1;
+        if (q.joint_a < 0 || (o2 >= 0 && q.joint_b < 0)) {
+          Warn(tag, name, warn_nth, "its joints were not carried: left out");
+          continue;
+        }
+        q.offset = data[0];
+        q.gear = o2 >= 0 ? data[1] : 0.0;
+        if (data[2] != 0 || data[3] != 0 || data[4] != 0) {
+          Warn(tag, name, warn_nth,
+               "polycoef terms of degree 2 and higher are not carried (linear coupling "
+               "q1 = c0 + c1 q2 only)");
+        }
+      } else {
+        q.type = type == mjEQ_WELD ? EqualityType::kWeld : EqualityType::kConnect;
+        // A static MuJoCo body is part of the world: its anchor goes to world coordinates.
+        auto side = [&](int mj_body, const Pose& anchor, int* body, Pose* out) {
+          if (mj_body < 0 || static_[mj_body]) {
+            *body = -1;
+            *out = mj_body < 0 ? anchor : world_[mj_body] * anchor;
+          } else {
+            *body = report_->body_of_mj[mj_body];
+            *out = anchor;
+          }
+        };
+        const int b2 = o2 < 0 ? 0 : o2;  // body2 omitted: the world
+        if (type == mjEQ_CONNECT) {
+          side(o1, Pose{Vec3(data[0], data[1], data[2])}, &q.body_a, &q.a_from_anchor);
+          side(b2, Pose{Vec3(data[3], data[4], data[5])}, &q.body_b, &q.b_from_anchor);
+        } else {
+          side(o1, Pose{Vec3(data[3], data[4], data[5]),
+                        Quat(data[6], data[7], data[8], data[9]).normalized()},
+               &q.body_a, &q.a_from_anchor);
+          side(b2, Pose{Vec3(data[0], data[1], data[2])}, &q.body_b, &q.b_from_anchor);
+          if (data[10] != 1) {
+            Warn(tag, name, warn_nth, "torquescale " + Num(data[10]) +
+                                          " is not carried (rotation rows unscaled)");
+          }
+        }
+        if (q.body_a == q.body_b) {
+          Warn(tag, name, warn_nth, "both bodies are static (part of the world): left out");
+          continue;
+        }
+      }
+      const mjtNum* ref = m_->eq_solref + mjNREF * e;
+      const mjtNum* imp = m_->eq_solimp + mjNIMP * e;
+      if (ref[0] != 0.02 || ref[1] != 1 || imp[0] != 0.9 || imp[1] != 0.95 || imp[2] != 0.001) {
+        Warn(tag, name, warn_nth,
+             "solref/solimp (MuJoCo's soft constraint) not carried: near-rigid");
+      }
+      model_->equalities.push_back(q);
+      ++report_->equalities;
     }
   }
 

@@ -64,6 +64,7 @@ struct MjcfImportReport {
   int link_bodies = 0;    // chain links added for bodies with several joints
   int fixed_joints = 0;   // bodies welded to a moving parent
   int dropped_geoms = 0;  // ellipsoid / hfield
+  int equalities = 0;     // connect / weld / joint equalities carried (Model::equalities)
 };
 
 // Compiles the MJCF file with MuJoCo and converts it. Throws SceneError

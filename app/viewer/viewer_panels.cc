@@ -272,6 +272,16 @@ void Viewer::BuildUi() {
       ImGui::TreePop();
     }
   }
+  if (const StepRecord* shown = DisplayedRecord(); shown && !model_.equalities.empty()) {
+    const std::vector<EqualityRow> eq_rows = BuildEqualityRows(model_, *shown);
+    char title[64];
+    std::snprintf(title, sizeof(title), "%d equality constraint%s###equalities",
+                  static_cast<int>(eq_rows.size()), eq_rows.size() == 1 ? "" : "s");
+    if (ImGui::TreeNodeEx(title, ImGuiTreeNodeFlags_DefaultOpen)) {
+      DrawEqualityInspector(eq_rows);
+      ImGui::TreePop();
+    }
+  }
   if (selected_body_ >= 0 && inspector_body_only_) {
     const std::string& name = model_.bodies[selected_body_].name;
     std::vector<ContactRow> rows;

@@ -12,6 +12,8 @@ const char* LawName(LawKind law) {
     case LawKind::kLagged: return "lagged";
     case LawKind::kLaggedRegularized: return "lagged_regularized";
     case LawKind::kSimilar: return "similar";
+    case LawKind::kHolonomic1:
+    case LawKind::kHolonomic3: return "holonomic";
   }
   return "unknown";
 }
@@ -60,13 +62,16 @@ void ConstraintBundle::Prepare(const ContactProblem& problem, const LawParameter
   linear_cone_.clear();
   linear_limit_.clear();
   hunt_crossley_.clear();
+  holonomic_.clear();
   const double dt = problem.time_step;
   const LawKind contact_law = ContactLaw(model_);
   const VecX& v0 = problem.v0.size() == problem.nv ? problem.v0 : problem.v_star;
   for (int i = 0; i < nc; ++i) {
     const ConstraintData& c = problem.constraints[i];
-    const LawKind law =
-        c.kind == ConstraintKind::kFrictionCone ? contact_law : LawKind::kLinearLimit;
+    const LawKind law = c.kind == ConstraintKind::kFrictionCone ? contact_law
+                        : c.kind == ConstraintKind::kUnilateral
+                            ? LawKind::kLinearLimit
+                            : (c.num_rows == 3 ? LawKind::kHolonomic3 : LawKind::kHolonomic1);
     if (segments_.empty() || segments_.back().law != law) {
       LawSegment s;
       s.law = law;
@@ -75,7 +80,9 @@ void ConstraintBundle::Prepare(const ContactProblem& problem, const LawParameter
       s.first_row = num_rows_;
       s.offset = law == LawKind::kLinearCone    ? static_cast<int>(linear_cone_.size())
                  : law == LawKind::kLinearLimit ? static_cast<int>(linear_limit_.size())
-                                                : static_cast<int>(hunt_crossley_.size());
+                 : (law == LawKind::kHolonomic1 || law == LawKind::kHolonomic3)
+                     ? static_cast<int>(holonomic_.size())
+                     : static_cast<int>(hunt_crossley_.size());
       segments_.push_back(s);
     }
     ++segments_.back().end;
@@ -96,8 +103,16 @@ void ConstraintBundle::Prepare(const ContactProblem& problem, const LawParameter
                                        : LaggedRegularizedLaw::Prepare(c, dt, vn0, params));
         break;
       }
+      case LawKind::kHolonomic1:
+        holonomic_.push_back(HolonomicLaw<1>::Prepare(c, dt, 0, params));
+        break;
+      case LawKind::kHolonomic3:
+        holonomic_.push_back(HolonomicLaw<3>::Prepare(c, dt, 0, params));
+        break;
     }
-    num_rows_ += c.kind == ConstraintKind::kFrictionCone ? 3 : 1;
+    num_rows_ += law == LawKind::kHolonomic1 ? 1
+                 : law == LawKind::kHolonomic3 ? 3
+                 : c.kind == ConstraintKind::kFrictionCone ? 3 : 1;
   }
 }
 
@@ -168,6 +183,15 @@ LinearLimitLaw::Constants* ConstraintBundle::MutableLinearLimit(int i) {
   return &linear_limit_[segments_[k].offset + (i - segments_[k].begin)];
 }
 
+HolonomicConstants* ConstraintBundle::MutableHolonomic(int i) {
+  const int k = SegmentOf(i);
+  if (k < 0 || (segments_[k].law != LawKind::kHolonomic1 &&
+                segments_[k].law != LawKind::kHolonomic3)) {
+    return nullptr;
+  }
+  return &holonomic_[segments_[k].offset + (i - segments_[k].begin)];
+}
+
 LawKind ConstraintBundle::Law(int i) const {
   const int k = SegmentOf(i);
   return k < 0 ? LawKind::kLinearCone : segments_[k].law;
@@ -185,6 +209,8 @@ ModelConstants ConstraintBundle::Describe(int i) const {
     case LawKind::kLagged: return LaggedLaw::Describe(hunt_crossley_[j]);
     case LawKind::kLaggedRegularized: return LaggedRegularizedLaw::Describe(hunt_crossley_[j]);
     case LawKind::kSimilar: return SimilarLaw::Describe(hunt_crossley_[j]);
+    case LawKind::kHolonomic1: return HolonomicLaw<1>::Describe(holonomic_[j]);
+    case LawKind::kHolonomic3: return HolonomicLaw<3>::Describe(holonomic_[j]);
   }
   return out;
 }
@@ -196,7 +222,10 @@ double ConstraintBundle::Constant(int i, const char* key, double fallback) const
 
 bool ConstraintBundle::LinearRows(VecX* R, VecX* v_hat) const {
   for (const LawSegment& s : segments_) {
-    if (s.law != LawKind::kLinearCone && s.law != LawKind::kLinearLimit) return false;
+    if (s.law != LawKind::kLinearCone && s.law != LawKind::kLinearLimit &&
+        s.law != LawKind::kHolonomic1 && s.law != LawKind::kHolonomic3) {
+      return false;
+    }
   }
   R->resize(num_rows_);
   v_hat->resize(num_rows_);
@@ -214,7 +243,8 @@ size_t ConstraintBundle::Bytes() const {
   return segments_.capacity() * sizeof(LawSegment) +
          linear_cone_.capacity() * sizeof(LinearConeLaw::Constants) +
          linear_limit_.capacity() * sizeof(LinearLimitLaw::Constants) +
-         hunt_crossley_.capacity() * sizeof(HuntCrossleyConstants);
+         hunt_crossley_.capacity() * sizeof(HuntCrossleyConstants) +
+         holonomic_.capacity() * sizeof(HolonomicConstants);
 }
 
 }  // namespace contactlab

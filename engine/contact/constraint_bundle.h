@@ -1,7 +1,8 @@
 // The laws of every constraint of one step, prepared once per step and grouped by law.
 //
-// One step uses one contact model for all its contacts (ContactModelParameters::model) and the
-// linear unilateral law for its joint limits. Prepare computes each constraint's constants
+// One step uses one contact model for all its contacts (ContactModelParameters::model), the
+// linear unilateral law for its joint limits and the holonomic law for its bilateral
+// constraints. Prepare computes each constraint's constants
 // (engine/contact/constraint_laws.h) and groups consecutive constraints of the same law into
 // segments, in constraint order. A solver walks the segments with ForEachSegment: one dispatch
 // per segment, then a loop over the segment's constraints calling the law's static functions
@@ -27,8 +28,11 @@ enum class LawKind : std::uint8_t {
   kLagged = 2,
   kLaggedRegularized = 3,
   kSimilar = 4,
+  kHolonomic1 = 5,  // HolonomicLaw<1> (bilateral, 1 row)
+  kHolonomic3 = 6,  // HolonomicLaw<3> (bilateral, 3 rows)
 };
-const char* LawName(LawKind law);  // "linear", "linear_limit", "lagged", ...
+// "linear", "linear_limit", "lagged", ..., "holonomic" (1 or 3 rows).
+const char* LawName(LawKind law);
 
 // Consecutive constraints [begin, end) of one law; their rows start at first_row and each has
 // the law's kRows rows; their constants start at `offset` in the law's array.
@@ -68,6 +72,8 @@ class ConstraintBundle {
           f(LaggedRegularizedLaw{}, hunt_crossley_.data() + s.offset, s);
           break;
         case LawKind::kSimilar: f(SimilarLaw{}, hunt_crossley_.data() + s.offset, s); break;
+        case LawKind::kHolonomic1: f(HolonomicLaw<1>{}, holonomic_.data() + s.offset, s); break;
+        case LawKind::kHolonomic3: f(HolonomicLaw<3>{}, holonomic_.data() + s.offset, s); break;
       }
     }
   }
@@ -100,6 +106,9 @@ class ConstraintBundle {
   // eq. 21: R + I/β per outer iteration) edits them in place; inverses are the caller's to keep.
   LinearConeLaw::Constants* MutableLinearCone(int i);
   LinearLimitLaw::Constants* MutableLinearLimit(int i);
+  HolonomicConstants* MutableHolonomic(int i);
+  // True when some constraint is bilateral (a holonomic law).
+  bool HasHolonomic() const { return !holonomic_.empty(); }
 
   // Approximate heap size [bytes].
   size_t Bytes() const;
@@ -113,6 +122,7 @@ class ConstraintBundle {
   std::vector<LinearConeLaw::Constants> linear_cone_;
   std::vector<LinearLimitLaw::Constants> linear_limit_;
   std::vector<HuntCrossleyConstants> hunt_crossley_;  // the step's one Hunt–Crossley model
+  std::vector<HolonomicConstants> holonomic_;         // 1- and 3-row bilateral constraints
 };
 
 }  // namespace contactlab

@@ -38,8 +38,12 @@
 //   kStictionHessianDiagonal   G_i is diagonal whenever the regime is kStiction (a fast path of
 //                              the Hessian assembly)
 //
+// (A law of kRows = 3 is a contact's (t1, t2, n) or a 3-row bilateral constraint's; the
+// ConstraintKind tells them apart.)
+//
 // Laws here: LinearConeLaw (SAP's regularized friction cone, seed 000 eqs. 27-30), LinearLimitLaw
-// (the unilateral spring-damper of joint limits), HuntCrossleyLaw<type> (seed 004's lagged,
+// (the unilateral spring-damper of joint limits), HolonomicLaw<1 or 3> (bilateral equality
+// constraints), HuntCrossleyLaw<type> (seed 004's lagged,
 // regularized lagged and similar laws, engine/contact/hunt_crossley.h).
 #pragma once
 
@@ -63,7 +67,7 @@ struct LawParameters {
   ContactModelParameters contact;
   double sigma = 1e-3;       // σ [-]
   double beta = 1.0;         // β [-] of contacts
-  double limit_beta = 0.1;   // β [-] of joint limits
+  double limit_beta = 0.1;   // β [-] of joint limits and equality (bilateral) constraints
 };
 
 // One named constant of a constraint's law, for the inspector and exports.
@@ -438,6 +442,115 @@ struct LinearLimitLaw {
   }
 };
 
+// Holonomic (bilateral) constraints g(q) = 0 with kRows = 1 or 3 rows, as Drake's
+// SapHolonomicConstraint without impulse limits: K = ℝ^rows (no projection), per row
+//   ℓ(v_c) = ½ (v_c − v̂)ᵀ R⁻¹ (v_c − v̂),  γ = −R⁻¹(v_c − v̂),  G = R⁻¹,
+//   v̂ = −g0/(δt + τ_d),  R = max(β²/(4π²) w, 1/(δt k (δt + τ_d))) (SAP paper eq. 29; one R for
+// the constraint's rows, from its Delassus estimate w), with β = limit_beta (0.1, Drake's
+// default for holonomic constraints) unless the constraint sets its own. k = ∞ (the default of
+// Model::Equality) is near-rigid: the β clamp sets R, the constraint acts as a critically damped
+// spring of period β δt, and the drift after a step is g1 ≈ −δt R γ (+ the O(δt² v²) curvature
+// of g that the linearization J misses). The cost is one quadratic everywhere, so the line
+// search classifies it once (kFixedQuadratic). Its regime is always kStiction (active, G_i = R⁻¹
+// diagonal); inspectors name it "bilateral" by its ConstraintKind (ConstraintRegimeName).
+struct HolonomicConstants {
+  double R = 0;         // [1/kg] (or [1/(kg m²)])
+  double inv = 0;       // 1/R
+  double v_hat[3] = {0, 0, 0};  // v̂ per row [m/s] (or [rad/s])
+  bool near_rigid = false;
+};
+
+template <int kNumRows>
+struct HolonomicLaw {
+  static_assert(kNumRows == 1 || kNumRows == 3, "holonomic constraints have 1 or 3 rows");
+  static constexpr int kRows = kNumRows;
+  static constexpr bool kHasFixedRegions = true;
+  static constexpr bool kStictionHessianDiagonal = true;
+  using Constants = HolonomicConstants;
+
+  static Constants Prepare(const ConstraintData& c, double dt, double /*vn0*/,
+                           const LawParameters& p) {
+    Constants K;
+    K.R = LinearNormalRegularization(c, dt, c.beta > 0 ? c.beta : p.limit_beta, &K.near_rigid);
+    K.inv = 1.0 / K.R;
+    for (int k = 0; k < kRows; ++k) K.v_hat[k] = -c.g0(k) / (dt + c.dissipation_time);
+    return K;
+  }
+
+  static double Cost(const Constants& K, const double* vc, double* gamma, Mat3* G,
+                     Regime* regime) {
+    double cost = 0;
+    for (int k = 0; k < kRows; ++k) {
+      gamma[k] = -(vc[k] - K.v_hat[k]) * K.inv;
+      cost += 0.5 * K.R * gamma[k] * gamma[k];
+    }
+    if (G) {
+      G->setZero();
+      for (int k = 0; k < kRows; ++k) (*G)(k, k) = K.inv;
+    }
+    *regime = Regime::kStiction;
+    return cost;
+  }
+
+  static LineRegion Region(const Constants&, const Vec3&) { return LineRegion::kFixedQuadratic; }
+
+  static void AddQuadratic(const Constants& K, const double* vc, const double* dvc, double* q) {
+    for (int k = 0; k < kRows; ++k) {
+      const double y0 = -(vc[k] - K.v_hat[k]) * K.inv, dy = -dvc[k] * K.inv;
+      q[0] += 0.5 * K.R * y0 * y0;
+      q[1] += K.R * y0 * dy;
+      q[2] += K.R * dy * dy;
+    }
+  }
+
+  static void EvalFixed(const Constants& K, LineRegion, const double* vc, double* gamma, Mat3* G,
+                        Regime* regime) {
+    Cost(K, vc, gamma, G, regime);
+  }
+
+  static const char* Check(const Constants& K) {
+    if (!(std::isfinite(K.R) && K.R > 0)) {
+      return "regularization R is not finite and positive (check w, k, tau_d)";
+    }
+    for (int k = 0; k < kRows; ++k) {
+      if (!std::isfinite(K.v_hat[k])) return "non-finite stabilization velocity (check g0)";
+    }
+    return nullptr;
+  }
+
+  // g = v_c − v̂ + Rγ (0 at the law's γ), the term |gᵀγ|.
+  static double Slack(const Constants& K, const double* vc, const double* gamma) {
+    double s = 0;
+    for (int k = 0; k < kRows; ++k) s += ((vc[k] - K.v_hat[k]) + K.R * gamma[k]) * gamma[k];
+    return std::abs(s);
+  }
+
+  static ModelConstants Describe(const Constants& K) {
+    ModelConstants d;
+    d.Add("R", "R", "1/kg", K.R);
+    if (kRows == 1) {
+      d.Add("v̂", "v_hat", "m/s", K.v_hat[0]);
+    } else {
+      d.Add("v̂₁", "v_hat_1", "m/s", K.v_hat[0]);
+      d.Add("v̂₂", "v_hat_2", "m/s", K.v_hat[1]);
+      d.Add("v̂₃", "v_hat_3", "m/s", K.v_hat[2]);
+    }
+    d.Add("near-rigid", "near_rigid", "", K.near_rigid ? 1 : 0, true);
+    return d;
+  }
+  // No unilateral normal law: the linear form of the first row (the NCP residual leaves
+  // bilateral constraints out).
+  static PhysicalNormalLaw Physical(const ConstraintData& c, double dt) {
+    return PhysicalNormalLaw::Linear(c, dt);
+  }
+  static void Rows(const Constants& K, double* R, double* v_hat) {
+    for (int k = 0; k < kRows; ++k) {
+      R[k] = K.R;
+      v_hat[k] = K.v_hat[k];
+    }
+  }
+};
+
 // Seed 004's Hunt–Crossley laws (engine/contact/hunt_crossley.h) for kType = kLagged,
 // kLaggedRegularized or kSimilar. Constants per step: k̃ = min(k, 4π²/(β_HC² w δt²)) (near-rigid
 // regime, β_HC = contact.near_rigid_beta; k̃ = k for β_HC = 0), f₀ = k̃ x0 with
@@ -535,9 +648,16 @@ using LaggedLaw = HuntCrossleyLaw<ContactModelType::kLagged>;
 using LaggedRegularizedLaw = HuntCrossleyLaw<ContactModelType::kLaggedRegularized>;
 using SimilarLaw = HuntCrossleyLaw<ContactModelType::kSimilar>;
 
+// The regime's name as inspectors show it: "bilateral" for a bilateral constraint (always active;
+// its law reports kStiction), RegimeName otherwise.
+inline const char* ConstraintRegimeName(ConstraintKind kind, Regime r) {
+  return kind == ConstraintKind::kBilateral ? "bilateral" : RegimeName(r);
+}
+
 // The physical normal law of constraint c under `model` (joint limits: the linear law whatever
 // the model), as the NCP residual measures it.
 inline PhysicalNormalLaw PhysicalLawOf(ContactModelType model, const ConstraintData& c, double dt) {
+  if (c.kind == ConstraintKind::kBilateral) return HolonomicLaw<1>::Physical(c, dt);
   if (c.kind != ConstraintKind::kFrictionCone) return LinearLimitLaw::Physical(c, dt);
   switch (model) {
     case ContactModelType::kLinear:

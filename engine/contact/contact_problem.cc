@@ -21,6 +21,15 @@
 
 namespace contactlab {
 
+const char* ConstraintKindName(ConstraintKind kind) {
+  switch (kind) {
+    case ConstraintKind::kFrictionCone: return "friction_cone";
+    case ConstraintKind::kUnilateral: return "unilateral";
+    case ConstraintKind::kBilateral: return "bilateral";
+  }
+  return "unknown";
+}
+
 namespace {
 
 MatX DenseBlockDiagonal(const ContactProblem& p, const std::vector<MatX>& blocks) {

@@ -21,7 +21,13 @@ namespace contactlab {
 enum class ConstraintKind {
   kFrictionCone,  // 3 rows (t1, t2, n): γ ∈ F = {‖γ_t‖ <= μ γ_n}
   kUnilateral,    // 1 row: γ >= 0 (joint limits)
+  // 1 or 3 rows: γ ∈ ℝ^rows, unbounded both ways (holonomic equality constraints g(q) = 0 of
+  // Model::equalities: a joint coupling (1 row), a connect, a weld's position or its rotation
+  // (3 rows each)). Per row, g(q0) is ConstraintData::g0.
+  kBilateral,
 };
+// "friction_cone", "unilateral", "bilateral".
+const char* ConstraintKindName(ConstraintKind kind);
 
 // Block of a constraint Jacobian that acts on the velocities of one tree.
 struct TreeJacobianBlock {
@@ -77,7 +83,7 @@ constexpr int kTreeMotionMinDofs = 65;
 struct ConstraintData {
   ConstraintKind kind = ConstraintKind::kFrictionCone;
   int first_row = 0;   // offset of this constraint's rows in the stacked v_c
-  int num_rows = 3;    // 3 for cones, 1 for unilateral
+  int num_rows = 3;    // 3 for cones, 1 for unilateral, 1 or 3 for bilateral
   int num_blocks = 0;  // 1 or 2 trees
   std::array<TreeJacobianBlock, 2> blocks;
   Eigen::Vector3d bias = Eigen::Vector3d::Zero();  // b_i (first num_rows used) [m/s]
@@ -86,9 +92,14 @@ struct ConstraintData {
   double friction = 0;                             // μ (cones only)
   double hunt_crossley_dissipation = 0;            // d [s/m] (cones; Hunt–Crossley models)
   double phi0 = 0;   // signed distance / constraint function at q0 [m] or [rad]
+                     // (bilateral: ‖g0‖, for display; the law reads g0)
+  // Bilateral constraints: the constraint function g(q0) per row (first num_rows used) [m] or
+  // [rad]; the law's v̂ = −g0/(δt + τ_d), as Drake's SapHolonomicConstraint.
+  Eigen::Vector3d g0 = Eigen::Vector3d::Zero();
   double w = 0;      // Delassus estimate ‖W_ii‖_F / num_rows [1/kg] (or [1/(kg m²)])
   double beta = -1;  // near-rigid parameter for this constraint; < 0 = solver default
-  int source = -1;   // index of the Contact (cones) or Joint (limits) it came from
+  int source = -1;   // index of the Contact (cones), Joint (limits) or Equality (bilateral) it
+                     // came from
   // Identity across time steps (the solvers' dual warm start, solvers/common/impulse_memory.h):
   // what the constraint acts between (ConstraintKeyOfContact, ConstraintKeyOfLimit; 0 = none),
   // where (a cone's contact point in world [m]) and its normal (the frame is ContactFrame(normal)).
@@ -106,6 +117,13 @@ inline std::uint64_t ConstraintKeyOfContact(int geom_a, int geom_b) {
 inline std::uint64_t ConstraintKeyOfLimit(int joint, int side) {
   return (std::uint64_t{1} << 63) | (static_cast<std::uint64_t>(joint) << 1) |
          static_cast<std::uint64_t>(side & 1);
+}
+
+// Equality e of Model::equalities, part 0 (a connect, a coupling, a weld's position rows) or 1
+// (a weld's rotation rows). Bits 63 and 62 set: apart from contacts and limits.
+inline std::uint64_t ConstraintKeyOfEquality(int equality, int part) {
+  return (std::uint64_t{3} << 62) | (static_cast<std::uint64_t>(equality) << 1) |
+         static_cast<std::uint64_t>(part & 1);
 }
 
 // Per tree, L⁻¹ with M_t = L Lᵀ (6 x 6, as InverseCholesky6 writes it) where `valid` is set;

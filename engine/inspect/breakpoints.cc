@@ -29,7 +29,7 @@ std::optional<std::string> CheckBreakpoints(const StepRecord& record,
        st == SolverStatus::kFactorizationFailure || st == SolverStatus::kNonFiniteState ||
        st == SolverStatus::kMemoryBudgetExceeded || st == SolverStatus::kWorkBudgetExceeded ||
        st == SolverStatus::kLinearSolverFailure || st == SolverStatus::kUnsupportedContactModel ||
-       st == SolverStatus::kNumericalFailure)) {
+       st == SolverStatus::kNumericalFailure || st == SolverStatus::kUnsupportedConstraint)) {
     sep() << "solver failure (" << SolverStatusName(st) << ")";
     if (!stats.message.empty()) os << ": " << stats.message;
   }

@@ -125,6 +125,8 @@ RegimeCounts CountRegimes(const StepRecord& record) {
     const Regime r = record.result.regime[k];
     if (cons[k].kind == ConstraintKind::kFrictionCone) {
       ++n.contacts[static_cast<int>(r)];
+    } else if (cons[k].kind == ConstraintKind::kBilateral) {
+      ++n.bilateral;
     } else if (r == Regime::kNoContact) {
       ++n.limits_inactive;
     } else {

@@ -195,6 +195,7 @@ int CountLoadedAtPositiveGap(const StepRecord& record);
 struct RegimeCounts {
   int contacts[3] = {0, 0, 0};  // [kStiction], [kSliding], [kNoContact]
   int limits_active = 0, limits_inactive = 0;
+  int bilateral = 0;  // equality constraints (ConstraintKind::kBilateral; always active)
 };
 RegimeCounts CountRegimes(const StepRecord& record);
 

@@ -57,8 +57,11 @@ NcpResidual ComputeNcpResidual(const ContactProblem& problem, const SolverResult
 NcpResidual ComputeNcpResidual(const ContactProblem& problem, const VecX& gamma,
                                ContactModelType contact_model, NcpModel model) {
   NcpResidual out;
-  out.num_constraints = static_cast<int>(problem.constraints.size());
-  if (problem.constraints.empty()) return out;
+  out.num_constraints = 0;
+  for (const ConstraintData& c : problem.constraints) {
+    out.num_constraints += c.kind != ConstraintKind::kBilateral;
+  }
+  if (out.num_constraints == 0) return out;
   if (gamma.size() != problem.num_rows || problem.v_star.size() != problem.nv) {
     throw std::invalid_argument("ComputeNcpResidual: gamma has " + std::to_string(gamma.size()) +
                                 " rows, problem has " + std::to_string(problem.num_rows));
@@ -84,6 +87,9 @@ NcpResidual ComputeNcpResidual(const ContactProblem& problem, const VecX& gamma,
   const double dt = problem.time_step;
   double sum_sq = 0;
   for (const ConstraintData& c : problem.constraints) {
+    // Bilateral constraints have no complementarity: their law is an equation the solvers meet
+    // up to their tolerance; they are left out of the NCP residual.
+    if (c.kind == ConstraintKind::kBilateral) continue;
     const int r = c.first_row;
     const bool cone = c.kind == ConstraintKind::kFrictionCone;
     const int rows = cone ? 3 : 1;

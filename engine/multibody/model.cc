@@ -640,6 +640,55 @@ void Model::Finalize() {
                        "unordered knots or a non-positive period)");
     }
   }
+
+  // Equalities: bodies and joints in range, finite poses, a coupling between 1-dof joints with
+  // coordinates, k > 0 (inf: near-rigid) and τ_d >= 0 (needs the trees built above).
+  for (size_t i = 0; i < equalities.size(); ++i) {
+    const Equality& e = equalities[i];
+    const std::string what =
+        "equality " + (e.name.empty() ? std::to_string(i) : "'" + e.name + "'");
+    if (!(e.stiffness > 0)) Fail(what, "stiffness must be > 0 (inf: near-rigid)");
+    if (!(e.dissipation_time >= 0) || !std::isfinite(e.dissipation_time)) {
+      Fail(what, "dissipation_time must be finite and >= 0");
+    }
+    if (!std::isfinite(e.gear) || !std::isfinite(e.offset)) {
+      Fail(what, "gear and offset must be finite");
+    }
+    if (e.type == EqualityType::kJointCoupling) {
+      for (int side = 0; side < 2; ++side) {
+        const int j = side == 0 ? e.joint_a : e.joint_b;
+        const char* name = side == 0 ? "joint_a" : "joint_b";
+        if (side == 1 && j < 0) continue;  // q_a = offset
+        if (j < 0 || j >= nj) Fail(what, std::string(name) + " index out of range");
+        const Joint& jt = joints[j];
+        if (JointNv(jt.type) != 1) {
+          Fail(what, std::string(name) + " " + JointLabel(*this, j) +
+                         " is not a 1-dof joint (revolute or prismatic)");
+        }
+        if (jt.v_start < 0 || bodies[jt.child].tree < 0) {
+          Fail(what, std::string(name) + " " + JointLabel(*this, j) + " has no coordinate");
+        }
+      }
+      if (e.joint_a == e.joint_b) Fail(what, "joint_a and joint_b are the same joint");
+      continue;
+    }
+    for (int side = 0; side < 2; ++side) {
+      const int b = side == 0 ? e.body_a : e.body_b;
+      if (b < -1 || b >= nb) {
+        Fail(what, std::string(side == 0 ? "body_a" : "body_b") + " index out of range");
+      }
+      const Pose& x = side == 0 ? e.a_from_anchor : e.b_from_anchor;
+      if (!IsFiniteVec(x.p) || !x.q.coeffs().allFinite() ||
+          std::abs(x.q.norm() - 1.0) > 1e-6) {
+        Fail(what, std::string(side == 0 ? "the anchor on A" : "the anchor on B") +
+                       " is not a finite pose with a unit quaternion");
+      }
+    }
+    if (e.body_a == e.body_b) Fail(what, "body_a and body_b are the same body");
+    if (BodyTree(e.body_a) < 0 && BodyTree(e.body_b) < 0) {
+      Fail(what, "neither body has degrees of freedom (static, prescribed or the world)");
+    }
+  }
 }
 
 }  // namespace contactlab

@@ -752,6 +752,129 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
       row += 1;
     }
   }
+  // Equality constraints (Model::equalities): bilateral rows with g(q0) and J = ∂g/∂q N(q), so
+  // that J v = ġ. Between two trees a constraint has two blocks (like a contact between two
+  // trees); on one tree one block (their sum). No spatial form (leaf < 0).
+  {
+    auto bilateral = [&](const Equality& e, int ei, int part, int rows) -> ConstraintData& {
+      ConstraintData& cd = next_constraint();
+      cd.kind = ConstraintKind::kBilateral;
+      cd.first_row = row;
+      cd.num_rows = rows;
+      cd.stiffness = e.stiffness;
+      cd.dissipation_time = e.dissipation_time;
+      cd.friction = 0;
+      cd.hunt_crossley_dissipation = 0;
+      cd.g0.setZero();
+      cd.source = ei;
+      cd.key = ConstraintKeyOfEquality(ei, part);
+      cd.anchor.setZero();
+      cd.normal = Vec3::UnitZ();
+      row += rows;
+      return cd;
+    };
+    // The block of `tree` in cd (added, zeroed, when new).
+    auto block_of = [&](ConstraintData& cd, int tree) -> MatX& {
+      int k = 0;
+      while (k < cd.num_blocks && cd.blocks[k].tree != tree) ++k;
+      TreeJacobianBlock& blk = cd.blocks[k];
+      if (k == cd.num_blocks) {
+        blk.tree = tree;
+        blk.leaf = -1;
+        SizeJacobian(cd.num_rows, model_.trees[tree].nv, &blk.J);
+        blk.J.setZero();
+        ++cd.num_blocks;
+      }
+      return blk.J;
+    };
+    auto body_pose = [&](int body) { return body < 0 ? Pose{} : kin.X_WB[body]; };
+    // Velocity of a point fixed to a body without dofs (prescribed motion; 0 when static), the
+    // rigid part only (a belt's surface velocity is not the body's motion).
+    auto fixed_point_velocity = [&](int body, const Vec3& p) -> Vec3 {
+      if (body < 0 || !model_.bodies[body].prescribed) return Vec3::Zero();
+      return multibody_->PrescribedPointVelocity(body, p, t) -
+             kin.X_WB[body].Rotate(model_.bodies[body].motion.surface_velocity);
+    };
+    auto fixed_angular_velocity = [&](int body) -> Vec3 {
+      if (body < 0 || !model_.bodies[body].prescribed) return Vec3::Zero();
+      return model_.bodies[body].motion.angular_velocity;
+    };
+    // Rows C (v_B(p_B) − v_A(p_A)) of a point pair into cd (bias from bodies without dofs).
+    auto add_points = [&](ConstraintData& cd, int body_a, const Vec3& pa, int body_b,
+                          const Vec3& pb) {
+      const int ta = model_.BodyTree(body_a), tb = model_.BodyTree(body_b);
+      if (tb >= 0) {
+        multibody_->AddRotatedPointJacobian(kin, body_b, pb, Mat3::Identity(), 1.0,
+                                            block_of(cd, tb).data());
+      }
+      if (ta >= 0) {
+        multibody_->AddRotatedPointJacobian(kin, body_a, pa, Mat3::Identity(), -1.0,
+                                            block_of(cd, ta).data());
+      }
+      cd.bias = fixed_point_velocity(body_b, pb) - fixed_point_velocity(body_a, pa);
+    };
+    MatX& Jw = scratch_.equality_angular;
+    for (int ei = 0; ei < static_cast<int>(model_.equalities.size()); ++ei) {
+      const Equality& e = model_.equalities[ei];
+      if (!e.active) continue;
+      if (e.type == EqualityType::kJointCoupling) {
+        // g = q_a − offset − gear q_b, J = e_a − gear e_b.
+        ConstraintData& cd = bilateral(e, ei, 0, 1);
+        const Joint& ja = model_.joints[e.joint_a];
+        double g = state_.q(ja.q_start) - e.offset;
+        const int ta = model_.BodyTree(ja.child);
+        block_of(cd, ta)(0, ja.v_start - model_.trees[ta].v_start) += 1.0;
+        if (e.joint_b >= 0) {
+          const Joint& jb = model_.joints[e.joint_b];
+          g -= e.gear * state_.q(jb.q_start);
+          const int tb = model_.BodyTree(jb.child);
+          block_of(cd, tb)(0, jb.v_start - model_.trees[tb].v_start) -= e.gear;
+        }
+        cd.g0(0) = g;
+        cd.phi0 = g;
+        continue;
+      }
+      const Pose X_WFa = body_pose(e.body_a) * e.a_from_anchor;
+      const Pose X_WFb = body_pose(e.body_b) * e.b_from_anchor;
+      {
+        // Position rows (connect, and a weld's frame origins): g = p_B − p_A in world,
+        // J = J_vB(p_B) − J_vA(p_A).
+        ConstraintData& cd = bilateral(e, ei, 0, 3);
+        add_points(cd, e.body_a, X_WFa.p, e.body_b, X_WFb.p);
+        cd.g0 = X_WFb.p - X_WFa.p;
+        cd.phi0 = cd.g0.norm();
+        cd.anchor = X_WFb.p;
+      }
+      if (e.type != EqualityType::kWeld) continue;
+      // Rotation rows of a weld, MuJoCo's form: g = 2 s vec(q_rel), q_rel = q_WFa⁻¹ q_WFb (F_B
+      // in F_A), s = sign(w) (the short way), ≈ θ k for small angles (k in F_A). Its exact rate
+      // is ġ = s (w I − [vec]×) R_WFaᵀ (ω_B − ω_A) (q̇_rel = ½ ω̃ ⊗ q_rel with ω̃ the relative
+      // angular velocity in F_A), so J = E (J_ωB − J_ωA) with E = s (w I − [vec]×) R_WFaᵀ, which
+      // is R_WFaᵀ (J_ωB − J_ωA) at g = 0.
+      ConstraintData& cd = bilateral(e, ei, 1, 3);
+      Quat qr = X_WFa.q.conjugate() * X_WFb.q;
+      qr.normalize();
+      const double sgn = qr.w() < 0 ? -1.0 : 1.0;
+      const Vec3 vec(qr.x(), qr.y(), qr.z());
+      const Mat3 E = sgn * (qr.w() * Mat3::Identity() - Skew(vec)) * X_WFa.R().transpose();
+      for (int side = 0; side < 2; ++side) {
+        const int body = side == 0 ? e.body_b : e.body_a;
+        const int tree = model_.BodyTree(body);
+        if (tree < 0) continue;
+        multibody_->AngularJacobian(kin, body, &Jw);
+        MatX& J = block_of(cd, tree);
+        if (side == 0) {
+          J.noalias() += E * Jw;
+        } else {
+          J.noalias() -= E * Jw;
+        }
+      }
+      cd.bias = E * (fixed_angular_velocity(e.body_b) - fixed_angular_velocity(e.body_a));
+      cd.g0 = 2.0 * sgn * vec;
+      cd.phi0 = cd.g0.norm();
+      cd.anchor = X_WFb.p;
+    }
+  }
   // Slots no longer used give their Jacobian storage back to the pool.
   for (int i = num_out; i < static_cast<int>(problem->constraints.size()); ++i) {
     for (TreeJacobianBlock& b : problem->constraints[i].blocks) {
@@ -863,7 +986,8 @@ const StepRecord& Simulator::Step() {
   if (solve_status != SolverStatus::kNonFiniteInput &&
       solve_status != SolverStatus::kMemoryBudgetExceeded &&
       solve_status != SolverStatus::kWorkBudgetExceeded &&
-      solve_status != SolverStatus::kUnsupportedContactModel && rec.result.v.allFinite()) {
+      solve_status != SolverStatus::kUnsupportedContactModel &&
+      solve_status != SolverStatus::kUnsupportedConstraint && rec.result.v.allFinite()) {
     const double theta_vq = IntegratorThetaVq(settings_.integrator);
     VecX& v_thvq = scratch_.v_thvq;
     v_thvq = theta_vq * rec.result.v + (1 - theta_vq) * state_.v;
@@ -907,9 +1031,11 @@ const StepRecord& Simulator::Step() {
     }
   } else if (rec.result.stats.status != SolverStatus::kNonFiniteInput &&
              rec.result.stats.status != SolverStatus::kMemoryBudgetExceeded &&
-             rec.result.stats.status != SolverStatus::kWorkBudgetExceeded) {
-    // The solver returned non-finite velocities with a finite input (a refused input or a
-    // solve refused by the memory budget keeps its own status).
+             rec.result.stats.status != SolverStatus::kWorkBudgetExceeded &&
+             rec.result.stats.status != SolverStatus::kUnsupportedConstraint) {
+    // The solver returned non-finite velocities with a finite input (a refused input, a solve
+    // refused by the memory budget or a constraint the solver does not support keeps its own
+    // status).
     SolverStats& st = rec.result.stats;
     st.message = std::string("solver returned non-finite velocities (solver status ") +
                  SolverStatusName(st.status) + (st.message.empty() ? "" : ": " + st.message) +
@@ -1031,6 +1157,11 @@ void Simulator::ComputeDiagnostics(const StepRecord& rec, const VecX* external_f
   d->energy_after = rec.metrics.kinetic_energy + rec.metrics.potential_energy;
   double elastic = 0, injected = 0;
   for (const ConstraintData& cd : rec.problem.constraints) {
+    if (cd.kind == ConstraintKind::kBilateral) {
+      // A compliant equality stores ½ k |g0|² (near-rigid ones: none, k = inf).
+      if (std::isfinite(cd.stiffness)) elastic += 0.5 * cd.stiffness * cd.g0.squaredNorm();
+      continue;
+    }
     if (cd.kind != ConstraintKind::kFrictionCone) continue;
     if (std::isfinite(cd.stiffness) && cd.stiffness > 0 && cd.phi0 < 0) {
       double x0 = -cd.phi0;

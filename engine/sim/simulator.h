@@ -329,6 +329,7 @@ class Simulator {
     KinematicsCache kin, kin_free_motion;
     VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
     VecX external_force;  // generalized force of the mouse spring and the loads
+    MatX equality_angular;  // angular Jacobian of a welded body (3 x nv_tree)
     State next_state;     // the state after the step, before it replaces state_
     VecX dv;                    // free motion: v − v0
     VecX v_base, newton_step;   // free motion: iterate a Newton step starts from, the step Δv

@@ -784,6 +784,16 @@ def gen_references(c):
             "a load on an unknown body", line=line_of(ch, "body: slider"))
     c.scene("ref_load_on_static", ch.replace("body: slider", "body: floor"), R,
             "a load on a static body", line=line_of(ch, "body: slider"))
+    leq = len(ch.splitlines()) + 2  # the line of the equality appended below
+    c.scene("ref_equality_unknown_body",
+            ch + "equalities:\n  - {type: connect, body_a: link2, body_b: ghost}\n", R,
+            "a connect to an unknown body", line=leq)
+    c.scene("ref_equality_same_joint",
+            ch + "equalities:\n  - {type: joint_coupling, joint_a: link1, joint_b: link1}\n", R,
+            "a joint coupling of a joint with itself", line=leq)
+    c.scene("ref_equality_coupling",
+            ch + "equalities:\n  - {type: joint_coupling, joint_a: link2, joint_b: slider, gear: 0.5}\n",
+            A, "a coupling between a hinge and a slider in two trees (control)")
     c.scene("ref_pair_unknown",
             b.replace("bodies:\n", "pairs:\n  - {materials: [wood, oak], friction: 0.1}\nbodies:\n"),
             R, "a pair with an unknown material", line=line_of(b, "bodies:") + 1)

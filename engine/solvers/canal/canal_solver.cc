@@ -414,6 +414,15 @@ SolverStatus CanalSolver::Solve(const ContactProblem& problem, const VecX& v_gue
           "law's compliance R and bias v_hat)";
     return fail(SolverStatus::kUnsupportedContactModel, os.str());
   }
+  for (size_t i = 0; i < problem.constraints.size(); ++i) {
+    // Its surrogate laws, De Saxce bias and Tresca cascade are written for cones and limits.
+    if (problem.constraints[i].kind == ConstraintKind::kBilateral) {
+      std::ostringstream os;
+      os << "solver canal does not support equality constraints (constraint " << i
+         << " is bilateral); use sap, pgs or subadmm";
+      return fail(SolverStatus::kUnsupportedConstraint, os.str());
+    }
+  }
   std::string error = CheckProblemInput(problem, v_guess);
   if (error.empty()) {
     error = PrepareCanalLaw(problem, prm, &s.law);

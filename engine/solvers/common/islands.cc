@@ -167,7 +167,7 @@ int IslandSplitter::Split(const ContactProblem& problem, const VecX& v_guess) {
       // next constraint that fills this slot (it is never read: every use is under num_blocks).
       // The binding names every field: one added to ConstraintData stops the build here.
       const auto& [kind, first_row, num_rows, num_blocks, blocks, bias, stiffness, dissipation_time,
-                   friction, hunt_crossley_dissipation, phi0, w, beta, source, key, anchor,
+                   friction, hunt_crossley_dissipation, phi0, g0, w, beta, source, key, anchor,
                    normal] = c;
       static_cast<void>(first_row);  // renumbered
       d.kind = kind;
@@ -188,6 +188,7 @@ int IslandSplitter::Split(const ContactProblem& problem, const VecX& v_guess) {
       d.friction = friction;
       d.hunt_crossley_dissipation = hunt_crossley_dissipation;
       d.phi0 = phi0;
+      d.g0 = g0;
       d.w = w;
       d.beta = beta;
       d.source = source;

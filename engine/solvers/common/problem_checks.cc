@@ -60,7 +60,9 @@ std::string CheckProblemStructure(const ContactProblem& p, const VecX& v_guess) 
   int rows = 0;
   for (size_t i = 0; i < p.constraints.size(); ++i) {
     const ConstraintData& c = p.constraints[i];
-    const int expected = c.kind == ConstraintKind::kFrictionCone ? 3 : 1;
+    const int expected = c.kind == ConstraintKind::kFrictionCone ? 3
+                         : c.kind == ConstraintKind::kBilateral && c.num_rows == 3 ? 3
+                                                                                   : 1;
     bool ok = c.num_rows == expected && c.first_row == rows && c.num_blocks >= 0 &&
               c.num_blocks <= 2;
     for (int k = 0; ok && k < c.num_blocks; ++k) {

@@ -16,6 +16,7 @@ const char* SolverStatusName(SolverStatus s) {
     case SolverStatus::kLinearSolverFailure: return "linear_solver_failure";
     case SolverStatus::kUnsupportedContactModel: return "unsupported_contact_model";
     case SolverStatus::kNumericalFailure: return "numerical_failure";
+    case SolverStatus::kUnsupportedConstraint: return "unsupported_constraint";
   }
   return "unknown";
 }

@@ -45,6 +45,10 @@ enum class SolverStatus {
   // singular subsystem matrix, a non-finite iterate): the message says which and where; the result
   // is the last finite iterate.
   kNumericalFailure,
+  // The problem has a kind of constraint the solver cannot solve (equality constraints, i.e.
+  // bilateral rows, under CANAL or the first-order solver): refused before iterating; the message
+  // says "solver X does not support equality constraints".
+  kUnsupportedConstraint,
 };
 const char* SolverStatusName(SolverStatus s);
 

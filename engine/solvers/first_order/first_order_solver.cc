@@ -158,6 +158,15 @@ SolverStatus FirstOrderSolver::Solve(const ContactProblem& problem, const VecX& 
   }
   const int nc = static_cast<int>(problem.constraints.size());
   for (int i = 0; i < nc; ++i) {
+    // The cone program has orthant and second-order-cone variables only (no free variables).
+    if (problem.constraints[i].kind == ConstraintKind::kBilateral) {
+      std::ostringstream os;
+      os << "solver first_order does not support equality constraints (constraint " << i
+         << " is bilateral); use sap, pgs or subadmm";
+      return fail(SolverStatus::kUnsupportedConstraint, os.str());
+    }
+  }
+  for (int i = 0; i < nc; ++i) {
     const ConstraintData& c = problem.constraints[i];
     const char* what = nullptr;
     if (std::isnan(c.stiffness))

@@ -55,7 +55,7 @@ ParamTable<PgsParameters> MakePgsTable() {
                  1e-2, 10)),
       Bind<&PgsParameters::limit_beta>(Advanced(
           Slider(Describe(RealParam("limit_beta", 0, kOpen, 10, kClosed, 0.1, kLog), "β_limit", "-",
-                          "β of joint-limit constraints, as SAP's limit_beta."),
+                          "β of joint-limit and equality constraints, as SAP's limit_beta."),
                  1e-2, 10))),
       Bind<&PgsParameters::sweep>(Describe(
           EnumParam("sweep", {"forward", "symmetric"}, static_cast<int>(Sweep::kForward)), "", "",

@@ -255,6 +255,12 @@ void Dispatch(const SegmentRef& r, F&& f) {
     case LawKind::kSimilar:
       f(SimilarLaw{}, static_cast<const SimilarLaw::Constants*>(r.K));
       break;
+    case LawKind::kHolonomic1:
+      f(HolonomicLaw<1>{}, static_cast<const HolonomicConstants*>(r.K));
+      break;
+    case LawKind::kHolonomic3:
+      f(HolonomicLaw<3>{}, static_cast<const HolonomicConstants*>(r.K));
+      break;
   }
 }
 

@@ -30,7 +30,7 @@ ParamTable<SapParameters> MakeSapTable() {
                  1e-2, 10)),
       Bind<&SapParameters::limit_beta>(Advanced(
           Slider(Describe(RealParam("limit_beta", 0, kOpen, 10, kClosed, 0.1, kLog), "β_limit", "-",
-                          "β of joint-limit constraints (near-rigid clamp of the limit's spring)."),
+                          "β of joint-limit and equality constraints (near-rigid clamp of their spring)."),
                  1e-2, 10))),
       Bind<&SapParameters::rel_tolerance>(
           Slider(Describe(RealParam("rel_tolerance", 0, kOpen, 1, kOpen, 1e-6, kLog), "ε_r", "-",

@@ -149,6 +149,9 @@ ConstraintBundle PrepareSubAdmmLaws(const ContactProblem& problem,
     if (!(c.stiffness == std::numeric_limits<double>::infinity())) continue;
     if (LinearConeLaw::Constants* K = laws.MutableLinearCone(i)) K->vn_hat = -c.phi0 / dt;
     if (LinearLimitLaw::Constants* K = laws.MutableLinearLimit(i)) K->v_hat = -c.phi0 / dt;
+    if (HolonomicConstants* K = laws.MutableHolonomic(i)) {
+      for (int k = 0; k < c.num_rows; ++k) K->v_hat[k] = -c.g0(k) / dt;
+    }
   }
   return laws;
 }
@@ -488,7 +491,11 @@ SolverStatus SubAdmmSolver::Solve(const ContactProblem& problem, const VecX& v_g
       }
       double* l = s.lambda.data() + r0;
       Regime regime;
-      if (m == 3) {
+      if (c.kind == ConstraintKind::kBilateral) {
+        // K = ℝ^m: the z/λ-step's projection is the identity, λ = λ*/Q per row.
+        for (int r = 0; r < m; ++r) l[r] = Q[r] > 0 ? ls[r] / Q[r] : 0.0;
+        regime = Regime::kStiction;
+      } else if (m == 3) {
         Vec3 lam;
         regime = SubAdmmStrictCone(Vec3(ls[0], ls[1], ls[2]), Q[0], Q[2], c.friction, &lam);
         l[0] = lam(0);
