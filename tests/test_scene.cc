@@ -170,7 +170,8 @@ TEST(SceneErrors, BadEnumListsChoices) {
   const std::string msg = ErrorOf("integrator: runge_kutta\n");
   EXPECT_TRUE(Has(msg,
                   "dir/test.yaml:1: integrator: expected one of explicit_euler | "
-                  "symplectic_euler | implicit_euler | midpoint, got 'runge_kutta'"))
+                  "symplectic_euler | implicit_euler | midpoint | implicit_damping_euler, got "
+                       "'runge_kutta'"))
       << msg;
 }
 
