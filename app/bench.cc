@@ -429,8 +429,9 @@ BenchResult BenchSceneOnce(const Scene& scene, const BenchOptions& options) {
     const auto t1 = std::chrono::steady_clock::now();
     ms.Add(std::chrono::duration<double, std::milli>(t1 - t0).count());
     const SolverStats& st = rec.result.stats;
-    iterations += st.iterations;
-    r.max_iterations = std::max(r.max_iterations, st.iterations);
+    // A step solved twice (a deferred joint limit would have acted) counts both solves.
+    iterations += st.iterations + rec.earlier_iterations;
+    r.max_iterations = std::max(r.max_iterations, st.iterations + rec.earlier_iterations);
     r.momentum_error = std::max(r.momentum_error, st.momentum_error);
     contacts += rec.metrics.num_contacts;
     r.max_contacts = std::max(r.max_contacts, rec.metrics.num_contacts);

@@ -150,8 +150,9 @@ std::vector<CompareResult> RunCompare(const std::string& scene_path, const Compa
       step_ms.push_back(rec.timings.total_ms);
       cpu_ms.push_back(cpu1 - cpu0);
       solve_ms.push_back(rec.result.stats.solve_ms);
-      iter_sum += rec.result.stats.iterations;
-      r.max_iterations = std::max(r.max_iterations, rec.result.stats.iterations);
+      iter_sum += rec.result.stats.iterations + rec.earlier_iterations;
+      r.max_iterations =
+          std::max(r.max_iterations, rec.result.stats.iterations + rec.earlier_iterations);
       const double ncp = NcpResidualOrNan(rec.problem, rec.result);
       if (std::isfinite(ncp)) {
         ncp_sum += ncp;

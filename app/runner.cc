@@ -315,8 +315,8 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
     const SolverStats& st = rec.result.stats;
     const StepMetrics& m = rec.metrics;
     const StepDiagnostics& d = rec.diagnostics;
-    iterations_sum += st.iterations;
-    summary.max_iterations = std::max(summary.max_iterations, st.iterations);
+    iterations_sum += st.iterations + rec.earlier_iterations;
+    summary.max_iterations = std::max(summary.max_iterations, st.iterations + rec.earlier_iterations);
     solve_ms_sum += st.solve_ms;
     step_ms_sum += rec.timings.total_ms;
     if (st.status != SolverStatus::kConverged) ++summary.failures;
@@ -408,6 +408,9 @@ RunSummary RunHeadless(Scene& scene, const RunOptions& options, std::ostream& lo
       } catch (const std::exception& e) {
         j["ncp_residual_error"] = e.what();
       }
+      j["deferred_limits"] = rec.deferred_limits;
+      j["limit_resolves"] = rec.limit_resolves;
+      j["earlier_iterations"] = rec.earlier_iterations;
       j["free_motion_iterations"] = rec.free_motion.iterations;
       j["free_motion_converged"] = rec.free_motion.converged;
       if (!reference.empty()) {

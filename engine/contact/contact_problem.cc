@@ -8,6 +8,8 @@
 // smaller by 1/√3 with the formula as printed, which is the one implemented here.
 #include "engine/contact/contact_problem.h"
 
+#include "engine/common/tree_ltdl.h"
+
 #include <Eigen/Cholesky>
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -208,7 +210,8 @@ bool TreeMotionMatches(const TreeMotion& tm, const MatX& A, double rel_tol) {
   return max_diff <= rel_tol * max_diag;
 }
 
-void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* known) {
+void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* known,
+                                              const std::vector<std::vector<int>>* dof_parent) {
   // Once per tree touched by a constraint, reused by every constraint on that tree: the inverse
   // Cholesky factor L⁻¹ of M_t = L Lᵀ (fixed-size kernels for 6-dof trees, i.e. free bodies), with
   // W = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ. The storage is kept between calls (one problem is assembled per step),
@@ -233,6 +236,9 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   thread_local ArticulatedTreeSolver aba;               // large trees with TreeMotion inertias
   thread_local std::vector<double> omega;
   thread_local VecX row_solve;
+  thread_local std::vector<char> sparse;  // per tree: factor[t] holds M's tree LᵀDL factor
+  thread_local std::vector<double> y_rows;  // L⁻ᵀ J_iᵀ, n x 3 (column-major)
+  sparse.assign(num_trees(), 0);
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
   inverted.assign(num_trees(), 0);
@@ -262,12 +268,47 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
             li_of[b.tree] = Minv[b.tree].data();
           }
         } else {
+          const std::vector<int>* par =
+              dof_parent && b.tree < static_cast<int>(dof_parent->size()) ? &(*dof_parent)[b.tree]
+                                                                          : nullptr;
           factor[b.tree] = M[b.tree];
-          const Eigen::LLT<Eigen::Ref<MatX>> llt(factor[b.tree]);
-          Minv[b.tree].setIdentity(n, n);
-          llt.matrixL().solveInPlace(Minv[b.tree]);
+          if (par && static_cast<int>(par->size()) == n &&
+              tree_ltdl::ParentsPrecede(par->data(), n) &&
+              tree_ltdl::Factor(factor[b.tree].data(), n, par->data())) {
+            sparse[b.tree] = 1;
+          } else {
+            factor[b.tree] = M[b.tree];
+            const Eigen::LLT<Eigen::Ref<MatX>> llt(factor[b.tree]);
+            Minv[b.tree].setIdentity(n, n);
+            llt.matrixL().solveInPlace(Minv[b.tree]);
+          }
         }
         inverted[b.tree] = 1;
+      }
+      if (sparse[b.tree]) {
+        // W_ii += Yᵀ D⁻¹ Y with Y = L⁻ᵀ Jᵀ (n x r): M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ.
+        const double* L = factor[b.tree].data();
+        const int* par = (*dof_parent)[b.tree].data();
+        y_rows.resize(static_cast<size_t>(3) * n);
+        const double* Jd = b.J.data();
+        for (int q = 0; q < r; ++q) {
+          double* y = y_rows.data() + static_cast<size_t>(q) * n;
+          for (int j = 0; j < n; ++j) y[j] = Jd[q + r * j];
+          tree_ltdl::SolveLt(L, n, par, y);
+        }
+        for (int j = 0; j < n; ++j) {
+          const double inv_d = 1.0 / L[j + j * n];
+          for (int a = 0; a < r; ++a) {
+            const double ya = y_rows[static_cast<size_t>(a) * n + j];
+            if (ya == 0) continue;
+            for (int q = 0; q <= a; ++q) {
+              const double s = ya * y_rows[static_cast<size_t>(q) * n + j] * inv_d;
+              W(a, q) += s;
+              if (q != a) W(q, a) += s;
+            }
+          }
+        }
+        continue;
       }
       if (r == 3 && n == 6) {
 #ifdef CONTACTLAB_DELASSUS_KERNEL

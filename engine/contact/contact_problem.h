@@ -166,7 +166,12 @@ struct ContactProblem {
   // Fills w for every constraint from M: w_i = ‖J_i M⁻¹ J_iᵀ‖_F / num_rows, the RMS of the
   // entries of W_ii as printed in eq. 29 (1/(√3 m) for a point mass).
   // known (may be null): inverse Cholesky factors of 6-dof trees the caller has already.
-  void ComputeDelassusEstimates(const InverseCholeskyFactors* known = nullptr);
+  // dof_parent (may be null): per tree, each dof's parent dof in the tree (−1 at the root, as
+  // Multibody::TreeDofStructure gives it); an articulated tree up to 64 dofs whose dofs are
+  // numbered parents first is then factored with its branch-induced sparsity
+  // (engine/common/tree_ltdl.h) instead of densely. The estimates agree to round-off.
+  void ComputeDelassusEstimates(const InverseCholeskyFactors* known = nullptr,
+                                const std::vector<std::vector<int>>* dof_parent = nullptr);
 };
 
 // Li = L⁻¹ for a 6 x 6 SPD M = L Lᵀ (column-major, lower triangular, zeros above), so that

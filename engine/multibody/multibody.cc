@@ -556,22 +556,53 @@ void Multibody::NormalizeQuaternions(VecX* q) const {
   }
 }
 
+void Multibody::BodyVelocities(const KinematicsCache& kin, const VecX& v, std::vector<Vec3>* omega,
+                               std::vector<Vec3>* v_com) const {
+  const Model& m = *model_;
+  omega->assign(m.bodies.size(), Vec3::Zero());
+  v_com->assign(m.bodies.size(), Vec3::Zero());
+  // Parents first (each tree's body list is topological): a body moves with its parent (rigidly,
+  // about the parent's centre of mass) plus its own joint's dofs.
+  for (const Tree& tree : m.trees) {
+    for (const int b : tree.bodies) {
+      const int j = m.bodies[b].joint;
+      if (j < 0) continue;
+      const Joint& jt = m.joints[j];
+      const Vec3& c = kin.com_W[b];
+      Vec3 w = Vec3::Zero(), vc = Vec3::Zero();
+      if (jt.parent >= 0 && m.BodyTree(jt.parent) >= 0) {
+        w = (*omega)[jt.parent];
+        vc = (*v_com)[jt.parent] + w.cross(c - kin.com_W[jt.parent]);
+      }
+      const int nvj = JointNv(jt.type);
+      for (int k = 0; k < nvj; ++k) {
+        const int dof = jt.v_start + k;
+        w += kin.dof_angular[dof] * v[dof];
+        vc += (kin.dof_linear[dof] + kin.dof_angular[dof].cross(c - kin.dof_origin[dof])) * v[dof];
+      }
+      (*omega)[b] = w;
+      (*v_com)[b] = vc;
+    }
+  }
+}
+
 double Multibody::KineticEnergy(const KinematicsCache& kin, const VecX& v) const {
-  // Σ_b ½ m_b |v_com|² + ½ ω_bᵀ I_b,W ω_b, with each body's velocities from the dofs of its
-  // ancestors: the same ½ vᵀ M v without forming M.
+  thread_local std::vector<Vec3> omega, v_com;
+  BodyVelocities(kin, v, &omega, &v_com);
+  return KineticEnergy(v, kin, omega, v_com);
+}
+
+double Multibody::KineticEnergy(const VecX& v, const KinematicsCache& kin,
+                                const std::vector<Vec3>& omega,
+                                const std::vector<Vec3>& v_com) const {
+  // Σ_b ½ m_b |v_com|² + ½ ω_bᵀ I_b,W ω_b: the same ½ vᵀ M v without forming M.
   const Model& m = *model_;
   double e = 0;
   for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) {
     if (m.BodyTree(b) < 0) continue;  // static and prescribed bodies carry no energy here
-    Vec3 w = Vec3::Zero(), vc = Vec3::Zero();
-    const Vec3& c = kin.com_W[b];
-    ForEachAncestorDof(m, b, [&](int, int dof) {
-      w += kin.dof_angular[dof] * v[dof];
-      vc += (kin.dof_linear[dof] + kin.dof_angular[dof].cross(c - kin.dof_origin[dof])) * v[dof];
-    });
     const Mat3 R = kin.X_WB[b].R();
-    const Vec3 wb = R.transpose() * w;  // body axes, where the inertia is given
-    e += 0.5 * (m.bodies[b].mass * vc.squaredNorm() + wb.dot(m.bodies[b].inertia * wb));
+    const Vec3 wb = R.transpose() * omega[b];  // body axes, where the inertia is given
+    e += 0.5 * (m.bodies[b].mass * v_com[b].squaredNorm() + wb.dot(m.bodies[b].inertia * wb));
   }
   for (const Joint& jt : m.joints) {
     if (jt.armature == 0 || jt.v_start < 0) continue;

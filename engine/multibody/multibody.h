@@ -99,6 +99,14 @@ class Multibody {
 
   // ½ vᵀ M v [J] (bodies and joint armature).
   double KineticEnergy(const KinematicsCache& kin, const VecX& v) const;
+  // The same from the body velocities BodyVelocities gave for (kin, v).
+  double KineticEnergy(const VecX& v, const KinematicsCache& kin, const std::vector<Vec3>& omega,
+                       const std::vector<Vec3>& v_com) const;
+  // Every body's angular velocity ω_b and centre-of-mass velocity (world) given v, in one pass
+  // over the trees from the roots (O(bodies + nv); zero for bodies without a tree), equal to
+  // AngularVelocity(kin, v, b) and PointVelocity(kin, v, b, com_W[b]) up to summation order.
+  void BodyVelocities(const KinematicsCache& kin, const VecX& v, std::vector<Vec3>* omega,
+                      std::vector<Vec3>* v_com) const;
   // Gravity potential −Σ m gᵀ com (zero at the world origin) plus joint-spring energy [J].
   double PotentialEnergy(const KinematicsCache& kin, const VecX& q, const Vec3& gravity) const;
 

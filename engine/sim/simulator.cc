@@ -1,6 +1,8 @@
 // Step pipeline of the SAP paper's Algorithm 1 with the two-stage θ-method (§II-C, §II-D).
 #include "engine/sim/simulator.h"
 
+#include "engine/common/tree_ltdl.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -179,6 +181,15 @@ Simulator::Simulator(Model model, StepSettings settings)
     throw std::invalid_argument(why);
   }
   multibody_ = std::make_unique<Multibody>(&model_);
+  {
+    // Dof parents per tree (the topology is fixed for the simulator's lifetime): the sparse
+    // tree factorizations of M and A (engine/common/tree_ltdl.h).
+    std::vector<int> body_leaf;
+    dof_parent_.resize(model_.trees.size());
+    for (size_t tr = 0; tr < model_.trees.size(); ++tr) {
+      multibody_->TreeDofStructure(static_cast<int>(tr), &dof_parent_[tr], &body_leaf);
+    }
+  }
   collision_ = std::make_unique<CollisionDetector>(&model_);
   solver_ = MakeSolver(settings_);
   // Bounding radius of each body's geometry about its COM, for the speculative margin.
@@ -314,16 +325,23 @@ void Simulator::AddHydroelasticContacts(const std::vector<Pose>& X_WB, StepRecor
 }
 
 void Simulator::BodySurfaceSpeeds(const KinematicsCache& kin, const VecX& v,
-                                  SpeculativeMargin* out) const {
+                                  SpeculativeMargin* out, const std::vector<Vec3>* omega,
+                                  const std::vector<Vec3>* v_com) const {
   const int nb = static_cast<int>(model_.bodies.size());
   out->time_step = settings_.time_step;
   out->velocity.assign(nb, Vec3::Zero());
   out->extra.assign(nb, 0.0);
+  // One pass over the trees, unless the caller has the body velocities of (kin, v).
+  if (!omega || !v_com) {
+    multibody_->BodyVelocities(kin, v, &speed_omega_, &speed_v_com_);
+    omega = &speed_omega_;
+    v_com = &speed_v_com_;
+  }
   for (int b = 0; b < nb; ++b) {
     const Body& body = model_.bodies[b];
     if (body.tree >= 0) {
-      out->velocity[b] = multibody_->PointVelocity(kin, v, b, kin.com_W[b]);
-      out->extra[b] = multibody_->AngularVelocity(kin, v, b).norm() * body_radius_[b];
+      out->velocity[b] = (*v_com)[b];
+      out->extra[b] = (*omega)[b].norm() * body_radius_[b];
     } else if (body.prescribed) {
       // The oscillation's direction changes with time: its peak speed counts as undirected.
       const PrescribedMotion& m = body.motion;
@@ -340,6 +358,7 @@ void Simulator::set_settings(const StepSettings& s) {
   s.Validate();
   if (!ConfigureSolver(s, solver_.get())) solver_ = MakeSolver(s);
   settings_ = s;
+  metrics_state_valid_ = false;  // the potential energy depends on gravity
 }
 
 void Simulator::set_state(const State& s) {
@@ -369,6 +388,28 @@ void Simulator::Reset() {
 // unsaturated band (width 2 u_max / (kp δt + kd) in v) to the opposite saturation and back, a
 // 2-cycle with ‖m‖∞ ≈ 2 δt u_max that no iteration cap ends (scenes/paper/robot_dish_pile.yaml,
 // joints of 12 N m). A shorter step lands inside the band, where Newton converges.
+// Gap [rad or m] below which a joint-limit side is always a row (StepSettings::defer_limits).
+constexpr double kDeferredLimitGap = 1e-3;
+
+void Simulator::SolveTreeSystem(int tree, const MatX& A_t, double* x) {
+  // A_t = M_t + a diagonal keeps M's branch-induced sparsity: the tree LᵀDL factor when the
+  // dofs are numbered parents first and it is positive definite, else a dense Cholesky factor
+  // (the same solution to round-off).
+  MatX& F = scratch_.factor[tree];
+  F = A_t;
+  const int n = static_cast<int>(A_t.rows());
+  const std::vector<int>& par = dof_parent_[tree];
+  if (static_cast<int>(par.size()) == n && tree_ltdl::ParentsPrecede(par.data(), n) &&
+      tree_ltdl::Factor(F.data(), n, par.data())) {
+    tree_ltdl::Solve(F.data(), n, par.data(), x);
+    return;
+  }
+  F = A_t;
+  const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
+  Eigen::Map<VecX> xv(x, n);
+  llt.solveInPlace(xv);
+}
+
 FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, double t,
                                   const VecX* external_force, const KinematicsCache* kin_q0,
                                   VecX* v_star, std::vector<MatX>* A, std::vector<MatX>* M) {
@@ -456,12 +497,7 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
             solved = true;
           }
         }
-        if (!solved) {
-          MatX& F = sc.factor[tr];
-          F = At;
-          const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
-          llt.solveInPlace(vt);
-        }
+        if (!solved) SolveTreeSystem(tr, At, vt.data());
         vt += seg(v0);
         continue;
       }
@@ -495,12 +531,9 @@ FreeMotionReport Simulator::ComputeFreeMotion(const VecX& q0, const VecX& v0, do
           vt += seg(v0);
         } else {
           // An articulated tree: factor in the tree's kept storage, solve in place in v.
-          MatX& F = sc.factor[tr];
-          F = Mt;
-          const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
           auto vt = v.segment(tree.v_start, tree.nv);
           vt = dt * (seg(k1) + seg(k2));
-          llt.solveInPlace(vt);
+          SolveTreeSystem(tr, Mt, vt.data());
           vt += seg(v0);
         }
         continue;
@@ -723,6 +756,10 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     row += 3;
   }
   // Joint limits: g = [q − lower, upper − q] >= 0, J = [e, −e]. Near-rigid (k = ∞), τ_d = 0.
+  // Sides out of reach are left out (StepSettings::defer_limits; checked in Step).
+  deferred_limits_.clear();
+  const bool defer = settings_.defer_limits && !keep_all_limits_ &&
+                     problem->v_star.size() == model_.nv && problem->v0.size() == model_.nv;
   for (int ji = 0; ji < static_cast<int>(model_.joints.size()); ++ji) {
     const Joint& j = model_.joints[ji];
     if (!j.limited || JointNv(j.type) != 1 || j.child < 0) continue;
@@ -733,6 +770,16 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
     for (int side = 0; side < 2; ++side) {
       const double bound = side == 0 ? j.lower : j.upper;
       if (!std::isfinite(bound)) continue;
+      const double phi0 = side == 0 ? qj - bound : bound - qj;
+      if (defer) {
+        const double sign = side == 0 ? 1.0 : -1.0;
+        const double approach = std::max({0.0, -sign * problem->v0(j.v_start),
+                                          -sign * problem->v_star(j.v_start)});
+        if (phi0 >= 2 * settings_.time_step * approach + kDeferredLimitGap) {
+          deferred_limits_.push_back({j.v_start, sign, phi0});
+          continue;
+        }
+      }
       ConstraintData& cd = next_constraint();
       cd.kind = ConstraintKind::kUnilateral;
       cd.first_row = row;
@@ -744,7 +791,7 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
       cd.blocks[0].J(0, local) = side == 0 ? 1.0 : -1.0;
       cd.stiffness = std::numeric_limits<double>::infinity();
       cd.dissipation_time = 0;
-      cd.phi0 = side == 0 ? qj - bound : bound - qj;
+      cd.phi0 = phi0;
       cd.source = ji;
       cd.key = ConstraintKeyOfLimit(ji, side);
       cd.anchor.setZero();
@@ -883,7 +930,7 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
   }
   problem->constraints.resize(num_out);
   problem->num_rows = row;
-  problem->ComputeDelassusEstimates(&scratch_.free_body_factors);
+  problem->ComputeDelassusEstimates(&scratch_.free_body_factors, &dof_parent_);
 }
 
 const StepRecord& Simulator::Step() {
@@ -898,10 +945,22 @@ const StepRecord& Simulator::Step() {
   // Kinematics at q0: contact set, J and φ0 are evaluated here (paper §II-C).
   auto t0 = Clock::now();
   KinematicsCache& kin = scratch_.kin;
-  multibody_->UpdateKinematics(state_.q, t, &kin);
-  // Energy at t^n for the divergence checks (ComputeDiagnostics).
-  const double ke0 = multibody_->KineticEnergy(kin, state_.v);
-  const double pe0 = multibody_->PotentialEnergy(kin, state_.q, settings_.gravity);
+  // Energy at t^n for the divergence checks (ComputeDiagnostics). A step that starts where the
+  // last one ended takes both from that step's metrics.
+  double ke0, pe0;
+  const bool start_from_metrics =
+      metrics_state_valid_ && metrics_time_ == t && metrics_q_.size() == state_.q.size() &&
+      metrics_v_.size() == state_.v.size() && metrics_q_ == state_.q &&
+      metrics_v_ == state_.v;
+  if (start_from_metrics) {
+    kin = metrics_kin_;
+    ke0 = metrics_ke_;
+    pe0 = metrics_pe_;
+  } else {
+    multibody_->UpdateKinematics(state_.q, t, &kin);
+    ke0 = multibody_->KineticEnergy(kin, state_.v);
+    pe0 = multibody_->PotentialEnergy(kin, state_.q, settings_.gravity);
+  }
   rec.timings.kinematics_ms = MsSince(t0);
 
   // Collision detection.
@@ -929,7 +988,11 @@ const StepRecord& Simulator::Step() {
   // clutter (scenes/paper/clutter_40_walls.yaml) from 3.9 to 6.6; the same holds for loads and
   // impacts from a third body.
   double margin = settings_.contact_margin;
-  if (settings_.speculative_margin) BodySurfaceSpeeds(kin, state_.v, &scratch_.speculative);
+  if (settings_.speculative_margin) {
+    BodySurfaceSpeeds(kin, state_.v, &scratch_.speculative,
+                      start_from_metrics ? &metrics_omega_ : nullptr,
+                      start_from_metrics ? &metrics_v_com_ : nullptr);
+  }
   SyncHydroelastic();  // materials may have been edited since the last step
   CollisionStats collision_stats;
   collision_->FindContacts(kin.X_WB, margin, &rec.contacts, &collision_stats,
@@ -974,6 +1037,27 @@ const StepRecord& Simulator::Step() {
   t0 = Clock::now();
   if (warm_start_.size() != model_.nv) warm_start_ = state_.v;
   solver_->Solve(rec.problem, warm_start_, &rec.result);
+  // Limits left out (AssembleProblem): a side acts exactly when φ0 + δt v_c < 0 at the solution;
+  // if one would, the step is solved again with every limit, from the same guess (so that the
+  // recorded problem re-solved from before.v, as Resolve and export-step do, gives these bits).
+  rec.deferred_limits = static_cast<int>(deferred_limits_.size());
+  rec.limit_resolves = 0;
+  rec.earlier_iterations = 0;
+  if (!deferred_limits_.empty() && rec.result.v.size() == model_.nv && rec.result.v.allFinite()) {
+    bool acts = false;
+    for (const DeferredLimit& d : deferred_limits_) {
+      acts = acts || d.phi0 + dt * d.sign * rec.result.v(d.dof) < 0;
+    }
+    if (acts) {
+      rec.earlier_iterations = rec.result.stats.iterations;
+      rec.limit_resolves = 1;
+      keep_all_limits_ = true;
+      AssembleProblem(kin, t, rec.contacts, &rec.problem);
+      keep_all_limits_ = false;
+      rec.deferred_limits = 0;
+      solver_->Solve(rec.problem, warm_start_, &rec.result);
+    }
+  }
   rec.timings.solve_ms = MsSince(t0);
 
   // Position update q = q0 + δt N v^{θvq}; a non-finite solve, or one refused by the memory
@@ -1081,8 +1165,15 @@ StepMetrics Simulator::ComputeMetrics(const State& s, const std::vector<Contact>
   StepMetrics m;
   KinematicsCache& kin = metrics_kin_;
   multibody_->UpdateKinematics(s.q, s.time, &kin);
-  m.kinetic_energy = multibody_->KineticEnergy(kin, s.v);
+  multibody_->BodyVelocities(kin, s.v, &metrics_omega_, &metrics_v_com_);
+  m.kinetic_energy = multibody_->KineticEnergy(s.v, kin, metrics_omega_, metrics_v_com_);
   m.potential_energy = multibody_->PotentialEnergy(kin, s.q, settings_.gravity);
+  metrics_state_valid_ = true;
+  metrics_q_ = s.q;
+  metrics_v_ = s.v;
+  metrics_time_ = s.time;
+  metrics_ke_ = m.kinetic_energy;
+  metrics_pe_ = m.potential_energy;
   double min_phi = 0;
   for (const Contact& c : contacts) {
     // A pressure-field face's φ0 = −p0/g is not a depth (g → 0 at a box's edge strips, where
@@ -1103,6 +1194,7 @@ std::string Simulator::NonFiniteQuantity(const State& s) const {
     if (!std::isfinite(s.v(i))) return NamedValue("v[" + std::to_string(i) + "]", s.v(i));
   }
   KinematicsCache& kin = metrics_kin_;
+  metrics_state_valid_ = false;  // metrics_kin_ is overwritten with s's kinematics
   multibody_->UpdateKinematics(s.q, s.time, &kin);
   for (size_t b = 0; b < kin.X_WB.size(); ++b) {
     const Pose& X = kin.X_WB[b];
@@ -1128,7 +1220,6 @@ std::string Simulator::NonFiniteQuantity(const State& s) const {
 void Simulator::ComputeDiagnostics(const StepRecord& rec, const VecX* external_force, double ke0,
                                    double pe0, StepDiagnostics* d) const {
   const double dt = rec.problem.time_step > 0 ? rec.problem.time_step : settings_.time_step;
-  const KinematicsCache& kin = metrics_kin_;  // kinematics of rec.after (ComputeMetrics)
   const VecX& v0 = rec.before.v;
   const VecX& v1 = rec.after.v;
   std::ostringstream msg;
@@ -1300,8 +1391,8 @@ void Simulator::ComputeDiagnostics(const StepRecord& rec, const VecX* external_f
   for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
     if (model_.bodies[b].tree < 0 || !(body_radius_[b] > 0)) continue;
     const double r = body_radius_[b];
-    const double speed = multibody_->PointVelocity(kin, v1, b, kin.com_W[b]).norm() +
-                         multibody_->AngularVelocity(kin, v1, b).norm() * r;
+    // metrics_v_com_, metrics_omega_: ComputeMetrics' body velocities of rec.after (v1).
+    const double speed = metrics_v_com_[b].norm() + metrics_omega_[b].norm() * r;
     const double ratio = dt * speed / (kSpeedDiameters * 2 * r);
     if (ratio > speed_ratio) {
       speed_ratio = ratio;

@@ -62,6 +62,13 @@ struct StepSettings {
   // sliding contact (§V-A). The margin covers both, so that no contact the model would load is
   // missing; each candidate costs a row. Off: contact_margin only.
   bool speculative_margin = true;
+  // Joint limits out of reach. A limit side at gap φ0 = q − lower (or upper − q) has the law
+  // v̂ = −φ0/δt (τ_d = 0) and acts exactly when φ0 + δt v_c < 0 at the end of the step (v_c = ±v
+  // of its dof). On: a side with φ0 >= 2 δt max(0, −v_c(v0), −v_c(v*)) + 1e-3 [rad or m] is left
+  // out of the problem; after the solve every side left out is checked with the solution's v_c,
+  // and if one would act the step is solved again with all limits (from the same guess). The result is the same as with every limit in the problem: a side left out that
+  // does not act contributes ℓ_i = 0 and ∇ℓ_i = 0 at the solution. Off: every limit is a row.
+  bool defer_limits = true;
   // The contact solver of every step (engine/sim/solver_registry.h) and each solver's own
   // parameters (only the chosen solver's are used; the others are kept so that switching back
   // and forth in the viewer keeps edits).
@@ -175,6 +182,12 @@ struct StepRecord {
   std::optional<Perturbation> perturbation;
   Vec3 perturbation_point_W = Vec3::Zero();
   StepDiagnostics diagnostics;  // divergence warnings (none when the state is not finite)
+  // Joint-limit sides left out of `problem` (StepSettings::defer_limits), and the solves before
+  // the recorded one: 1 when a side left out would have acted and the step was solved again with
+  // every limit (`earlier_iterations`: the iterations of that first solve; `result` is the second).
+  int deferred_limits = 0;
+  int limit_resolves = 0;
+  int earlier_iterations = 0;
   // True when the step failed: a solver status other than converged (including
   // kNonFiniteState) or a free motion that did not converge.
   bool Failed() const {
@@ -284,12 +297,15 @@ class Simulator {
   // Per body, at (q, v), what the speculative margin needs (SpeculativeMargin): the velocity of
   // the centre of mass and |ω| r_b for bodies with dofs, the prescribed velocity and the peak
   // speed of the oscillation and spin for prescribed bodies, zero for static ones.
-  void BodySurfaceSpeeds(const KinematicsCache& kin, const VecX& v, SpeculativeMargin* out) const;
+  // omega, v_com (optional): the body velocities of (kin, v) (Multibody::BodyVelocities).
+  void BodySurfaceSpeeds(const KinematicsCache& kin, const VecX& v, SpeculativeMargin* out,
+                         const std::vector<Vec3>* omega = nullptr,
+                         const std::vector<Vec3>* v_com = nullptr) const;
 
   // Divergence checks of the step in `rec` (StepDiagnostics); `external_force` is the step's
   // generalized force of loads and mouse spring (size nv, or empty).
-  // ke0, pe0: kinetic and potential energy at t^n [J]. Reads metrics_kin_ (the kinematics of
-  // rec.after that ComputeMetrics left there).
+  // ke0, pe0: kinetic and potential energy at t^n [J]. Reads metrics_omega_ and metrics_v_com_
+  // (the body velocities of rec.after that ComputeMetrics left there).
   void ComputeDiagnostics(const StepRecord& rec, const VecX* external_force, double ke0,
                           double pe0, StepDiagnostics* out) const;
   std::vector<double> geom_half_thickness_;  // per geom: half its smallest extent [m] (inf: plane)
@@ -325,6 +341,18 @@ class Simulator {
   VecX warm_start_;
   std::optional<Perturbation> perturbation_;
   // Working storage of Step(), kept so that a step does not allocate once sizes are settled.
+  // x := A_t⁻¹ x for tree `tree` (A_t: its M or A block) in scratch_.factor[tree].
+  void SolveTreeSystem(int tree, const MatX& A_t, double* x);
+  // Joint-limit sides AssembleProblem left out (defer_limits) and whether to keep them all in.
+  struct DeferredLimit {
+    int dof = 0;        // generalized velocity index
+    double sign = 1;    // v_c = sign · v[dof]
+    double phi0 = 0;    // gap at q0 [rad] or [m]
+  };
+  std::vector<DeferredLimit> deferred_limits_;
+  bool keep_all_limits_ = false;
+  // Per tree, each dof's parent dof (−1 at the root; Multibody::TreeDofStructure).
+  std::vector<std::vector<int>> dof_parent_;
   struct StepScratch {
     KinematicsCache kin, kin_free_motion;
     VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
@@ -352,6 +380,15 @@ class Simulator {
   };
   StepScratch scratch_;
   mutable KinematicsCache metrics_kin_;  // ComputeMetrics' kinematics, kept between steps
+  // The state ComputeMetrics last evaluated (metrics_kin_ and the energies are its), so that the
+  // next step starting from that very state (q, v and t equal bit for bit, gravity unchanged)
+  // reuses them instead of evaluating them again.
+  mutable bool metrics_state_valid_ = false;
+  mutable VecX metrics_q_, metrics_v_;
+  mutable double metrics_time_ = 0, metrics_ke_ = 0, metrics_pe_ = 0;
+  // Body angular and centre-of-mass velocities of that state (Multibody::BodyVelocities).
+  mutable std::vector<Vec3> metrics_omega_, metrics_v_com_;
+  mutable std::vector<Vec3> speed_omega_, speed_v_com_;  // BodySurfaceSpeeds' own pass
 };
 
 }  // namespace contactlab

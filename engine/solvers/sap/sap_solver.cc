@@ -88,6 +88,8 @@ struct SapSolver::Scratch {
   bool island_child = false;
   // DefaultMemoryBudgetBytes() when the solver was made (reads the environment once).
   std::int64_t default_budget = DefaultMemoryBudgetBytes();
+  // DefaultWorkBudgetFlops() likewise (environment and getrlimit read once, not per solve).
+  std::int64_t default_work_budget = DefaultWorkBudgetFlops();
   ConstraintBundle laws;  // the step's prepared laws
   VecX D;             // nv, diag(M)^(-1/2) [1/√kg]
   VecX v;             // nv, current iterate [m/s]
@@ -514,7 +516,7 @@ SolverStatus SapSolver::Solve(const ContactProblem& problem, const VecX& v_guess
     const std::int64_t work_budget =
         prm.work_budget_gflop > 0
             ? static_cast<std::int64_t>(std::min(prm.work_budget_gflop * 1e9, 9e18))
-            : DefaultWorkBudgetFlops();
+            : s.default_work_budget;
     for (BlockSparseCholesky* c : {&s.chol, &s.pchol}) {
       c->set_memory_budget(budget);
       c->set_work_budget(work_budget);
