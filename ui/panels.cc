@@ -594,9 +594,16 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
                                  "contacts").c_str());
     ImGui::SameLine();
     RegimeCountsLine(rc.contacts);
-    if (rc.limits_active + rc.limits_inactive > 0) {
-      ImGui::TextColored(kDimText, "joint limits: %d active, %d inactive", rc.limits_active,
-                         rc.limits_inactive);
+    if (rc.limits_active + rc.limits_inactive + record.deferred_limits > 0) {
+      ImGui::TextColored(kDimText, "joint limits: %d active, %d inactive, %d out of reach",
+                         rc.limits_active, rc.limits_inactive, record.deferred_limits);
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("Out of reach: limit sides left out of the problem (step.defer_limits),\n"
+                          "checked after the solve; %s",
+                          record.limit_resolves > 0
+                              ? "one would have acted, so the step was solved again with all limits"
+                              : "none would have acted");
+      }
     }
     if (rc.bilateral > 0) {
       ImGui::TextColored(kDimText, "equality constraints: %d bilateral", rc.bilateral);
