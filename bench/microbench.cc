@@ -30,11 +30,13 @@
 #endif
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "app/scene.h"
+#include "engine/common/tree_ltdl.h"
 #include "engine/contact/linear_cone.h"
 #include "engine/solvers/sap/sap_model.h"
 #include "engine/solvers/sap/sap_solver.h"
@@ -378,6 +380,83 @@ BENCHMARK_CAPTURE(BM_Solve, block_sparse_backtracking, SapParameters::LinearSolv
                   SapParameters::LineSearch::kBacktracking)
     ->Name("Solve/block_sparse/backtracking")
     ->Unit(benchmark::kMicrosecond);
+
+// The humanoid of libmujoco-samples (27 dofs: a free base and 21 hinges) at rest on the floor,
+// t = 5 s: M's Delassus estimates and the free motion's factor, dense (Eigen LLT) against the
+// tree LᵀDL (engine/common/tree_ltdl.h).
+//   Humanoid/Delassus/{dense,tree}   ContactProblem::ComputeDelassusEstimates without / with the
+//                                    dof parents
+//   Humanoid/FactorSolve/{dense,tree} one factorization of M and one solve
+struct HumanoidFixture {
+  ContactProblem problem;
+  std::vector<std::vector<int>> dof_parent;
+  bool ok = false;
+  HumanoidFixture() {
+    const std::string path = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+    if (!std::ifstream(path)) return;
+    Scene scene = LoadScene(path);
+    Simulator sim(scene.model, scene.settings);
+    for (int i = 0; i < 1000; ++i) sim.Step();
+    problem = sim.last_record().problem;
+    dof_parent.resize(scene.model.trees.size());
+    std::vector<int> leaf;
+    for (size_t t = 0; t < scene.model.trees.size(); ++t) {
+      sim.multibody().TreeDofStructure(static_cast<int>(t), &dof_parent[t], &leaf);
+    }
+    ok = true;
+  }
+};
+HumanoidFixture& Humanoid() {
+  static HumanoidFixture f;
+  return f;
+}
+
+void BM_HumanoidDelassus(benchmark::State& state, bool tree) {
+  HumanoidFixture& f = Humanoid();
+  if (!f.ok) {
+    state.SkipWithError("libmujoco-samples' humanoid.xml is not installed");
+    return;
+  }
+  for (auto _ : state) {
+    f.problem.ComputeDelassusEstimates(nullptr, tree ? &f.dof_parent : nullptr);
+    benchmark::DoNotOptimize(f.problem.constraints.data());
+  }
+  state.counters["constraints"] = static_cast<double>(f.problem.constraints.size());
+}
+BENCHMARK_CAPTURE(BM_HumanoidDelassus, dense, false)
+    ->Name("Humanoid/Delassus/dense")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HumanoidDelassus, tree, true)
+    ->Name("Humanoid/Delassus/tree")->Unit(benchmark::kMicrosecond);
+
+void BM_HumanoidFactorSolve(benchmark::State& state, bool tree) {
+  HumanoidFixture& f = Humanoid();
+  if (!f.ok) {
+    state.SkipWithError("libmujoco-samples' humanoid.xml is not installed");
+    return;
+  }
+  const MatX& M = f.problem.M[0];
+  const int n = static_cast<int>(M.rows());
+  tree_ltdl::Ancestors anc;
+  anc.Build(f.dof_parent[0].data(), n);
+  MatX F(n, n);
+  VecX x(n);
+  for (auto _ : state) {
+    F = M;
+    x.setOnes();
+    if (tree) {
+      tree_ltdl::Factor(F.data(), anc);
+      tree_ltdl::Solve(F.data(), anc, x.data());
+    } else {
+      const Eigen::LLT<Eigen::Ref<MatX>> llt(F);
+      llt.solveInPlace(x);
+    }
+    benchmark::DoNotOptimize(x.data());
+  }
+}
+BENCHMARK_CAPTURE(BM_HumanoidFactorSolve, dense, false)
+    ->Name("Humanoid/FactorSolve/dense")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HumanoidFactorSolve, tree, true)
+    ->Name("Humanoid/FactorSolve/tree")->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace contactlab

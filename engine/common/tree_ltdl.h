@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cmath>
+#include <vector>
 
 namespace contactlab {
 namespace tree_ltdl {
@@ -66,6 +67,82 @@ inline void Solve(const double* L, int n, const int* parent, double* x) {
   SolveLt(L, n, parent, x);
   for (int i = 0; i < n; ++i) x[i] /= L[i + i * n];
   SolveL(L, n, parent, x);
+}
+
+// Each dof's ancestors as one contiguous list (parent first, root last): the loops below then
+// read independent indices instead of chasing parent[] one load after another, which made the
+// parent-array form latency-bound. Σ_k depth(k) ints.
+struct Ancestors {
+  std::vector<int> begin;  // n + 1 offsets into list
+  std::vector<int> list;
+  int n = 0;
+  // False (and empty) unless parent[j] < j for every dof.
+  bool Build(const int* parent, int num) {
+    begin.clear();
+    list.clear();
+    n = 0;
+    if (!ParentsPrecede(parent, num)) return false;
+    begin.assign(num + 1, 0);
+    for (int k = 0; k < num; ++k) {
+      begin[k] = static_cast<int>(list.size());
+      for (int i = parent[k]; i >= 0; i = parent[i]) list.push_back(i);
+    }
+    begin[num] = static_cast<int>(list.size());
+    n = num;
+    return true;
+  }
+};
+
+// Factor with the ancestor lists: the ancestors of the i-th entry of k's list are the entries
+// after it, so both loops run over one contiguous array. Same arithmetic, same order.
+inline bool Factor(double* H, const Ancestors& anc) {
+  const int n = anc.n;
+  for (int k = n - 1; k >= 0; --k) {
+    const double d = H[k + k * n];
+    if (!(d > 0) || !std::isfinite(d)) return false;
+    const int* a = anc.list.data() + anc.begin[k];
+    const int m = anc.begin[k + 1] - anc.begin[k];
+    for (int p = 0; p < m; ++p) {
+      const int i = a[p];
+      const double f = H[k + i * n] / d;
+      for (int q = p; q < m; ++q) {
+        const int j = a[q];
+        H[i + j * n] -= f * H[k + j * n];
+      }
+      H[k + i * n] = f;
+    }
+  }
+  return true;
+}
+
+inline void SolveLt(const double* L, const Ancestors& anc, double* x) {
+  const int n = anc.n;
+  for (int i = n - 1; i >= 0; --i) {
+    const double xi = x[i];
+    if (xi == 0) continue;
+    for (int p = anc.begin[i]; p < anc.begin[i + 1]; ++p) {
+      const int j = anc.list[p];
+      x[j] -= L[i + j * n] * xi;
+    }
+  }
+}
+
+inline void SolveL(const double* L, const Ancestors& anc, double* x) {
+  const int n = anc.n;
+  for (int i = 0; i < n; ++i) {
+    double s = x[i];
+    for (int p = anc.begin[i]; p < anc.begin[i + 1]; ++p) {
+      const int j = anc.list[p];
+      s -= L[i + j * n] * x[j];
+    }
+    x[i] = s;
+  }
+}
+
+inline void Solve(const double* L, const Ancestors& anc, double* x) {
+  SolveLt(L, anc, x);
+  for (int i = 0; i < anc.n; ++i) x[i] /= L[i + i * anc.n];
+  SolveL(L, anc, x);
 }
 
 }  // namespace tree_ltdl

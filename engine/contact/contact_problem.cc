@@ -237,8 +237,11 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
   thread_local std::vector<double> omega;
   thread_local VecX row_solve;
   thread_local std::vector<char> sparse;  // per tree: factor[t] holds M's tree LᵀDL factor
+  thread_local std::vector<tree_ltdl::Ancestors> ancestors;  // per tree with a sparse factor
   thread_local std::vector<double> y_rows;  // L⁻ᵀ J_iᵀ, n x 3 (column-major)
+  thread_local std::vector<double> path_ys;  // the same on a dof's path, 3 per path entry
   sparse.assign(num_trees(), 0);
+  if (static_cast<int>(ancestors.size()) < num_trees()) ancestors.resize(num_trees());
   if (static_cast<int>(Minv.size()) < num_trees()) Minv.resize(num_trees());
   if (static_cast<int>(factor.size()) < num_trees()) factor.resize(num_trees());
   inverted.assign(num_trees(), 0);
@@ -273,8 +276,8 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
                                                                           : nullptr;
           factor[b.tree] = M[b.tree];
           if (par && static_cast<int>(par->size()) == n &&
-              tree_ltdl::ParentsPrecede(par->data(), n) &&
-              tree_ltdl::Factor(factor[b.tree].data(), n, par->data())) {
+              ancestors[b.tree].Build(par->data(), n) &&
+              tree_ltdl::Factor(factor[b.tree].data(), ancestors[b.tree])) {
             sparse[b.tree] = 1;
           } else {
             factor[b.tree] = M[b.tree];
@@ -288,15 +291,77 @@ void ContactProblem::ComputeDelassusEstimates(const InverseCholeskyFactors* know
       if (sparse[b.tree]) {
         // W_ii += Yᵀ D⁻¹ Y with Y = L⁻ᵀ Jᵀ (n x r): M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ.
         const double* L = factor[b.tree].data();
-        const int* par = (*dof_parent)[b.tree].data();
         y_rows.resize(static_cast<size_t>(3) * n);
         const double* Jd = b.J.data();
+        // J is zero past column m (the deepest dof it moves); L⁻ᵀ moves values only towards the
+        // root (lower indices), so Y is too.
+        int m = n;
+        while (m > 0) {
+          bool zero = true;
+          for (int q = 0; q < r; ++q) zero = zero && Jd[q + r * (m - 1)] == 0;
+          if (!zero) break;
+          --m;
+        }
+        if (m == 0) continue;
+        const tree_ltdl::Ancestors& anc = ancestors[b.tree];
+        // Usually J moves only the path P of its deepest dof (a contact with the world or another
+        // tree, a limit): then Y = L⁻ᵀ Jᵀ lives on P and each entry is pulled from the ones below
+        // it, y_a = J_a − Σ_{b below a on P} L(b, a) y_b, with independent sums (the pushing form
+        // below chains every update through memory).
+        const int leaf = m - 1;
+        const int* up = anc.list.data() + anc.begin[leaf];
+        const int d = 1 + anc.begin[leaf + 1] - anc.begin[leaf];  // P = leaf, up[0], up[1], ...
+        bool on_path = true;
+        {
+          int a = 1;  // next path entry below the column being checked
+          for (int j = leaf - 1; j >= 0 && on_path; --j) {
+            while (a < d && up[a - 1] > j) ++a;
+            const bool in_path = a - 1 < d - 1 && up[a - 1] == j;
+            if (in_path) continue;
+            for (int q = 0; q < r; ++q) on_path = on_path && Jd[q + r * j] == 0;
+          }
+        }
+        if (on_path) {
+          path_ys.resize(static_cast<size_t>(4) * d);
+          double* ys = path_ys.data();  // ys[3 a + q], a along P from the leaf
+          auto node = [&](int a) { return a == 0 ? leaf : up[a - 1]; };
+          for (int a = 0; a < d; ++a) {
+            const int pa = node(a);
+            const double* Lcol = L + static_cast<size_t>(pa) * n;
+            double s0 = Jd[0 + r * pa], s1 = r > 1 ? Jd[1 + r * pa] : 0.0,
+                   s2 = r > 2 ? Jd[2 + r * pa] : 0.0;
+            for (int bb = 0; bb < a; ++bb) {
+              const double l = Lcol[node(bb)];
+              s0 -= l * ys[3 * bb];
+              s1 -= l * ys[3 * bb + 1];
+              s2 -= l * ys[3 * bb + 2];
+            }
+            ys[3 * a] = s0;
+            ys[3 * a + 1] = s1;
+            ys[3 * a + 2] = s2;
+            const double inv_d = 1.0 / L[pa + static_cast<size_t>(pa) * n];
+            for (int aa = 0; aa < r; ++aa) {
+              for (int q = 0; q <= aa; ++q) {
+                const double v = ys[3 * a + aa] * ys[3 * a + q] * inv_d;
+                W(aa, q) += v;
+                if (q != aa) W(q, aa) += v;
+              }
+            }
+          }
+          continue;
+        }
         for (int q = 0; q < r; ++q) {
           double* y = y_rows.data() + static_cast<size_t>(q) * n;
-          for (int j = 0; j < n; ++j) y[j] = Jd[q + r * j];
-          tree_ltdl::SolveLt(L, n, par, y);
+          for (int j = 0; j < m; ++j) y[j] = Jd[q + r * j];
+          for (int i = m - 1; i >= 0; --i) {
+            const double yi = y[i];
+            if (yi == 0) continue;
+            for (int p = anc.begin[i]; p < anc.begin[i + 1]; ++p) {
+              y[anc.list[p]] -= L[i + anc.list[p] * n] * yi;
+            }
+          }
         }
-        for (int j = 0; j < n; ++j) {
+        for (int j = 0; j < m; ++j) {
           const double inv_d = 1.0 / L[j + j * n];
           for (int a = 0; a < r; ++a) {
             const double ya = y_rows[static_cast<size_t>(a) * n + j];

@@ -186,8 +186,10 @@ Simulator::Simulator(Model model, StepSettings settings)
     // tree factorizations of M and A (engine/common/tree_ltdl.h).
     std::vector<int> body_leaf;
     dof_parent_.resize(model_.trees.size());
+    tree_ancestors_.resize(model_.trees.size());
     for (size_t tr = 0; tr < model_.trees.size(); ++tr) {
       multibody_->TreeDofStructure(static_cast<int>(tr), &dof_parent_[tr], &body_leaf);
+      tree_ancestors_[tr].Build(dof_parent_[tr].data(), static_cast<int>(dof_parent_[tr].size()));
     }
   }
   collision_ = std::make_unique<CollisionDetector>(&model_);
@@ -398,10 +400,9 @@ void Simulator::SolveTreeSystem(int tree, const MatX& A_t, double* x) {
   MatX& F = scratch_.factor[tree];
   F = A_t;
   const int n = static_cast<int>(A_t.rows());
-  const std::vector<int>& par = dof_parent_[tree];
-  if (static_cast<int>(par.size()) == n && tree_ltdl::ParentsPrecede(par.data(), n) &&
-      tree_ltdl::Factor(F.data(), n, par.data())) {
-    tree_ltdl::Solve(F.data(), n, par.data(), x);
+  const tree_ltdl::Ancestors& anc = tree_ancestors_[tree];
+  if (anc.n == n && tree_ltdl::Factor(F.data(), anc)) {
+    tree_ltdl::Solve(F.data(), anc, x);
     return;
   }
   F = A_t;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/tree_ltdl.h"
 #include "engine/geometry/collision.h"
 #include "engine/geometry/contact.h"
 #include "engine/geometry/hydroelastic/contact_surface.h"
@@ -353,6 +354,7 @@ class Simulator {
   bool keep_all_limits_ = false;
   // Per tree, each dof's parent dof (−1 at the root; Multibody::TreeDofStructure).
   std::vector<std::vector<int>> dof_parent_;
+  std::vector<tree_ltdl::Ancestors> tree_ancestors_;  // the same as ancestor lists
   struct StepScratch {
     KinematicsCache kin, kin_free_motion;
     VecX q_theta, v_theta, v_thvq, k1, k2, K, D, m, v;
