@@ -91,6 +91,28 @@ inline void AddJtGJLower(const double* J, int rows, int n, const double* GJ, dou
         H[i + 6 * j] += J[3 * i] * g0 + J[3 * i + 1] * g1 + J[3 * i + 2] * g2;
       }
     }
+  } else if (rows == 3 && n <= 64) {
+    // A contact on an articulated tree: the columns where J or GJ is nonzero (the dofs the
+    // contact moves with, its body's path), listed once, then the lower triangle over those
+    // pairs only. Pairs with a zero column add exactly zero in the full product (finite J, GJ).
+    int nz[64];
+    int m = 0;
+    for (int j = 0; j < n; ++j) {
+      const double* g = GJ + 3 * j;
+      const double* Jj = J + 3 * j;
+      if (g[0] != 0 || g[1] != 0 || g[2] != 0 || Jj[0] != 0 || Jj[1] != 0 || Jj[2] != 0) {
+        nz[m++] = j;
+      }
+    }
+    for (int a = 0; a < m; ++a) {
+      const int j = nz[a];
+      const double g0 = GJ[3 * j], g1 = GJ[3 * j + 1], g2 = GJ[3 * j + 2];
+      double* Hj = H + static_cast<size_t>(n) * j;
+      for (int b = a; b < m; ++b) {
+        const int i = nz[b];
+        Hj[i] += J[3 * i] * g0 + J[3 * i + 1] * g1 + J[3 * i + 2] * g2;
+      }
+    }
   } else if (rows <= 3) {
     // Direct loops for the contact and limit rows of an articulated tree (a few rows against up
     // to 64 dofs, where a general product's packing costs more than the arithmetic); columns j
