@@ -132,6 +132,42 @@ TEST(SparseDelassus, GripperAgreesWithTheDensePath) {
   CheckDelassusOnScene(Load("gripper.yaml"), 250, 25, "gripper");
 }
 
+// Dof parents the sparse factor cannot use (a parent numbered after its child, a list of the wrong
+// size) leave the tree on the dense path: the same bits as without dof parents.
+TEST(SparseDelassus, UnusableDofParentsKeepTheDensePath) {
+  const Scene scene = Load("paper/robot_dish_pile.yaml");
+  Simulator sim(scene.model, scene.settings);
+  for (int s = 0; s < 40; ++s) ASSERT_FALSE(sim.Step().Failed());
+  const ContactProblem& p = sim.last_record().problem;
+  ASSERT_FALSE(p.constraints.empty());
+  std::vector<std::vector<int>> bad = DofParents(sim.multibody());
+  int changed = 0;
+  std::vector<char> is_changed(bad.size(), 0);
+  for (size_t t = 0; t < bad.size(); ++t) {
+    std::vector<int>& par = bad[t];
+    if (par.size() < 2 || par.size() == 6) continue;
+    is_changed[t] = 1;
+    if (changed % 2 == 0) {
+      par[1] = 1;  // its own parent
+    } else {
+      par.pop_back();  // one dof short
+    }
+    ++changed;
+  }
+  ASSERT_GT(changed, 0);
+  ContactProblem a = p, b = p;
+  a.ComputeDelassusEstimates(nullptr, &bad);
+  b.ComputeDelassusEstimates(nullptr, nullptr);
+  int on_changed = 0;
+  for (size_t i = 0; i < p.constraints.size(); ++i) {
+    EXPECT_TRUE(SameBits(a.constraints[i].w, b.constraints[i].w)) << "constraint " << i;
+    for (int k = 0; k < p.constraints[i].num_blocks; ++k) {
+      on_changed += is_changed[p.constraints[i].blocks[k].tree];
+    }
+  }
+  EXPECT_GT(on_changed, 0);  // constraints on the trees with unusable parents were estimated
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. Body velocities in one pass and the kinetic energy from them.
 
@@ -299,6 +335,15 @@ void CheckSetState(Scene scene, int warm, int other_steps, const char* name) {
     EXPECT_NEAR(a.diagnostics.energy_after, b.diagnostics.energy_after,
                 1e-6 * (std::abs(b.diagnostics.energy_after) + 1));
   }
+  // The same q and t with other velocities: not the cached state either (the kinetic energy and
+  // the speculative margins change).
+  State faster = sim.state();
+  for (int i = 0; i < faster.v.size(); ++i) faster.v(i) += 0.05 * ((i % 3) - 1.0) + 0.02;
+  sim.set_state(faster);
+  const StepRecord d = sim.Step();
+  Simulator ref_v(scene.model, scene.settings);
+  ref_v.set_state(faster);
+  ExpectSameStart(d, ref_v.Step(), std::string(name) + " other velocities");
   // A state with the same q and v but a different time is not the cached one (prescribed bodies
   // and loads depend on t): the step starts as a fresh one.
   State later = sim.state();
