@@ -46,7 +46,8 @@ int LimitRows(const ContactProblem& p) {
 int LimitSides(const Model& m) {
   int n = 0;
   for (const Joint& j : m.joints) {
-    if (!j.limited || j.child < 0 || (j.type != JointType::kRevolute && j.type != JointType::kPrismatic))
+    if (!j.limited || j.child < 0 ||
+        (j.type != JointType::kRevolute && j.type != JointType::kPrismatic))
       continue;
     n += std::isfinite(j.lower) + std::isfinite(j.upper);
   }
@@ -90,10 +91,11 @@ RunStats CompareRuns(Scene scene, int steps, const char* name) {
     st.max_dq = std::max(st.max_dq, (ra.after.q - rb.after.q).lpNorm<Eigen::Infinity>());
   }
   st.steps = steps;
-  std::printf("%s: %d steps, %d with sides deferred (%d side-steps, %d sides), %d re-solves; "
-              "max |Δv|/(1+|v|) %.3g, max |Δq| %.3g\n",
-              name, st.steps, st.steps_deferring, st.deferred_total, sides, st.resolves, st.max_dv,
-              st.max_dq);
+  std::printf(
+      "%s: %d steps, %d with sides deferred (%d side-steps, %d sides), %d re-solves; "
+      "max |Δv|/(1+|v|) %.3g, max |Δq| %.3g\n",
+      name, st.steps, st.steps_deferring, st.deferred_total, sides, st.resolves, st.max_dv,
+      st.max_dq);
   return st;
 }
 
@@ -108,7 +110,9 @@ void ExpectEquivalent(const RunStats& st, const char* name, bool limits_come_int
   EXPECT_LT(st.max_dq, 1e-8) << name;
   // The runs exercise the deferral: sides are left out in some steps.
   EXPECT_GT(st.steps_deferring, 0) << name;
-  if (limits_come_into_reach) EXPECT_GT(st.rows_with_defer, 0) << name;
+  if (limits_come_into_reach) {
+    EXPECT_GT(st.rows_with_defer, 0) << name;
+  }
 }
 
 TEST(DeferLimits, HumanoidTrajectoryEqualsEveryLimitAsARow) {
@@ -231,9 +235,10 @@ TEST(DeferLimits, StruckBarResolvesWithEveryLimit) {
       EXPECT_LT((rec.result.v - rr.result.v).lpNorm<Eigen::Infinity>(),
                 1e-8 * (1 + rr.result.v.lpNorm<Eigen::Infinity>()));
     }
-    std::printf("speed %g: %d re-solves (hinge rate %.4g rad/s, %.4g without the limit); max "
-                "|Δv|/(1+|v|) %.3g, max |Δq| %.3g against defer off\n",
-                speed, resolves, rate, free_rate, max_dv, max_dq);
+    std::printf(
+        "speed %g: %d re-solves (hinge rate %.4g rad/s, %.4g without the limit); max "
+        "|Δv|/(1+|v|) %.3g, max |Δq| %.3g against defer off\n",
+        speed, resolves, rate, free_rate, max_dv, max_dq);
     EXPECT_GE(resolves, 1) << "the strike never drove the hinge into a deferred limit";
     EXPECT_LT(max_dv, 1e-8);
     EXPECT_LT(max_dq, 1e-8);

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
-
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -30,8 +29,8 @@ namespace fs = std::filesystem;
 
 const char* const kHumanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml";
 
-#define SKIP_WITHOUT_HUMANOID()                                                        \
-  if (!fs::exists(kHumanoid))                                                          \
+#define SKIP_WITHOUT_HUMANOID() \
+  if (!fs::exists(kHumanoid))   \
   GTEST_SKIP() << kHumanoid << " missing (Debian package libmujoco-samples)"
 
 Scene Load(const std::string& relative) {
@@ -112,10 +111,11 @@ void CheckDelassusOnScene(Scene scene, int steps, int every, const char* name) {
       CompareDelassus(rec.problem, par, &counts);
     }
   }
-  std::printf("%s: %d problems, %d constraints, %d blocks on sparse-path trees; |sparse − dense| "
-              "<= %.3g, |sparse − J M⁻¹ Jᵀ| <= %.3g (relative)\n",
-              name, counts.problems, counts.constraints, counts.sparse_blocks, counts.worst_paths,
-              counts.worst_reference);
+  std::printf(
+      "%s: %d problems, %d constraints, %d blocks on sparse-path trees; |sparse − dense| "
+      "<= %.3g, |sparse − J M⁻¹ Jᵀ| <= %.3g (relative)\n",
+      name, counts.problems, counts.constraints, counts.sparse_blocks, counts.worst_paths,
+      counts.worst_reference);
   EXPECT_GT(counts.sparse_blocks, 0) << name << ": no constraint on an articulated tree";
 }
 
@@ -435,7 +435,8 @@ TEST(StartOfStepReuse, GravityChangeInvalidatesTheEnergyCache) {
   double dpe = 0;
   const Model& m = sim.model();
   for (size_t b = 0; b < m.bodies.size(); ++b) {
-    if (m.bodies[b].joint >= 0) dpe -= m.bodies[b].mass * (changed.gravity - g_old).dot(kin.com_W[b]);
+    if (m.bodies[b].joint >= 0)
+      dpe -= m.bodies[b].mass * (changed.gravity - g_old).dot(kin.com_W[b]);
   }
   ASSERT_GT(std::abs(dpe), 1e-3);
   sim.set_settings(changed);

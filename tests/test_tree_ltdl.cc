@@ -7,7 +7,6 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
-
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -15,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/common/tree_ltdl.h"
 #include "engine/common/math.h"
+#include "engine/common/tree_ltdl.h"
 
 namespace contactlab {
 namespace {
@@ -27,15 +26,21 @@ std::vector<int> MakeParents(Shape shape, int n, std::mt19937* rng) {
   std::vector<int> p(n, -1);
   for (int j = 1; j < n; ++j) {
     switch (shape) {
-      case Shape::kChain: p[j] = j - 1; break;
-      case Shape::kStar: p[j] = 0; break;
+      case Shape::kChain:
+        p[j] = j - 1;
+        break;
+      case Shape::kStar:
+        p[j] = 0;
+        break;
       case Shape::kForest:
         // Several roots: about one dof in five starts a new tree.
         p[j] = std::uniform_int_distribution<int>(0, 4)(*rng) == 0
                    ? -1
                    : std::uniform_int_distribution<int>(0, j - 1)(*rng);
         break;
-      case Shape::kRandom: p[j] = std::uniform_int_distribution<int>(-1, j - 1)(*rng); break;
+      case Shape::kRandom:
+        p[j] = std::uniform_int_distribution<int>(-1, j - 1)(*rng);
+        break;
     }
   }
   return p;
@@ -111,10 +116,14 @@ double RelErr(const VecX& a, const VecX& b) { return (a - b).norm() / b.norm(); 
 
 const char* Name(Shape s) {
   switch (s) {
-    case Shape::kChain: return "chain";
-    case Shape::kStar: return "star";
-    case Shape::kForest: return "forest";
-    case Shape::kRandom: return "random";
+    case Shape::kChain:
+      return "chain";
+    case Shape::kStar:
+      return "star";
+    case Shape::kForest:
+      return "forest";
+    case Shape::kRandom:
+      return "random";
   }
   return "?";
 }
@@ -138,7 +147,8 @@ TEST(TreeLtdl, FactorAndSolvesEqualDenseFactorizations) {
         ASSERT_TRUE(tree_ltdl::ParentsPrecede(p.data(), n));
         MatX L_true;
         VecX D_true;
-        const MatX H = gen == 0 ? MakeFromFactor(p, &rng, &L_true, &D_true) : MakeFromBodies(p, &rng);
+        const MatX H =
+            gen == 0 ? MakeFromFactor(p, &rng, &L_true, &D_true) : MakeFromBodies(p, &rng);
         const double cond = Cond(H);
         ASSERT_LT(cond, 1e4);
         worst_cond = std::max(worst_cond, cond);
@@ -151,8 +161,8 @@ TEST(TreeLtdl, FactorAndSolvesEqualDenseFactorizations) {
         const double back = (L.transpose() * D.asDiagonal() * L - H).norm() / H.norm();
         EXPECT_LT(back, 1e-14);
         if (gen == 0) {
-          const double fe = std::max((L - L_true).norm() / L_true.norm(),
-                                     (D - D_true).norm() / D_true.norm());
+          const double fe =
+              std::max((L - L_true).norm() / L_true.norm(), (D - D_true).norm() / D_true.norm());
           EXPECT_LT(fe, 1e-12);
           worst_factor = std::max(worst_factor, fe);
         }
@@ -181,8 +191,8 @@ TEST(TreeLtdl, FactorAndSolvesEqualDenseFactorizations) {
       }
     }
   }
-  std::printf("%d matrices, cond <= %.3g: solve %.3g, triangular solves %.3g, factor %.3g\n",
-              cases, worst_cond, worst_solve, worst_tri, worst_factor);
+  std::printf("%d matrices, cond <= %.3g: solve %.3g, triangular solves %.3g, factor %.3g\n", cases,
+              worst_cond, worst_solve, worst_tri, worst_factor);
 }
 
 // A right-hand side that is zero outside one dof's path stays zero outside it under L⁻ᵀ (the
