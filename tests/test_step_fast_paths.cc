@@ -452,12 +452,9 @@ TEST(StartOfStepReuse, GravityChangeInvalidatesTheEnergyCache) {
 // A joint spring's stiffness edited through mutable_model() between steps (a model tunable): the
 // next step's energy_before is the energy with the new stiffness at the step's start, as a fresh
 // simulator with the edited model reports it. Closed form: the spring's potential changes by
-// ½ (k_new − k_old) (q − q_ref)².
-// DISABLED: fails. The start-of-step reuse takes energy_before from the last step's metrics
-// (q, v, t unchanged), computed with the old stiffness: 0.743815 J, where the closed form and a
-// fresh simulator give 0.771994 J (k 100 → 300 N/m, q − q_ref = 0.0168 m). Only set_settings
-// drops the cached energies; an edit through mutable_model() does not.
-TEST(StartOfStepReuse, DISABLED_SpringStiffnessEditChangesTheNextStepsEnergy) {
+// ½ (k_new − k_old) (q − q_ref)². (The reuse once kept the last step's energies: 0.743815 J
+// here instead of 0.771994 J, k 100 → 300 N/m, q − q_ref = 0.0168 m.)
+TEST(StartOfStepReuse, SpringStiffnessEditChangesTheNextStepsEnergy) {
   const Scene scene = Load("spring_cylinder.yaml");
   Simulator sim(scene.model, scene.settings);
   for (int s = 0; s < 5; ++s) sim.Step();
