@@ -360,6 +360,7 @@ void Simulator::set_settings(const StepSettings& s) {
   s.Validate();
   if (!ConfigureSolver(s, solver_.get())) solver_ = MakeSolver(s);
   settings_ = s;
+  metrics_state_valid_ = false;  // the potential energy depends on gravity
 }
 
 void Simulator::set_state(const State& s) {
@@ -953,11 +954,9 @@ const StepRecord& Simulator::Step() {
       metrics_v_.size() == state_.v.size() && metrics_q_ == state_.q &&
       metrics_v_ == state_.v;
   if (start_from_metrics) {
-    // The energies are evaluated again from the kept kinematics and body velocities: masses,
-    // armature and springs may have been edited since (mutable_model()).
     kin = metrics_kin_;
-    ke0 = multibody_->KineticEnergy(state_.v, kin, metrics_omega_, metrics_v_com_);
-    pe0 = multibody_->PotentialEnergy(kin, state_.q, settings_.gravity);
+    ke0 = metrics_ke_;
+    pe0 = metrics_pe_;
   } else {
     multibody_->UpdateKinematics(state_.q, t, &kin);
     ke0 = multibody_->KineticEnergy(kin, state_.v);
@@ -1174,6 +1173,8 @@ StepMetrics Simulator::ComputeMetrics(const State& s, const std::vector<Contact>
   metrics_q_ = s.q;
   metrics_v_ = s.v;
   metrics_time_ = s.time;
+  metrics_ke_ = m.kinetic_energy;
+  metrics_pe_ = m.potential_energy;
   double min_phi = 0;
   for (const Contact& c : contacts) {
     // A pressure-field face's φ0 = −p0/g is not a depth (g → 0 at a box's edge strips, where

@@ -386,12 +386,13 @@ class Simulator {
   };
   StepScratch scratch_;
   mutable KinematicsCache metrics_kin_;  // ComputeMetrics' kinematics, kept between steps
-  // The state ComputeMetrics last evaluated (metrics_kin_ and the body velocities are its), so
-  // that the next step starting from that very state (q, v and t equal bit for bit, the model
-  // not handed out for editing since) reuses them instead of evaluating them again.
+  // The state ComputeMetrics last evaluated (metrics_kin_, the body velocities and the energies
+  // are its), so that the next step starting from that very state (q, v and t equal bit for bit,
+  // the model not handed out for editing and the settings not set since) reuses them instead of
+  // evaluating them again.
   mutable bool metrics_state_valid_ = false;
   mutable VecX metrics_q_, metrics_v_;
-  mutable double metrics_time_ = 0;
+  mutable double metrics_time_ = 0, metrics_ke_ = 0, metrics_pe_ = 0;
   // Body angular and centre-of-mass velocities of that state (Multibody::BodyVelocities).
   mutable std::vector<Vec3> metrics_omega_, metrics_v_com_;
   mutable std::vector<Vec3> speed_omega_, speed_v_com_;  // BodySurfaceSpeeds' own pass
