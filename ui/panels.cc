@@ -601,7 +601,7 @@ void DrawSolverPanel(const StepRecord& record, double tolerance, const SolverRes
         ImGui::SetTooltip("Out of reach: limit sides left out of the problem (step.defer_limits),\n"
                           "checked after the solve; %s",
                           record.limit_resolves > 0
-                              ? "one would have acted, so the step was solved again with all limits"
+                              ? "some would have acted, so the step was solved again with them as rows"
                               : "none would have acted");
       }
     }

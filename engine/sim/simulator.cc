@@ -776,8 +776,11 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
         const double sign = side == 0 ? 1.0 : -1.0;
         const double approach = std::max({0.0, -sign * problem->v0(j.v_start),
                                           -sign * problem->v_star(j.v_start)});
-        if (phi0 >= 2 * settings_.time_step * approach + kDeferredLimitGap) {
-          deferred_limits_.push_back({j.v_start, sign, phi0});
+        const int slot = 2 * ji + side;
+        const bool forced = slot < static_cast<int>(limit_rows_forced_.size()) &&
+                            limit_rows_forced_[slot];
+        if (!forced && phi0 >= 2 * settings_.time_step * approach + kDeferredLimitGap) {
+          deferred_limits_.push_back({j.v_start, sign, phi0, slot});
           continue;
         }
       }
@@ -1038,27 +1041,35 @@ const StepRecord& Simulator::Step() {
   t0 = Clock::now();
   if (warm_start_.size() != model_.nv) warm_start_ = state_.v;
   solver_->Solve(rec.problem, warm_start_, &rec.result);
-  // Limits left out (AssembleProblem): a side acts exactly when φ0 + δt v_c < 0 at the solution;
-  // if one would, the step is solved again with every limit, from the same guess (so that the
-  // recorded problem re-solved from before.v, as Resolve and export-step do, gives these bits).
-  rec.deferred_limits = static_cast<int>(deferred_limits_.size());
+  // Limits left out (AssembleProblem): a side acts exactly when φ0 + δt v_c < 0 at the solution.
+  // The sides that would act become rows and the step is solved again, from the same guess (so
+  // that the recorded problem re-solved from before.v, as Resolve and export-step do, gives these
+  // bits), until none left out would act; the last of kMaxLimitSolves solves has every limit.
+  constexpr int kMaxLimitSolves = 4;
   rec.limit_resolves = 0;
   rec.earlier_iterations = 0;
-  if (!deferred_limits_.empty() && rec.result.v.size() == model_.nv && rec.result.v.allFinite()) {
+  for (int solve = 1; !deferred_limits_.empty(); ++solve) {
+    if (rec.result.v.size() != model_.nv || !rec.result.v.allFinite()) break;
     bool acts = false;
     for (const DeferredLimit& d : deferred_limits_) {
-      acts = acts || d.phi0 + dt * d.sign * rec.result.v(d.dof) < 0;
+      if (d.phi0 + dt * d.sign * rec.result.v(d.dof) < 0) {
+        if (limit_rows_forced_.size() <= static_cast<size_t>(d.slot)) {
+          limit_rows_forced_.resize(2 * model_.joints.size(), 0);
+        }
+        limit_rows_forced_[d.slot] = 1;
+        acts = true;
+      }
     }
-    if (acts) {
-      rec.earlier_iterations = rec.result.stats.iterations;
-      rec.limit_resolves = 1;
-      keep_all_limits_ = true;
-      AssembleProblem(kin, t, rec.contacts, &rec.problem);
-      keep_all_limits_ = false;
-      rec.deferred_limits = 0;
-      solver_->Solve(rec.problem, warm_start_, &rec.result);
-    }
+    if (!acts) break;
+    rec.earlier_iterations += rec.result.stats.iterations;
+    ++rec.limit_resolves;
+    keep_all_limits_ = solve + 1 >= kMaxLimitSolves;
+    AssembleProblem(kin, t, rec.contacts, &rec.problem);
+    keep_all_limits_ = false;
+    solver_->Solve(rec.problem, warm_start_, &rec.result);
   }
+  rec.deferred_limits = static_cast<int>(deferred_limits_.size());
+  if (rec.limit_resolves > 0) std::fill(limit_rows_forced_.begin(), limit_rows_forced_.end(), 0);
   rec.timings.solve_ms = MsSince(t0);
 
   // Position update q = q0 + δt N v^{θvq}; a non-finite solve, or one refused by the memory

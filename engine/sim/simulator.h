@@ -67,7 +67,8 @@ struct StepSettings {
   // v̂ = −φ0/δt (τ_d = 0) and acts exactly when φ0 + δt v_c < 0 at the end of the step (v_c = ±v
   // of its dof). On: a side with φ0 >= 2 δt max(0, −v_c(v0), −v_c(v*)) + 1e-3 [rad or m] is left
   // out of the problem; after the solve every side left out is checked with the solution's v_c,
-  // and if one would act the step is solved again with all limits (from the same guess). The result is the same as with every limit in the problem: a side left out that
+  // and the sides that would act become rows of a new solve (from the same guess), until none
+  // would act (the fourth solve of a step has every limit). The result is the same as with every limit in the problem: a side left out that
   // does not act contributes ℓ_i = 0 and ∇ℓ_i = 0 at the solution. Off: every limit is a row.
   bool defer_limits = true;
   // The contact solver of every step (engine/sim/solver_registry.h) and each solver's own
@@ -184,8 +185,9 @@ struct StepRecord {
   Vec3 perturbation_point_W = Vec3::Zero();
   StepDiagnostics diagnostics;  // divergence warnings (none when the state is not finite)
   // Joint-limit sides left out of `problem` (StepSettings::defer_limits), and the solves before
-  // the recorded one: 1 when a side left out would have acted and the step was solved again with
-  // every limit (`earlier_iterations`: the iterations of that first solve; `result` is the second).
+  // the recorded one: each time a side left out would have acted, it became a row and the step
+  // was solved again (`earlier_iterations`: the iterations of those earlier solves; `result` is
+  // the last; at most 3 more solves, the last with every limit).
   int deferred_limits = 0;
   int limit_resolves = 0;
   int earlier_iterations = 0;
@@ -353,9 +355,13 @@ class Simulator {
     int dof = 0;        // generalized velocity index
     double sign = 1;    // v_c = sign · v[dof]
     double phi0 = 0;    // gap at q0 [rad] or [m]
+    int slot = 0;       // 2 · joint + side
   };
   std::vector<DeferredLimit> deferred_limits_;
   bool keep_all_limits_ = false;
+  // Per limit side (2 · joint + side): made a row for the rest of the step after a solve in
+  // which it would have acted (cleared at the step's end).
+  std::vector<char> limit_rows_forced_;
   // Per tree, each dof's parent dof (−1 at the root; Multibody::TreeDofStructure).
   std::vector<std::vector<int>> dof_parent_;
   std::vector<tree_ltdl::Ancestors> tree_ancestors_;  // the same as ancestor lists
