@@ -53,7 +53,8 @@ ParamTable<StepSettings> MakeStepTable() {
           Describe(BoolParam("defer_limits", true), "", "",
                    "Leave out of the step's problem the joint limits that cannot act within the "
                    "step (gap φ0 >= 2 δt · approach speed + 1e-3); checked after the solve, which "
-                   "is repeated with the sides that would act as rows (exact either way).")),
+                   "is repeated with the sides that would act as rows (exact either way). SAP "
+                   "only: the other solvers keep every side as a row.")),
       Bind<&StepSettings::free_motion_max_iterations>(Advanced(
           Describe(IntegerParam("free_motion.max_iterations", 1, 1000, 20, kLog), "", "",
                    "Newton iteration cap of the implicit free-motion solve m(v*) = 0 (eq. 14)."))),

@@ -759,7 +759,10 @@ void Simulator::AssembleProblem(const KinematicsCache& kin, double t,
   // Joint limits: g = [q − lower, upper − q] >= 0, J = [e, −e]. Near-rigid (k = ∞), τ_d = 0.
   // Sides out of reach are left out (StepSettings::defer_limits; checked in Step).
   deferred_limits_.clear();
-  const bool defer = settings_.defer_limits && !keep_all_limits_ &&
+  // SAP only: its convex problem makes a side that does not act exactly inert (ℓ_i = 0,
+  // ∇ℓ_i = 0); the other solvers keep every side as a row.
+  const bool defer = settings_.defer_limits && settings_.solver_type == SolverType::kSap &&
+                     !keep_all_limits_ &&
                      problem->v_star.size() == model_.nv && problem->v0.size() == model_.nv;
   for (int ji = 0; ji < static_cast<int>(model_.joints.size()); ++ji) {
     const Joint& j = model_.joints[ji];

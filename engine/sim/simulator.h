@@ -68,7 +68,9 @@ struct StepSettings {
   // of its dof). On: a side with φ0 >= 2 δt max(0, −v_c(v0), −v_c(v*)) + 1e-3 [rad or m] is left
   // out of the problem; after the solve every side left out is checked with the solution's v_c,
   // and the sides that would act become rows of a new solve (from the same guess), until none
-  // would act (the fourth solve of a step has every limit). The result is the same as with every limit in the problem: a side left out that
+  // would act (the fourth solve of a step has every limit). SAP only: under the other solvers
+  // every side is a row (the first-order solver took 51 s to a numerical failure on one step of
+  // scenes/paper/dual_arm_jar.yaml with the smaller problem, 0.1 s with every side). The result is the same as with every limit in the problem: a side left out that
   // does not act contributes ℓ_i = 0 and ∇ℓ_i = 0 at the solution. Off: every limit is a row.
   bool defer_limits = true;
   // The contact solver of every step (engine/sim/solver_registry.h) and each solver's own
